@@ -1,0 +1,325 @@
+"""A game (比赛 of one 2→target climb, R5): deals in sequence, levels, tribute between deals.
+
+:class:`Game` is the object drivers hold. It answers one query, :meth:`Game.pending` (phase,
+seat to act, legal actions), and has the three entry points :meth:`legal_actions`,
+:meth:`check` (raises :class:`~guandan.core.errors.IllegalAction`) and :meth:`apply`
+(always checks). When a deal ends the game settles it (:func:`~guandan.core.scoring.settle`)
+and deals the next one at once; every step is appended to :attr:`Game.events`, the
+JSON-ready event log that game records are made of.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import FACE_RANK, N_FACES, face_of, full_deck, rank_char, wild_face
+from .deal import OVER, PLAY, Deal, DealResult, team_of
+from .errors import IllegalAction
+from .plays import PlayT
+from .rules import RuleSet
+from .scoring import MatchScore, Settlement, anhui_title, settle
+
+GAME_OVER = "game_over"
+
+#: A hand source: ``(game_number, deal_number) -> four face sequences``, or ``None`` to shuffle.
+HandSource = Callable[[int, int], "Sequence[Sequence[int]] | None"]
+
+
+@dataclass(frozen=True)
+class Pending:
+    """What the game waits for: ``phase`` (``tribute``, ``return``, ``play`` or ``game_over``),
+    ``seat`` to act (``None`` when over) and that seat's legal ``actions``."""
+
+    phase: str
+    seat: int | None
+    actions: list[PlayT]
+
+
+def shuffle_deal(rng: random.Random) -> list[list[int]]:
+    """Shuffle the 108 cards with ``rng`` and deal 27 to each seat (R4); faces, sorted."""
+    deck = full_deck()
+    rng.shuffle(deck)
+    return [sorted(face_of(c) for c in deck[i * 27 : (i + 1) * 27]) for i in range(4)]
+
+
+def turned_card_leader(hands: Sequence[Sequence[int]], level: int, rng: random.Random) -> int:
+    """R51: turn a uniformly random non-joker, non-wild card; its holder leads."""
+    w = wild_face(level)
+    pool = [s for s, h in enumerate(hands) for f in h if f < 52 and f != w]
+    if not pool:
+        return rng.randrange(4)
+    return rng.choice(pool)
+
+
+class Game:
+    """A whole game from level 2 until a team passes the target (R5-R7, R35-R42).
+
+    Args:
+        rules: rule options (default: ``official``).
+        seed: seed of the game's ``random.Random`` (ignored when ``rng`` is given).
+        rng: the injected source of all randomness (shuffles, first leader, random ties).
+        hands: optional explicit hand source ``(game_number, deal_number) -> hands | None``;
+            a sequence of four hands is accepted as the first deal's hands.
+        first_leader: fixed first leader of each game's first deal (tests, puzzles); default R51.
+        max_games: with ``after_target == "restart"``, how many games to play before stopping
+            (``None``: until stopped by the driver).
+    """
+
+    def __init__(
+        self,
+        rules: RuleSet | None = None,
+        *,
+        seed: int | None = None,
+        rng: random.Random | None = None,
+        hands: HandSource | Sequence[Sequence[int]] | None = None,
+        first_leader: int | None = None,
+        max_games: int | None = 1,
+    ) -> None:
+        self.rules = rules or RuleSet.official()
+        self.seed = seed
+        self.rng = rng if rng is not None else random.Random(seed)
+        if hands is None or callable(hands):
+            self._hand_source: HandSource | None = hands  # type: ignore[assignment]
+        else:
+            first = [list(h) for h in hands]
+            self._hand_source = lambda g, d: first if (g, d) == (1, 1) else None
+        self.fixed_first_leader = first_leader
+        self.max_games = max_games
+        self.score = MatchScore()
+        self.game_number = 1
+        self.deal_number = 0
+        self.games_won = [0, 0]
+        self.winner: int | None = None  # team that passed the target in the last game
+        self.over = False
+        self.events: list[dict[str, Any]] = []
+        self.settlements: list[Settlement] = []
+        self.level = 0
+        self._prev: DealResult | None = None
+        self.deal: Deal
+        self._new_deal()
+
+    # -- deals -----------------------------------------------------------------------------
+    def _new_deal(self) -> None:
+        self.deal_number += 1
+        hands = None
+        if self._hand_source is not None:
+            hands = self._hand_source(self.game_number, self.deal_number)
+        if hands is None:
+            hands = shuffle_deal(self.rng)
+        hands = [sorted(h) for h in hands]
+        level = self.level
+        leader = None
+        if self._prev is None:
+            if self.fixed_first_leader is not None:
+                leader = self.fixed_first_leader
+            elif self.rules.first_leader == "turned_card":
+                leader = turned_card_leader(hands, level, self.rng)
+            else:
+                leader = self.rng.randrange(4)
+        self.deal = Deal(self.rules, level, hands, self.rng, prev=self._prev, first_leader=leader)
+        ev: dict[str, Any] = {
+            "type": "deal",
+            "game": self.game_number,
+            "deal": self.deal_number,
+            "level": rank_char(level),
+            "levels": [rank_char(x) for x in self.score.levels],
+            "hands": [[_txt(f) for f in h] for h in hands],
+        }
+        plan = self.deal.plan
+        if plan is None:
+            ev["first_leader"] = leader
+        self.events.append(ev)
+        if plan is not None and plan.anti_tribute:
+            self.events.append(
+                {"type": "anti_tribute", "seats": list(plan.anti_seats), "leader": plan.first_leader}
+            )
+
+    def _after_action(self, seat: int, act: PlayT, phase: str) -> None:
+        ev: dict[str, Any] = {"type": "action", "seat": seat, "action": action_to_json(act)}
+        self.events.append(ev)
+        deal = self.deal
+        plan = deal.plan
+        if phase == "tribute" and deal.phase != "tribute" and plan is not None:
+            self.events.append(
+                {
+                    "type": "tribute_paid",
+                    "tributes": [[p, r, _txt(plan.paid[p])] for p, r in plan.to.items()],
+                }
+            )
+        if phase == "return" and deal.phase != "return" and plan is not None:
+            self.events.append(
+                {
+                    "type": "returns_revealed",
+                    "returns": [[r, t, _txt(plan.returned[r])] for r, t in plan.returns_due],
+                    "leader": plan.first_leader,
+                }
+            )
+        if phase == PLAY and deal.jiefeng_seat is not None:
+            self.events.append({"type": "jiefeng", "leader": deal.jiefeng_seat})
+        if deal.phase == OVER:
+            self._settle()
+
+    def _settle(self) -> None:
+        res = self.deal.result
+        assert res is not None
+        st = settle(self.rules, self.level, res, self.score)
+        self.settlements.append(st)
+        ev: dict[str, Any] = {
+            "type": "deal_end",
+            "finish_order": list(res.finish_order),
+            "result": st.result,
+            "winner_team": st.winner,
+            "upgrade": st.upgrade,
+            "levels": [rank_char(x) for x in st.levels_after],
+            "passed": st.passed,
+            "failed": list(st.failed),
+            "demoted": list(st.demoted),
+            "a_fails": list(self.score.a_fails),
+        }
+        if self.rules.points:
+            ev["points"] = list(st.points_delta)
+            ev["points_total"] = list(self.score.points)
+        self.events.append(ev)
+        if st.passed:
+            self.games_won[st.winner] += 1
+            self.winner = st.winner
+            self.events.append({"type": "game_over", "game": self.game_number, "winner_team": st.winner})
+            more = self.rules.after_target == "restart" and (
+                self.max_games is None or self.game_number < self.max_games
+            )
+            if not more:
+                self.over = True
+                return
+            # R42 / AMB-28: a new game restarts at 2 with no tribute and a random first leader
+            self.game_number += 1
+            self.deal_number = 0
+            self.score.levels = [0, 0]
+            self.score.a_fails = [0, 0]
+            self.score.first_runs = [0, 0, 0, 0]
+            self.score.last_runs = [0, 0, 0, 0]
+            self.level = 0
+            self._prev = None
+            self._new_deal()
+            return
+        assert st.next_level is not None
+        self.level = st.next_level
+        self._prev = res
+        self._new_deal()
+
+    # -- the three entry points ------------------------------------------------------------
+    def pending(self) -> Pending:
+        """Phase, seat to act and its legal actions (``game_over`` when nothing is pending)."""
+        if self.over:
+            return Pending(GAME_OVER, None, [])
+        d = self.deal
+        return Pending(d.phase, d.turn, d.legal_actions())
+
+    @property
+    def phase(self) -> str:
+        """``tribute``, ``return``, ``play`` or ``game_over``."""
+        return GAME_OVER if self.over else self.deal.phase
+
+    def to_act(self) -> int | None:
+        """The seat to act, or ``None`` when the game is over."""
+        return None if self.over else self.deal.turn
+
+    def legal_actions(self) -> list[PlayT]:
+        """Legal actions of the seat to act (PASS first when following); empty when over."""
+        return [] if self.over else self.deal.legal_actions()
+
+    def check(self, action: Any, seat: int | None = None) -> PlayT:
+        """Validate ``action`` for ``seat`` (default: the seat to act); return it normalised.
+
+        Raises:
+            IllegalAction: with a machine-readable ``reason`` (see :data:`guandan.core.errors.REASONS`).
+        """
+        if self.over:
+            raise IllegalAction("game_over", "the game is over")
+        return self.deal.check(action, seat)
+
+    def apply(self, action: Any, seat: int | None = None) -> PlayT:
+        """Check and apply ``action``; settle and deal on when the deal ends.
+
+        Returns:
+            The normalised action applied.
+        Raises:
+            IllegalAction: the action is not legal; the game is unchanged.
+        """
+        act = self.check(action, seat)
+        self.apply_unchecked(act)
+        return act
+
+    def apply_unchecked(self, act: PlayT) -> None:
+        """Apply a normalised action taken from :meth:`legal_actions`, without checking."""
+        seat = self.deal.turn
+        assert seat is not None
+        phase = self.deal.phase
+        self.deal.apply_unchecked(act)
+        self._after_action(seat, act, phase)
+
+    # -- information -----------------------------------------------------------------------
+    def title(self, seat: int) -> str:
+        """Anhui title for ``seat``'s cumulative points (section 2.1)."""
+        return anhui_title(self.score.points[seat])
+
+    def team_level(self, team: int) -> int:
+        """Level (rank index) of team 0 (seats 0/2) or 1 (seats 1/3)."""
+        return self.score.levels[team]
+
+    def clone(self) -> Game:
+        """An independent copy (the deal and score are copied; events are shared-prefix copies)."""
+        new = Game.__new__(Game)
+        new.__dict__.update(self.__dict__)
+        new.deal = self.deal.clone()
+        new.score = self.score.copy()
+        new.events = self.events[:]
+        new.settlements = self.settlements[:]
+        new.games_won = self.games_won[:]
+        new.rng = random.Random()
+        new.rng.setstate(self.rng.getstate())
+        return new
+
+
+def _txt(face: int) -> str:
+    from .cards import card_text
+
+    return card_text(face)
+
+
+def action_to_json(act: PlayT) -> list[Any]:
+    """``[type, rank, [cards]]`` with rank and cards in text notation (records, JSON APIs)."""
+    t, r, cards = act
+    return [t, None if r is None else rank_char(r), [_txt(f) for f in cards]]
+
+
+def action_from_json(data: Any) -> PlayT:
+    """Inverse of :func:`action_to_json`.
+
+    Raises:
+        IllegalAction: ``malformed`` when the value is not ``[type, rank, [cards]]``.
+        NotationError: a bad card or rank.
+    """
+    from .cards import parse_card, parse_rank
+
+    if not (isinstance(data, list) and len(data) == 3 and isinstance(data[0], str) and isinstance(data[2], list)):
+        raise IllegalAction("malformed", f"not an action: {data!r}")
+    t, r, cards = data
+    rank = None if r is None else parse_rank(r)
+    return (t, rank, tuple(parse_card(c) for c in cards))
+
+
+__all__ = [
+    "Game",
+    "Pending",
+    "GAME_OVER",
+    "shuffle_deal",
+    "turned_card_leader",
+    "action_to_json",
+    "action_from_json",
+    "team_of",
+    "FACE_RANK",
+    "N_FACES",
+]

@@ -1,0 +1,134 @@
+"""Seat views: what one seat may see (DESIGN.md section 2; RULES.md R32, R48, R50).
+
+A view holds the seat's own hand, public history, card counts (per ``card_counts``), levels,
+tribute/return/anti-tribute events (public, R50) and, when the seat must act, its legal
+actions. It never contains another seat's hidden cards: permuting the other seats' unplayed
+cards leaves every view unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .cards import card_text, rank_char
+from .deal import PLAY
+from .match import GAME_OVER, Game, action_to_json
+from .plays import PlayT
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """Everything seat ``seat`` may know now.
+
+    Attributes:
+        seat: the viewing seat (0-3).
+        phase: ``tribute``, ``return``, ``play`` or ``game_over``.
+        to_act: seat to act, or ``None``.
+        hand: own cards (faces, ascending).
+        card_counts: per-seat cards left; ``None`` for a seat whose count is hidden (``le10``).
+        level: the deal's level (rank index); ``levels``: team levels ``[team02, team13]``.
+        game_number, deal_number: position in the match.
+        trick: the current trick as ``(seat, action)`` pairs, oldest first.
+        top: the play to beat and its seat (``None`` when leading).
+        finished: seats out so far, in order.
+        history: every public action of this deal as ``(seat, action)``; tribute and return
+            actions are listed once they are public (R50).
+        tribute_events: public tribute/return/anti-tribute/jiefeng events of this deal.
+        legal_actions: the seat's legal actions when it must act, else empty.
+        a_fails: failed target attempts per team; ``points``: Anhui cumulative points per seat.
+    """
+
+    seat: int
+    phase: str
+    to_act: int | None
+    hand: tuple[int, ...]
+    card_counts: tuple[int | None, ...]
+    level: int
+    levels: tuple[int, int]
+    game_number: int
+    deal_number: int
+    trick: tuple[tuple[int, PlayT], ...]
+    top: PlayT | None
+    top_seat: int | None
+    finished: tuple[int, ...]
+    history: tuple[tuple[int, PlayT], ...]
+    tribute_events: tuple[dict[str, Any], ...]
+    legal_actions: tuple[PlayT, ...]
+    a_fails: tuple[int, int]
+    points: tuple[int, int, int, int]
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready dict with cards in text notation."""
+        return {
+            "seat": self.seat,
+            "phase": self.phase,
+            "to_act": self.to_act,
+            "hand": [card_text(f) for f in self.hand],
+            "card_counts": list(self.card_counts),
+            "level": rank_char(self.level),
+            "levels": [rank_char(x) for x in self.levels],
+            "game": self.game_number,
+            "deal": self.deal_number,
+            "trick": [[s, action_to_json(a)] for s, a in self.trick],
+            "top": None if self.top is None else action_to_json(self.top),
+            "top_seat": self.top_seat,
+            "finished": list(self.finished),
+            "history": [[s, action_to_json(a)] for s, a in self.history],
+            "tribute_events": list(self.tribute_events),
+            "legal_actions": [action_to_json(a) for a in self.legal_actions],
+            "a_fails": list(self.a_fails),
+            "points": list(self.points),
+        }
+
+
+def seat_view(game: Game, seat: int) -> SeatView:
+    """Build the view of ``seat`` (0-3) of ``game``.
+
+    Raises:
+        ValueError: ``seat`` is not 0-3.
+    """
+    if seat not in (0, 1, 2, 3):
+        raise ValueError(f"seat must be 0-3, not {seat!r}")
+    d = game.deal
+    hand = tuple(f for f in range(54) for _ in range(d.hands[seat][f]))
+    counts: list[int | None] = list(d.n_cards)
+    if game.rules.card_counts == "le10":
+        counts = [c if (s == seat or c <= 10) else None for s, c in enumerate(d.n_cards)]
+    # tribute and return actions become public together (R50); hide them while pending
+    history: list[tuple[int, PlayT]] = []
+    pending_private = d.phase in ("tribute", "return")
+    for s, a in d.history:
+        if pending_private and a[0] in ("tribute", "return") and s != seat:
+            continue
+        history.append((s, a))
+    events: list[dict[str, Any]] = []
+    # public events of the current deal: everything after its "deal" event except hands
+    for ev in reversed(game.events):
+        if ev["type"] == "deal":
+            break
+        if ev["type"] in ("anti_tribute", "tribute_paid", "returns_revealed", "jiefeng"):
+            events.append(ev)
+    events.reverse()
+    to_act = game.to_act()
+    legal = tuple(game.legal_actions()) if to_act == seat else ()
+    return SeatView(
+        seat=seat,
+        phase=game.phase,
+        to_act=to_act,
+        hand=hand,
+        card_counts=tuple(counts),
+        level=d.level,
+        levels=(game.score.levels[0], game.score.levels[1]),
+        game_number=game.game_number,
+        deal_number=game.deal_number,
+        trick=tuple(d.trick) if d.phase == PLAY else (),
+        top=d.top if game.phase != GAME_OVER else None,
+        top_seat=d.top_seat,
+        finished=tuple(d.finished),
+        history=tuple(history),
+        tribute_events=tuple(events),
+        legal_actions=legal,
+        a_fails=(game.score.a_fails[0], game.score.a_fails[1]),
+        points=(game.score.points[0], game.score.points[1], game.score.points[2], game.score.points[3]),
+    )
