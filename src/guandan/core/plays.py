@@ -333,3 +333,31 @@ def wild_assignment(play: Play, level: int) -> list[int]:
         out += [p * 4 + 1 if p == level else p * 4] * (2 - len(pair_nat))
         return out
     raise ValueError(f"{play} has no wilds to assign")
+
+
+_TYPE_NAMES = {
+    SINGLE: "single", PAIR: "pair", TRIPLE: "triple", FULL_HOUSE: "full house",
+    STRAIGHT: "straight", TUBE: "tube", PLATE: "plate", BOMB: "bomb",
+    STRAIGHT_FLUSH: "straight flush", JOKER_BOMB: "four-joker bomb", PASS_TYPE: "pass",
+    TRIBUTE_TYPE: "tribute", RETURN_TYPE: "return",
+}
+
+
+def play_text(play: tuple[str, int | None, tuple[int, ...]], unicode: bool = False) -> str:
+    """Readable one-line text of an action, e.g. ``'pair T: TH TD'`` or ``'bomb 6x9: ...'``.
+
+    Args:
+        play: ``(type, rank, cards)``.
+        unicode: show cards as ``10♥`` instead of ``TH``.
+    """
+    from .cards import card_text, card_unicode
+
+    t, r, cards = play
+    if t == PASS_TYPE:
+        return "pass"
+    name = _TYPE_NAMES.get(t, t)
+    if t == BOMB:
+        name = f"{len(cards)}-card bomb"
+    show = card_unicode if unicode else card_text
+    rank = "" if r is None or t == JOKER_BOMB else " " + ("10" if unicode and r == 8 else rank_char(r))
+    return f"{name}{rank}: " + " ".join(show(f) for f in cards)

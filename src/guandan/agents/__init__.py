@@ -1,0 +1,10 @@
+"""Players that act from a :class:`~guandan.core.views.SeatView` (never the full state).
+
+``make_agent(name, seed)`` builds an agent by name: ``random`` or ``heuristic``.
+"""
+
+from __future__ import annotations
+
+from .base import Agent, RandomAgent, make_agent, AGENT_NAMES
+
+__all__ = ["Agent", "RandomAgent", "make_agent", "AGENT_NAMES"]

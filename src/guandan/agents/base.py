@@ -1,0 +1,58 @@
+"""The agent interface and the uniform random agent."""
+
+from __future__ import annotations
+
+import random
+from typing import Protocol, runtime_checkable
+
+from guandan.core.plays import PlayT
+from guandan.core.views import SeatView
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """A player. Drivers call :meth:`act` only when ``view.to_act == view.seat``; the answer
+    must be one of ``view.legal_actions`` (tribute, return or play)."""
+
+    name: str
+
+    def act(self, view: SeatView) -> PlayT:
+        """Choose an action from ``view.legal_actions``."""
+        ...
+
+
+class RandomAgent:
+    """Chooses uniformly among the legal actions (tribute, return, pass and plays alike).
+
+    Args:
+        seed: seed of the agent's own ``random.Random``, or an ``rng`` to share.
+    """
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None, rng: random.Random | None = None) -> None:
+        self.rng = rng if rng is not None else random.Random(seed)
+
+    def act(self, view: SeatView) -> PlayT:
+        """A uniformly random legal action; raises ``ValueError`` when there is none."""
+        if not view.legal_actions:
+            raise ValueError(f"seat {view.seat} has no legal action")
+        return self.rng.choice(view.legal_actions)
+
+
+AGENT_NAMES: tuple[str, ...] = ("random", "heuristic")
+
+
+def make_agent(name: str, seed: int | None = None) -> Agent:
+    """Build an agent by name (``random`` or ``heuristic``).
+
+    Raises:
+        ValueError: unknown name, listing the valid ones.
+    """
+    if name == "random":
+        return RandomAgent(seed)
+    if name == "heuristic":
+        from .heuristic import HeuristicAgent
+
+        return HeuristicAgent(seed)
+    raise ValueError(f"unknown agent {name!r}; valid agents: {', '.join(AGENT_NAMES)}")

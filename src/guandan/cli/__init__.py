@@ -1,0 +1,17 @@
+"""The ``guandan`` command line (Typer). Each command lives in its own module and registers
+itself on :data:`app`; heavy imports happen inside the command functions."""
+
+from __future__ import annotations
+
+from .app import app
+
+# command modules register themselves on import (one line each)
+from . import rules_cmd  # noqa: F401,E402
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+__all__ = ["app", "main"]

@@ -1,0 +1,36 @@
+"""The Typer application object shared by every command module."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="guandan",
+    help="pyguandan: Guandan (掼蛋) rules engine, bots, terminal play and tools.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def load_rules(preset: str, rule: list[str] | None):  # type: ignore[no-untyped-def]
+    """Preset plus ``--rule key=value`` overrides; exits with a one-line error when invalid."""
+    from rich.console import Console
+
+    from guandan.core.errors import RuleConfigError
+    from guandan.core.rules import RuleSet, apply_overrides
+
+    try:
+        return apply_overrides(RuleSet.preset(preset), rule or [])
+    except RuleConfigError as e:
+        Console(stderr=True).print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2) from None
+
+
+PRESET_HELP = "Rule preset: official, anhui, classic, huaian, yangzhou, maanshan, aicomp."
+RULE_HELP = "Override one rule option, e.g. --rule return_rule=any (repeatable). See `guandan rules`."
+
+
+@app.callback()
+def _root() -> None:
+    """pyguandan: Guandan (掼蛋) rules engine, bots, terminal play and tools."""
