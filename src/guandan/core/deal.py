@@ -222,13 +222,19 @@ class Deal:
                 faces.append(f)
         return faces
 
+    def return_limit(self, seat: int, target: int) -> int | None:
+        """Highest rank index ``seat`` may return to ``target`` by the rank limit, or ``None`` when
+        any card may be returned (R47, AMB-02/03): 10, or 9 when 10 is the level (EC-38)."""
+        rule = self.rules.return_rule
+        if rule == "any" or (rule == "le10_partner_only" and target != partner(seat)):
+            return None
+        return _TEN - 1 if self.level == _TEN else _TEN
+
     def return_options(self, seat: int, target: int) -> list[int]:
         """Faces ``seat`` may return to ``target`` (R47, AMB-02/03, EC-38/39)."""
         hand = self.hands[seat]
         held = [f for f in range(N_FACES) if hand[f]]
-        rule = self.rules.return_rule
-        limited = rule == "le10" or (rule == "le10_partner_only" and target == partner(seat))
-        if not limited:
+        if self.return_limit(seat, target) is None:
             return held
         st = STRENGTH[self.level]
         ok = [f for f in held if FACE_RANK[f] <= _TEN and FACE_RANK[f] != self.level]
