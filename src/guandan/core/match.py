@@ -82,7 +82,7 @@ class Game:
         self.seed = seed
         self.rng = rng if rng is not None else random.Random(seed)
         if hands is None or callable(hands):
-            self._hand_source: HandSource | None = hands  # type: ignore[assignment]
+            self._hand_source: HandSource | None = hands
         else:
             first = [list(h) for h in hands]
             self._hand_source = lambda g, d: first if (g, d) == (1, 1) else None
