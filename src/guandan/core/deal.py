@@ -203,6 +203,9 @@ class Deal:
             plan.first_leader = head  # R49, EC-40
             self._start_play(head)
             return
+        for s in plan.payers:
+            if not self.tribute_options(s):
+                raise ValueError(f"seat {s} must pay tribute but holds no card that can be paid (R45)")
         self.phase = TRIBUTE
         self.turn = plan.payers[0]
 
