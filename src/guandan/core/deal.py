@@ -387,7 +387,10 @@ class Deal:
             need[f] = need.get(f, 0) + 1
         for f, k in need.items():
             if hand[f] < k:
-                raise IllegalAction("not_in_hand", f"{card_text(f)} is not in seat {seat}'s hand")
+                held = "does not hold" if hand[f] == 0 else f"holds only {hand[f]} of"
+                raise IllegalAction("not_in_hand", f"seat {seat} {held} {card_text(f)}" + (f" (needs {k})" if hand[f] else ""))
+        if atype in (TRIBUTE_TYPE, RETURN_TYPE) and arank is not None and len(cards) == 1 and arank != FACE_RANK[cards[0]]:
+            raise IllegalAction("not_a_reading", f"{card_text(cards[0])} is not of rank {_rank_name(arank)}")
         if atype == TRIBUTE_TYPE:
             if self.phase != TRIBUTE:
                 raise IllegalAction("wrong_phase", f"no tribute is due in the {self.phase} phase")

@@ -81,6 +81,8 @@ class Game:
         self.rules = rules or RuleSet.official()
         self.seed = seed
         self.rng = rng if rng is not None else random.Random(seed)
+        #: whether hands were supplied (explicit deals) rather than all shuffled
+        self.hands_given = hands is not None
         if hands is None or callable(hands):
             self._hand_source: HandSource | None = hands
         else:
@@ -304,8 +306,15 @@ def action_from_json(data: Any) -> PlayT:
     """
     from .cards import parse_card, parse_rank
 
-    if not (isinstance(data, list) and len(data) == 3 and isinstance(data[0], str) and isinstance(data[2], list)):
-        raise IllegalAction("malformed", f"not an action: {data!r}")
+    if not (
+        isinstance(data, list)
+        and len(data) == 3
+        and isinstance(data[0], str)
+        and (data[1] is None or isinstance(data[1], str))
+        and isinstance(data[2], list)
+        and all(isinstance(c, str) for c in data[2])
+    ):
+        raise IllegalAction("malformed", f"not an action [type, rank, [cards]]: {data!r}")
     t, r, cards = data
     rank = None if r is None else parse_rank(r)
     return (t, rank, tuple(parse_card(c) for c in cards))

@@ -185,7 +185,9 @@ def settle(
             levels[t] = max(_LOW, levels[t] - penalty[t])
 
     demoted: list[int] = []
-    if not passed:
+    if passed:
+        failed = []  # the game is over: no attempt is pending any more
+    else:
         for t in failed:
             score.a_fails[t] += 1
             if rules.a_fail_limit is not None and score.a_fails[t] >= rules.a_fail_limit:
