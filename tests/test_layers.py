@@ -1,0 +1,140 @@
+"""Layering (DESIGN.md section 1): dependencies point down only.
+
+* Importing ``guandan.core`` in a fresh interpreter loads no third-party module.
+* Import-layer check over the AST of every file (imports inside functions and
+  ``TYPE_CHECKING`` blocks count too): ``guandan.core`` imports only the standard library and
+  itself; ``guandan.agents``, ``guandan.records`` and ``guandan.conformance`` import only the
+  core (+ the standard library, + their own package); ``guandan.arena`` may also import
+  ``guandan.agents``.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
+PKG = SRC / "guandan"
+STDLIB = set(sys.stdlib_module_names)
+
+
+def test_importing_core_loads_no_third_party_module():
+    code = (
+        "import sys, json\n"
+        "before = set(sys.modules)\n"
+        "import guandan.core\n"
+        "new = sorted(set(sys.modules) - before)\n"
+        "print(json.dumps(new))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    new = json.loads(out.stdout)
+    assert "guandan.core" in new  # the import really happened in this fresh interpreter
+    foreign = [m for m in new if m.split(".")[0] not in STDLIB and m.split(".")[0] != "guandan"]
+    assert not foreign, f"importing guandan.core loaded third-party modules: {foreign}"
+    assert not [m for m in new if m.startswith("guandan.") and not m.startswith("guandan.core")], new
+
+
+def _module_name(path: pathlib.Path) -> tuple[str, bool]:
+    """(dotted module name, is_package) of a file under src/."""
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        return ".".join(parts[:-1]), True
+    return ".".join(parts), False
+
+
+def imports_of(path: pathlib.Path) -> list[tuple[int, str]]:
+    """Every ``(line, absolute module name)`` imported anywhere in ``path``.
+
+    ``from X import a, b`` yields ``X.a`` and ``X.b`` (they may be submodules); relative
+    imports are resolved against the file's package.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    name, is_pkg = _module_name(path)
+    package = name if is_pkg else name.rpartition(".")[0]
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend((node.lineno, a.name) for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base_parts = package.split(".")
+                if node.level > 1:
+                    base_parts = base_parts[: len(base_parts) - (node.level - 1)]
+                base = ".".join(base_parts)
+                mod = f"{base}.{node.module}" if node.module else base
+            else:
+                mod = node.module or ""
+            if mod == "__future__":
+                continue
+            for a in node.names:
+                out.append((node.lineno, f"{mod}.{a.name}" if a.name != "*" else mod))
+    return out
+
+
+def _allowed(target: str, prefixes: tuple[str, ...]) -> bool:
+    top = target.split(".")[0]
+    if top in STDLIB:
+        return True
+    if target == "guandan.__version__":
+        return True
+    return any(target == p or target.startswith(p + ".") for p in prefixes)
+
+
+LAYERS = {
+    "guandan.core": ("guandan.core",),
+    "guandan.agents": ("guandan.core", "guandan.agents"),
+    "guandan.records": ("guandan.core", "guandan.records"),
+    "guandan.conformance": ("guandan.core", "guandan.conformance"),
+    "guandan.arena": ("guandan.core", "guandan.agents", "guandan.arena"),
+}
+
+
+def _files(module: str) -> list[pathlib.Path]:
+    rel = pathlib.Path(*module.split("."))
+    pkg_dir = SRC / rel
+    if pkg_dir.is_dir():
+        return sorted(pkg_dir.rglob("*.py"))
+    file = SRC / rel.with_suffix(".py")
+    return [file] if file.is_file() else []
+
+
+@pytest.mark.parametrize("module", sorted(LAYERS))
+def test_import_layers(module):
+    files = _files(module)
+    if not files:
+        pytest.skip(f"{module} does not exist yet")
+    bad = []
+    for f in files:
+        for line, target in imports_of(f):
+            if not _allowed(target, LAYERS[module]):
+                bad.append(f"{f.relative_to(SRC)}:{line} imports {target}")
+    assert not bad, f"{module} may import only {LAYERS[module]} and the standard library:\n" + "\n".join(bad)
+
+
+def test_core_exists_and_checker_sees_its_imports():
+    """Guards against a vacuous check: the core has files, and known imports are found."""
+    files = _files("guandan.core")
+    assert len(files) >= 8
+    found = {t for f in files for _, t in imports_of(f)}
+    assert "guandan.core.cards.wild_face" in found  # a relative import resolved
+    assert "random.Random" in found or "random" in found
+    assert not _allowed("typer", LAYERS["guandan.core"])
+    assert not _allowed("guandan.agents.base", LAYERS["guandan.core"])
+    assert _allowed("guandan.agents.base", LAYERS["guandan.arena"])
+    assert not _allowed("guandan.cli.app", LAYERS["guandan.agents"])
+
+
+def test_import_checker_resolves_relative_imports(tmp_path, monkeypatch):
+    pkg = tmp_path / "guandan" / "core"
+    pkg.mkdir(parents=True)
+    f = pkg / "x.py"
+    f.write_text("from . import cards\nfrom ..agents import base\nimport rich\nfrom .plays import beats\n")
+    monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path)
+    got = [t for _, t in imports_of(f)]
+    assert got == ["guandan.core.cards", "guandan.agents.base", "rich", "guandan.core.plays.beats"]
+    assert json.dumps(got)  # plain strings
