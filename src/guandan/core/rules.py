@@ -201,6 +201,8 @@ def parse_option_value(name: str, value: Any) -> Any:
     valid = option_help()[name]
     bad = RuleConfigError(f"rule option {name}={value!r} is invalid; valid values: {valid}")
     if name in _CHOICES:
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)  # target_level=8 written as a number
         if isinstance(value, str) and value.strip() in _CHOICES[name]:
             return value.strip()
         if isinstance(value, str) and value.strip().upper() in _CHOICES[name]:

@@ -58,7 +58,8 @@ class Settlement:
         passed: the winner passed the target level (R37): the game is won.
         failed: teams that recorded a failed target attempt this deal (R38, R39, AMB-15).
         demoted: teams sent back to level 2 by ``a_fail_limit`` (R41, EC-44).
-        next_level: the next deal's level, or ``None`` when the game is over (R7).
+        next_level: the next deal's level (R7); after passing the target ``None`` (game over) or
+            level 2 when ``after_target`` is ``restart`` (R42).
         points_delta: per-seat Anhui points of this deal (zeros when ``points`` is off).
     """
 
@@ -200,7 +201,11 @@ def settle(
     for s in range(4):
         score.points[s] += pts[s]
 
-    next_level = None if passed else levels[winner]  # R7
+    if passed:
+        # R42 / AMB-28: a following game (after_target=restart) starts both teams at 2
+        next_level = _LOW if rules.after_target == "restart" else None
+    else:
+        next_level = levels[winner]  # R7
     return Settlement(
         winner=winner,
         result=code,
