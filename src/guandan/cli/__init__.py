@@ -7,6 +7,11 @@ from .app import app
 
 # command modules register themselves on import (one line each)
 from . import rules_cmd  # noqa: F401,E402
+from . import arena_cmd  # noqa: F401,E402
+from . import play_cmd  # noqa: F401,E402
+from . import replay_cmd  # noqa: F401,E402
+from . import simulate_cmd  # noqa: F401,E402
+from . import compat_cmd  # noqa: F401,E402
 
 
 def main() -> None:

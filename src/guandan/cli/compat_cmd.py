@@ -1,0 +1,102 @@
+"""``guandan compat serve`` and ``guandan compat join``: the AI-competition protocol."""
+
+from __future__ import annotations
+
+import typer
+
+from .app import PRESET_HELP, RULE_HELP, app, load_rules
+
+compat_app = typer.Typer(
+    help="Host or join games in the Guandan AI-competition websocket protocol.", no_args_is_help=True
+)
+app.add_typer(compat_app, name="compat")
+
+
+@compat_app.command("serve")
+def serve_command(
+    port: int = typer.Option(23456, "--port", help="TCP port (the platform's default is 23456)."),
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    games: int = typer.Option(1, "--games", "-n", min=1, help="Full games (2 → passing A) to play."),
+    preset: str = typer.Option("aicomp", "--preset", "-p", help=PRESET_HELP),
+    rule: list[str] = typer.Option(None, "--rule", "-r", help=RULE_HELP),
+    timeout: float = typer.Option(30.0, "--timeout", min=0.01, help="Seconds per decision before the fallback bot plays it."),
+    record: str = typer.Option(None, "--record", help="Directory for one pyguandan record per game."),
+    seed: int = typer.Option(None, "--seed", help="Seed of the shuffles (default: random)."),
+    max_deals: int = typer.Option(500, "--max-deals", min=1, help="Deals after which a game counts as a draw."),
+) -> None:
+    """Serve ws://HOST:PORT/game/{name}; seats by connection order; starts at the 4th client."""
+    import asyncio
+    import logging
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from guandan.compat.host import CompatHost, serve
+
+    rules = load_rules(preset, rule)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    console = Console()
+    h = CompatHost(rules, games=games, timeout=timeout, record_dir=record, seed=seed, max_deals=max_deals, preset=preset)
+
+    def ready(bound: int) -> None:
+        console.print(f"Ready for connect. ws://{host}:{bound}/game/<name>  ({games} game(s), preset {preset})")
+
+    try:
+        summary = asyncio.run(serve(h, host, port, ready))
+    except OSError as e:
+        Console(stderr=True).print(f"[red]error:[/red] cannot listen on {host}:{port}: {e}")
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    t = Table(title=f"{summary.games} game(s), {summary.deals} deals in {summary.seconds:.1f} s")
+    for col in ("seat", "client", "victories", "draws", "fallback decisions", "bad replies"):
+        t.add_column(col)
+    for s in range(4):
+        t.add_row(str(s), summary.names[s], str(summary.victories[s]), str(summary.draws[s]),
+                  str(summary.fallback_decisions[s]), str(summary.bad_replies[s]))
+    console.print(t)
+    if summary.seconds > 0:
+        console.print(f"{summary.games / summary.seconds * 60:.1f} games/min")
+    for path in summary.records:
+        console.print(f"record: {path}")
+
+
+@compat_app.command("join")
+def join_command(
+    url: str = typer.Argument(..., help="Host address, e.g. ws://127.0.0.1:23456/game/client1"),
+    bot: str = typer.Option("heuristic", "--bot", help="Bot that plays: heuristic or random."),
+    seed: int = typer.Option(None, "--seed", help="Bot seed."),
+    delay: float = typer.Option(0.0, "--delay", min=0.0, help="Seconds to wait before each reply."),
+) -> None:
+    """Play one of our bots on any host that speaks the protocol (ours included)."""
+    import asyncio
+
+    from rich.console import Console
+
+    from guandan.agents import make_agent
+    from guandan.compat.client import join
+
+    err = Console(stderr=True)
+    try:
+        agent = make_agent(bot, seed)
+    except ValueError as e:
+        err.print(f"[red]error:[/red] {e}")
+        raise typer.Exit(2) from None
+    if not url.startswith(("ws://", "wss://")):
+        err.print(f"[red]error:[/red] {url!r} is not a websocket address (ws://HOST:PORT/game/NAME)")
+        raise typer.Exit(2)
+    try:
+        stats = asyncio.run(join(url, agent, delay=delay))
+    except OSError as e:
+        err.print(f"[red]error:[/red] cannot connect to {url}: {e}")
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+    except Exception as e:  # the host closed or sent something unreadable
+        err.print(f"[red]error:[/red] connection ended: {e}")
+        raise typer.Exit(1) from None
+    res = stats.result or {}
+    Console().print(
+        f"seat {stats.seat}: {stats.games} game(s), {stats.deals} deals, {stats.decisions} decisions; "
+        f"victories {res.get('victoryNum')}, draws {res.get('draws')}"
+    )
