@@ -8,13 +8,14 @@ cards leaves every view unchanged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import card_text, rank_char
 from .deal import PLAY
 from .match import GAME_OVER, Game, action_to_json
 from .plays import PlayT
+from .rules import RuleSet
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,7 @@ class SeatView:
         tribute_events: public tribute/return/anti-tribute/jiefeng events of this deal.
         legal_actions: the seat's legal actions when it must act, else empty.
         a_fails: failed target attempts per team; ``points``: Anhui cumulative points per seat.
+        rules: the rule options in force (public).
     """
 
     seat: int
@@ -57,6 +59,7 @@ class SeatView:
     legal_actions: tuple[PlayT, ...]
     a_fails: tuple[int, int]
     points: tuple[int, int, int, int]
+    rules: RuleSet = field(default_factory=RuleSet)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict with cards in text notation."""
@@ -79,6 +82,7 @@ class SeatView:
             "legal_actions": [action_to_json(a) for a in self.legal_actions],
             "a_fails": list(self.a_fails),
             "points": list(self.points),
+            "rules": self.rules.to_dict(),
         }
 
 
@@ -131,4 +135,5 @@ def seat_view(game: Game, seat: int) -> SeatView:
         legal_actions=legal,
         a_fails=(game.score.a_fails[0], game.score.a_fails[1]),
         points=(game.score.points[0], game.score.points[1], game.score.points[2], game.score.points[3]),
+        rules=game.rules,
     )
