@@ -7,11 +7,14 @@ from .app import app
 
 # command modules register themselves on import (one line each)
 from . import rules_cmd  # noqa: F401,E402
+from . import bench_cmd  # noqa: F401,E402
 from . import arena_cmd  # noqa: F401,E402
 from . import play_cmd  # noqa: F401,E402
 from . import replay_cmd  # noqa: F401,E402
 from . import simulate_cmd  # noqa: F401,E402
 from . import compat_cmd  # noqa: F401,E402
+from . import serve_cmd  # noqa: F401,E402
+from . import loadtest_cmd  # noqa: F401,E402
 
 
 def main() -> None:

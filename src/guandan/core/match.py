@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .cards import FACE_RANK, N_FACES, face_of, full_deck, rank_char, wild_face
+from .cards import FACE_RANK, N_FACES, card_text, face_of, full_deck, rank_char, wild_face
 from .deal import OVER, PLAY, Deal, DealResult, team_of
 from .errors import IllegalAction
 from .plays import PlayT
@@ -133,6 +133,8 @@ class Game:
         plan = self.deal.plan
         if plan is None:
             ev["first_leader"] = leader
+        #: index in :attr:`events` of the current deal's ``deal`` event
+        self.deal_event_index = len(self.events)
         self.events.append(ev)
         if plan is not None and plan.anti_tribute:
             self.events.append(
@@ -285,10 +287,7 @@ class Game:
         return new
 
 
-def _txt(face: int) -> str:
-    from .cards import card_text
-
-    return card_text(face)
+_txt = card_text
 
 
 def action_to_json(act: PlayT) -> list[Any]:

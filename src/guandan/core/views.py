@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .cards import card_text, rank_char
+from .cards import card_text, faces_of, rank_char
 from .deal import PLAY
 from .match import GAME_OVER, Game, action_to_json
 from .plays import PlayT
@@ -95,25 +95,18 @@ def seat_view(game: Game, seat: int) -> SeatView:
     if seat not in (0, 1, 2, 3):
         raise ValueError(f"seat must be 0-3, not {seat!r}")
     d = game.deal
-    hand = tuple(f for f in range(54) for _ in range(d.hands[seat][f]))
+    hand = faces_of(d.hands[seat])
     counts: list[int | None] = list(d.n_cards)
     if game.rules.card_counts == "le10":
         counts = [c if (s == seat or c <= 10) else None for s, c in enumerate(d.n_cards)]
     # tribute and return actions become public together (R50); hide them while pending
-    history: list[tuple[int, PlayT]] = []
-    pending_private = d.phase in ("tribute", "return")
-    for s, a in d.history:
-        if pending_private and a[0] in ("tribute", "return") and s != seat:
-            continue
-        history.append((s, a))
-    events: list[dict[str, Any]] = []
+    if d.phase in ("tribute", "return"):
+        history = tuple((s, a) for s, a in d.history if s == seat or a[0] not in ("tribute", "return"))
+    else:
+        history = tuple(d.history)
     # public events of the current deal: everything after its "deal" event except hands
-    for ev in reversed(game.events):
-        if ev["type"] == "deal":
-            break
-        if ev["type"] in ("anti_tribute", "tribute_paid", "returns_revealed", "jiefeng"):
-            events.append(ev)
-    events.reverse()
+    public = ("anti_tribute", "tribute_paid", "returns_revealed", "jiefeng")
+    events = tuple(ev for ev in game.events[game.deal_event_index + 1 :] if ev["type"] in public)
     to_act = game.to_act()
     legal = tuple(game.legal_actions()) if to_act == seat else ()
     return SeatView(
@@ -130,8 +123,8 @@ def seat_view(game: Game, seat: int) -> SeatView:
         top=d.top if game.phase != GAME_OVER else None,
         top_seat=d.top_seat,
         finished=tuple(d.finished),
-        history=tuple(history),
-        tribute_events=tuple(events),
+        history=history,
+        tribute_events=events,
         legal_actions=legal,
         a_fails=(game.score.a_fails[0], game.score.a_fails[1]),
         points=(game.score.points[0], game.score.points[1], game.score.points[2], game.score.points[3]),

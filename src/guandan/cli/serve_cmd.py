@@ -1,0 +1,67 @@
+"""``guandan serve``: run the multiplayer web server (accounts, rooms, live tables, browser UI)."""
+
+from __future__ import annotations
+
+import typer
+
+from .app import app
+
+
+@app.command("serve")
+def serve_command(
+    host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (127.0.0.1: this machine only)."),
+    port: int = typer.Option(8000, "--port", help="TCP port (0: any free port; the URL printed says which)."),
+    db: str = typer.Option(
+        None,
+        "--db",
+        help="Database URL, e.g. sqlite:///./guandan.db or postgresql+psycopg://user@127.0.0.1:5432/db "
+        "(default: $GUANDAN_DATABASE_URL, else sqlite:///./guandan.db).",
+    ),
+    bot_delay: float = typer.Option(0.6, "--bot-delay", help="Seconds a bot waits before it acts (0 for load tests)."),
+    log_level: str = typer.Option("info", "--log-level", help="uvicorn log level: critical, error, warning, info, debug."),
+) -> None:
+    """Run the web server: migrate the database, restore games in progress, serve http://HOST:PORT/."""
+    import socket
+
+    from rich.console import Console
+
+    err = Console(stderr=True)
+    if not 0 <= port <= 65535:
+        err.print(f"[red]error:[/red] --port must be 0-65535, not {port}")
+        raise typer.Exit(2)
+    if bot_delay < 0 or bot_delay > 60:
+        err.print("[red]error:[/red] --bot-delay must be between 0 and 60 seconds")
+        raise typer.Exit(2)
+
+    import uvicorn
+
+    from guandan.server.app import create_app
+    from guandan.server.db import migrate
+    from guandan.server.settings import Settings
+
+    settings = Settings(db_url=db, bot_delay_s=bot_delay) if db else Settings(bot_delay_s=bot_delay)
+    try:
+        migrate(settings.db_url)
+        application = create_app(settings)
+    except Exception as e:  # noqa: BLE001 - bad URL, unreachable database, failed migration: one line
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        err.print(f"[red]error:[/red] cannot open the database {settings.db_url!r}: {first}")
+        raise typer.Exit(2) from None
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        err.print(f"[red]error:[/red] cannot listen on {host}:{port}: {e.strerror or e}")
+        raise typer.Exit(2) from None
+    sock.listen(2048)
+    bound = sock.getsockname()[1]
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
+    shown = f"[{shown}]" if ":" in shown else shown
+    print(f"pyguandan server: open http://{shown}:{bound}/  (database {settings.db_url}; Ctrl+C to stop)", flush=True)
+    config = uvicorn.Config(application, log_level=log_level, ws="websockets-sansio", lifespan="on")
+    server = uvicorn.Server(config)
+    server.run(sockets=[sock])

@@ -1,0 +1,472 @@
+"""HTTP API of accounts, profiles, the leaderboard, game history, stored games and presets.
+
+Endpoints (server contract, all JSON; errors ``{"error": "one line"}`` with a 4xx status):
+
+* ``POST /api/register {name, password}`` -> ``{user}`` and the ``gd_session`` cookie (400 bad
+  name/password, 409 name taken).
+* ``POST /api/login {name, password}`` -> ``{user}`` and the cookie (401 wrong name or password,
+  429 too many failures).
+* ``POST /api/guest {}`` -> ``{user}``: a new ``guest-xxxxxx`` account and the cookie (a request
+  that is already logged in gets its own user back).
+* ``POST /api/logout`` -> ``{"ok": true}``; ``GET /api/me`` -> ``{user}`` or 401.
+* ``GET /api/users/{name}`` -> ``{user, win_rate, recent_games: [{id, preset, finished_at, won, seat}]}``.
+* ``GET /api/leaderboard?limit=100`` -> ``{players: [user...]}`` (registered people with at least
+  one game, best display rating first).
+* ``GET /api/history?limit=50&before=ID`` (logged in) -> ``{games: [{id, preset, finished_at, won,
+  seat, winner_team, room_id, players}]}``, newest first.
+* ``GET /api/games/{id}`` -> ``{id, preset, record: [JSON objects], players: [{seat, name, bot}],
+  winner_team, room_id, finished_at}``.
+* ``GET /api/presets`` -> ``{presets: {name: options}, options: {name: valid values}}``.
+
+``user = {id, name, is_guest, rating, games_played, games_won, anhui_points, anhui_title}`` with
+``rating = mu - 3*sigma`` rounded to one decimal. Time stamps are ISO 8601 UTC (``...Z``).
+
+The router holds no engine: the session comes from :func:`guandan.server.db.get_db`, which reads
+``app.state.session_factory``; :func:`install_error_handlers` gives the app the error format.
+:func:`record_finished_game` stores a finished game for the tables.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from guandan.core.rules import PRESETS, option_help
+from guandan.core.scoring import anhui_title
+from guandan.server import auth
+from guandan.server.auth import AuthError, CurrentUser, RequiredUser
+from guandan.server.db import DbSession, SessionFactory, make_engine, make_session_factory, migrate
+from guandan.server.models import NAME_MAX, GamePlayer, GameRow, Room, User, utcnow
+from guandan.server.ratings import display_rating, parse_record, team_of, update_ratings
+
+#: Largest request body accepted by these endpoints (bytes).
+MAX_BODY = 16 * 1024
+
+
+def _limit_body(request: Request) -> None:
+    """Refuse bodies announced larger than :data:`MAX_BODY` (413) before they are parsed."""
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        raise HTTPException(status_code=413, detail=f"the request body is too large (at most {MAX_BODY} bytes)")
+
+
+router = APIRouter(tags=["accounts"], dependencies=[Depends(_limit_body)])
+
+_limiter_lock = threading.Lock()
+
+
+# -- JSON shapes -----------------------------------------------------------------------------------
+
+
+def iso(ts: datetime | None) -> str | None:
+    """An aware UTC datetime as ISO 8601 with a ``Z`` (``2025-01-02T03:04:05Z``), or ``None``."""
+    if ts is None:
+        return None
+    return ts.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def user_json(user: User) -> dict[str, Any]:
+    """The contract's ``user`` object: ``{id, name, is_guest, rating, games_played, games_won,
+    anhui_points, anhui_title}`` (rating = mu - 3*sigma, one decimal; title per RULES.md 2.1)."""
+    return {
+        "id": user.id,
+        "name": user.name,
+        "is_guest": bool(user.is_guest),
+        "rating": display_rating(user.rating_mu, user.rating_sigma),
+        "games_played": user.games_played,
+        "games_won": user.games_won,
+        "anhui_points": user.anhui_points,
+        "anhui_title": anhui_title(user.anhui_points),
+    }
+
+
+def error(status: int, message: str) -> HTTPException:
+    """An ``HTTPException`` that the error handlers answer as ``{"error": message}``."""
+    return HTTPException(status_code=status, detail=message)
+
+
+def _validation_message(exc: RequestValidationError) -> str:
+    errs = exc.errors()
+    if not errs:
+        return "invalid request"
+    first = errs[0]
+    if first.get("type") == "json_invalid":
+        return "the request body is not valid JSON"
+    loc = [str(x) for x in first.get("loc", ()) if x not in ("body", "query", "path")]
+    msg = str(first.get("msg", "invalid value")).splitlines()[0]
+    return f"{'.'.join(loc)}: {msg}" if loc else msg
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    """Answer every HTTP error of ``app`` as ``{"error": "one line"}``.
+
+    ``HTTPException`` -> its status and detail; :class:`~guandan.server.auth.AuthError` -> its
+    status and message; request validation errors -> 422 with the first problem
+    (``"limit: Input should be less than or equal to 100"``).
+    """
+
+    async def http_error(_request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, StarletteHTTPException)
+        detail = exc.detail if isinstance(exc.detail, str) else "request failed"
+        return JSONResponse({"error": detail}, status_code=exc.status_code, headers=exc.headers)
+
+    async def auth_error(_request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, AuthError)
+        return JSONResponse({"error": exc.message}, status_code=exc.status)
+
+    async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        return JSONResponse({"error": _validation_message(exc)}, status_code=422)
+
+    app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(AuthError, auth_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+
+
+# -- request bodies --------------------------------------------------------------------------------
+
+
+class Credentials(BaseModel):
+    """Body of register and login; the values are checked by :mod:`guandan.server.auth` (clear 400s)."""
+
+    model_config = ConfigDict(extra="ignore")
+    name: Any = None
+    password: Any = None
+
+
+class Empty(BaseModel):
+    """A body with nothing needed (``{}``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+
+
+def _session_days(request: Request) -> int:
+    settings = getattr(request.app.state, "settings", None)
+    return int(getattr(settings, "session_days", auth.DEFAULT_SESSION_DAYS))
+
+
+def _limiter(request: Request) -> auth.LoginLimiter:
+    state = request.app.state
+    lim = getattr(state, "login_limiter", None)
+    if lim is None:
+        with _limiter_lock:
+            lim = getattr(state, "login_limiter", None)
+            if lim is None:
+                lim = auth.LoginLimiter()
+                state.login_limiter = lim
+    return lim
+
+
+def _client(request: Request) -> str:
+    return request.client.host if request.client is not None else "unknown"
+
+
+def _start_session(db: Session, request: Request, response: Response, user: User) -> None:
+    """Replace the request's session (if any) by a new one for ``user``, commit, set the cookie."""
+    auth.end_session(db, request.cookies.get(auth.COOKIE_NAME))
+    days = _session_days(request)
+    sess = auth.create_session(db, user, days)
+    db.commit()
+    auth.set_session_cookie(response, request, sess.token, days)
+
+
+# -- accounts --------------------------------------------------------------------------------------
+
+
+@router.post("/api/register")
+def register(body: Credentials, request: Request, response: Response, db: DbSession) -> Any:
+    """Create an account and log it in: ``{user}``; 400 bad name/password, 409 name taken."""
+    user = auth.register(db, body.name, body.password)
+    _start_session(db, request, response, user)
+    return {"user": user_json(user)}
+
+
+@router.post("/api/login")
+def login(body: Credentials, request: Request, response: Response, db: DbSession) -> Any:
+    """Log in: ``{user}``; 401 wrong name or password, 429 after too many failures."""
+    limiter = _limiter(request)
+    client = _client(request)
+    key = body.name if isinstance(body.name, str) else ""
+    limiter.check(client, key[:64])
+    try:
+        user = auth.authenticate(db, body.name, body.password)
+    except AuthError as exc:
+        if exc.status == 401:
+            limiter.failed(client, key[:64])
+        raise
+    limiter.succeeded(client, key[:64])
+    _start_session(db, request, response, user)
+    return {"user": user_json(user)}
+
+
+@router.post("/api/guest")
+def guest(
+    request: Request,
+    response: Response,
+    db: DbSession,
+    user: CurrentUser,
+    body: Empty | None = None,
+) -> Any:
+    """Play as a guest: ``{user}`` named ``guest-xxxxxx`` (already logged in: that user, unchanged)."""
+    if user is not None:
+        return {"user": user_json(user)}
+    user = auth.create_guest(db)
+    _start_session(db, request, response, user)
+    return {"user": user_json(user)}
+
+
+@router.post("/api/logout")
+def logout(request: Request, response: Response, db: DbSession) -> Any:
+    """End the session and drop the cookie: ``{"ok": true}`` (also when not logged in)."""
+    auth.end_session(db, request.cookies.get(auth.COOKIE_NAME))
+    db.commit()
+    auth.clear_session_cookie(response)
+    return {"ok": True}
+
+
+@router.get("/api/me")
+def me(user: RequiredUser) -> Any:
+    """The logged-in user: ``{user}``; 401 when not logged in."""
+    return {"user": user_json(user)}
+
+
+# -- profiles, leaderboard, history ----------------------------------------------------------------
+
+
+def _find_or_404(db: Session, name: str) -> User:
+    if len(name) > 4 * NAME_MAX:
+        raise error(404, "no such player")
+    user = auth.find_user(db, name)
+    if user is None:
+        raise error(404, f"no player called {name!r}")
+    return user
+
+
+def _game_summaries(db: Session, user: User, limit: int, before: int | None = None) -> list[dict[str, Any]]:
+    q = (
+        select(GamePlayer.seat, GameRow)
+        .join(GameRow, GameRow.id == GamePlayer.game_id)
+        .where(GamePlayer.user_id == user.id)
+        .order_by(GameRow.id.desc())
+        .limit(limit)
+    )
+    if before is not None:
+        q = q.where(GameRow.id < before)
+    out = []
+    for seat, game in db.execute(q).all():
+        out.append(
+            {
+                "id": game.id,
+                "preset": game.preset,
+                "finished_at": iso(game.finished_at),
+                "won": game.winner_team is not None and team_of(seat) == game.winner_team,
+                "seat": seat,
+                "winner_team": game.winner_team,
+                "room_id": game.room_id,
+            }
+        )
+    return out
+
+
+def _players_of(db: Session, game_ids: Sequence[int]) -> dict[int, list[dict[str, Any]]]:
+    out: dict[int, list[dict[str, Any]]] = {gid: [] for gid in game_ids}
+    if not game_ids:
+        return out
+    rows = db.execute(
+        select(GamePlayer.game_id, GamePlayer.seat, GamePlayer.bot, User.name)
+        .outerjoin(User, User.id == GamePlayer.user_id)
+        .where(GamePlayer.game_id.in_(list(game_ids)))
+        .order_by(GamePlayer.game_id, GamePlayer.seat)
+    ).all()
+    for gid, seat, bot, name in rows:
+        out[gid].append({"seat": seat, "name": name, "bot": bot})
+    return out
+
+
+@router.get("/api/users/{name}")
+def profile(name: str, db: DbSession) -> Any:
+    """A player's profile: ``{user, win_rate, recent_games}`` (last 20 games, newest first); 404 unknown."""
+    user = _find_or_404(db, name)
+    games = _game_summaries(db, user, 20)
+    recent = [{k: g[k] for k in ("id", "preset", "finished_at", "won", "seat")} for g in games]
+    win_rate = round(user.games_won / user.games_played, 3) if user.games_played else 0.0
+    return {"user": user_json(user), "win_rate": win_rate, "recent_games": recent}
+
+
+@router.get("/api/leaderboard")
+def leaderboard(db: DbSession, limit: Annotated[int, Query(ge=1, le=500)] = 100) -> Any:
+    """``{players: [user...]}``: registered people with at least one game, best rating first."""
+    rating = User.rating_mu - 3.0 * User.rating_sigma
+    users = db.scalars(
+        select(User)
+        .where(User.is_guest.is_(False), User.games_played >= 1)
+        .order_by(rating.desc(), User.games_won.desc(), User.id)
+        .limit(limit)
+    ).all()
+    return {"players": [user_json(u) for u in users]}
+
+
+@router.get("/api/history")
+def history(
+    user: RequiredUser,
+    db: DbSession,
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    before: Annotated[int | None, Query(ge=1)] = None,
+) -> Any:
+    """The logged-in user's games, newest first: ``{games: [...]}`` (page with ``before=<last id>``); 401."""
+    games = _game_summaries(db, user, limit, before)
+    players = _players_of(db, [g["id"] for g in games])
+    for g in games:
+        g["players"] = players[g["id"]]
+    return {"games": games}
+
+
+@router.get("/api/games/{game_id}")
+def game_detail(game_id: int, db: DbSession) -> Any:
+    """A stored game for the replay viewer: ``{id, preset, record, players, winner_team, ...}``; 404 unknown."""
+    if game_id < 1 or game_id > 2**31 - 1:
+        raise error(404, "no such game")
+    game = db.get(GameRow, game_id)
+    if game is None:
+        raise error(404, f"no game {game_id}")
+    try:
+        record = parse_record(game.record)
+    except ValueError:
+        raise error(500, f"the stored record of game {game_id} is corrupt") from None
+    return {
+        "id": game.id,
+        "preset": game.preset,
+        "record": record,
+        "players": _players_of(db, [game.id])[game.id],
+        "winner_team": game.winner_team,
+        "room_id": game.room_id,
+        "finished_at": iso(game.finished_at),
+    }
+
+
+@router.get("/api/presets")
+def presets() -> Any:
+    """Every preset's options and every option's valid values (RULES.md section P)."""
+    return {"presets": {name: rs.to_dict() for name, rs in PRESETS.items()}, "options": option_help()}
+
+
+# -- storing finished games ------------------------------------------------------------------------
+
+
+def _seat_player(item: Any, seat: int) -> tuple[int | None, str | None]:
+    if isinstance(item, dict):
+        user_id, bot = item.get("user_id"), item.get("bot")
+    elif isinstance(item, (tuple, list)) and len(item) == 2:
+        user_id, bot = item
+    elif isinstance(item, User):
+        user_id, bot = item.id, None
+    elif hasattr(item, "user_id") and hasattr(item, "bot"):
+        user_id, bot = item.user_id, item.bot
+    else:
+        raise ValueError(f"seat {seat}: give (user_id, bot), a dict, a User or a RoomSeat, not {item!r}")
+    if (user_id is None) == (bot is None):
+        raise ValueError(f"seat {seat} must have exactly one of a user id and a bot name")
+    if user_id is not None and (isinstance(user_id, bool) or not isinstance(user_id, int)):
+        raise ValueError(f"seat {seat}: the user id must be an int")
+    if bot is not None and not isinstance(bot, str):
+        raise ValueError(f"seat {seat}: the bot must be a name")
+    return user_id, bot
+
+
+def record_finished_game(
+    db: Session,
+    room: Room | None,
+    record_text: str,
+    winner_team: int | None,
+    players: Sequence[Any],
+) -> GameRow:
+    """Store a finished game (``games`` + ``game_players`` rows) and update the people's ratings.
+
+    Flushes but does not commit: call it inside the caller's transaction (e.g.
+    ``with session_scope(factory) as db: record_finished_game(db, ...)``).
+
+    Args:
+        db: the session.
+        room: the room the game was played in (its ``preset`` is stored), or ``None``.
+        record_text: the complete JSON Lines record (header + events, ``\\n``-separated).
+        winner_team: 0 (seats 0+2) or 1 (seats 1+3); ``None`` takes it from the record's last
+            ``game_over`` event (still ``None`` for an abandoned game: stored, nobody rated).
+        players: four entries, seat order, each ``(user_id, bot)`` with exactly one not ``None``,
+            or ``{"user_id":..., "bot":...}``, a :class:`User`, or a :class:`RoomSeat` (``room.seats``).
+    Returns:
+        The new :class:`GameRow` (``.id`` is set).
+    Raises:
+        ValueError: not four players, a seat with both or neither of user and bot, a record that
+            is not JSON Lines, or a winner team other than 0, 1 or ``None``.
+    """
+    if len(players) != 4:
+        raise ValueError("a game needs four players, one per seat")
+    seats = [_seat_player(p, s) for s, p in enumerate(players)]
+    lines = parse_record(record_text)
+    if not lines:
+        raise ValueError("the record is empty")
+    if winner_team is None:
+        ends = [ev for ev in lines[1:] if ev.get("type") == "game_over"]
+        winner_team = ends[-1].get("winner_team") if ends else None
+    if winner_team is not None and (isinstance(winner_team, bool) or winner_team not in (0, 1)):
+        raise ValueError(f"winner_team must be 0, 1 or None, not {winner_team!r}")
+    preset = (room.preset if room is not None else None) or lines[0].get("preset") or "custom"
+    game = GameRow(
+        room_id=room.id if room is not None else None,
+        preset=str(preset)[:32],
+        record=record_text,
+        winner_team=winner_team,
+        finished_at=utcnow(),
+    )
+    for s, (user_id, bot) in enumerate(seats):
+        game.players.append(GamePlayer(seat=s, user_id=user_id, bot=bot))
+    db.add(game)
+    db.flush()
+    update_ratings(db, game)
+    return game
+
+
+# -- wiring ----------------------------------------------------------------------------------------
+
+
+def setup_storage(app: FastAPI, settings: Any, *, run_migrations: bool = True) -> SessionFactory:
+    """Give ``app`` its database and the accounts API (what ``create_app`` calls once).
+
+    Creates the engine for ``settings.db_url``, runs the migrations (``upgrade head``), stores
+    ``app.state.settings``, ``app.state.engine`` and ``app.state.session_factory`` (read by
+    :func:`~guandan.server.db.get_db` and available to the tables), installs the
+    ``{"error": ...}`` handlers and includes :data:`router`.
+
+    Args:
+        app: the FastAPI app.
+        settings: a :class:`~guandan.server.settings.Settings` (``db_url``, ``session_days``).
+        run_migrations: ``False`` to skip the migrations (the schema is known to be current).
+    Returns:
+        The session factory (also ``app.state.session_factory``).
+    Raises:
+        ValueError: a database URL that cannot be read.
+        sqlalchemy.exc.OperationalError: the database cannot be reached.
+    """
+    engine = make_engine(settings.db_url)
+    if run_migrations:
+        migrate(engine)
+    factory = make_session_factory(engine)
+    app.state.settings = settings
+    app.state.engine = engine
+    app.state.session_factory = factory
+    install_error_handlers(app)
+    app.include_router(router)
+    return factory

@@ -1,0 +1,67 @@
+"""The FastAPI application: accounts API, rooms API, table websockets and the browser UI.
+
+``create_app(settings)`` migrates the database (Alembic ``upgrade head``), restores every game
+in progress from its stored record, and serves the single-page UI from the package's
+``static/`` directory for every page path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+
+from . import api_accounts
+from .api_rooms import make_rooms_router
+from .settings import Settings
+from .tables import TableManager
+from .ws import make_ws_router
+
+#: Page paths served by the single-page UI (the UI routes them itself).
+PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/leaderboard", "/history", "/login")
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """Build the application.
+
+    Args:
+        settings: configuration (database URL, static directory, bot delay); default
+            :class:`Settings` (SQLite ``./guandan.db`` or ``GUANDAN_DATABASE_URL``).
+    Returns:
+        The FastAPI app; ``app.state.manager`` is the :class:`TableManager`.
+    Raises:
+        sqlalchemy.exc.OperationalError: the database cannot be reached.
+    """
+    settings = settings or Settings()
+    manager_box: dict[str, TableManager] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        manager = manager_box["manager"]
+        await manager.start()
+        try:
+            yield
+        finally:
+            await manager.shutdown()
+            app.state.engine.dispose()
+
+    app = FastAPI(title="pyguandan", lifespan=lifespan, docs_url="/api/docs", openapi_url="/api/openapi.json")
+    session_factory = api_accounts.setup_storage(app, settings)
+    manager = TableManager(session_factory, settings)
+    manager.restore()
+    manager_box["manager"] = manager
+    app.state.manager = manager
+    app.include_router(make_rooms_router(session_factory, manager, settings))
+    app.include_router(make_ws_router(session_factory, manager, settings))
+    app.mount("/static", StaticFiles(directory=str(settings.static_dir)), name="static")
+    index = settings.static_dir / "index.html"
+
+    async def page() -> FileResponse:
+        return FileResponse(index, media_type="text/html")
+
+    for path in PAGES:
+        app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+    return app

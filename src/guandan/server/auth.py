@@ -1,0 +1,348 @@
+"""Accounts and login sessions: argon2 password hashing, name rules, session cookies.
+
+* Passwords are hashed with argon2id (argon2-cffi ``PasswordHasher``); only the hash is stored.
+* Names (:func:`validate_name`): 3-24 characters, ASCII letters, digits, ``_``, ``-`` or CJK
+  characters; unique ignoring case; the prefix ``guest-`` is reserved for guest accounts.
+* A login creates a row in ``sessions`` whose token (``secrets.token_urlsafe(32)``) is sent in the
+  HTTP-only cookie ``gd_session`` (SameSite=Lax, Path=/). Websockets authenticate with the same
+  cookie through :func:`user_from_token`.
+* :class:`LoginLimiter` slows down password guessing (failed logins per client and name).
+
+Errors for bad input are :class:`AuthError` (a ``ValueError``) with an HTTP status and a one-line
+message; the routers turn them into ``{"error": message}`` responses.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+import time
+import unicodedata
+from collections import deque
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Annotated
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from fastapi import Depends, HTTPException, Request, Response
+from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+from starlette.requests import HTTPConnection
+
+from guandan.server.db import DbSession
+from guandan.server.models import NAME_MAX, User, UserSession, utcnow
+
+COOKIE_NAME = "gd_session"
+GUEST_PREFIX = "guest-"
+NAME_MIN = 3
+PASSWORD_MIN = 6
+PASSWORD_MAX = 128
+DEFAULT_SESSION_DAYS = 30
+
+# ASCII letters/digits/_/- plus CJK: unified ideographs (and extension A, compatibility), kana, Hangul.
+_NAME_CHAR = r"A-Za-z0-9_\-\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_NAME_RE = re.compile(f"[{_NAME_CHAR}]+")
+
+_hasher = PasswordHasher()
+# Verified against when the name is unknown, so that a login takes as long either way.
+_DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
+
+
+class AuthError(ValueError):
+    """Bad account input or failed authentication.
+
+    Attributes:
+        status: HTTP status to answer (400 bad input, 401 not logged in / wrong password,
+            409 name taken, 429 too many attempts).
+        message: one line for the person.
+    """
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# -- passwords and names ---------------------------------------------------------------------------
+
+
+def hash_password(password: str) -> str:
+    """Argon2id hash of ``password`` (a string starting ``$argon2id$``)."""
+    return _hasher.hash(password)
+
+
+def verify_password(password_hash: str | None, password: str) -> bool:
+    """Whether ``password`` matches ``password_hash`` (``False`` for ``None`` or a corrupt hash)."""
+    if not password_hash:
+        _safe_verify(_DUMMY_HASH, password)
+        return False
+    return _safe_verify(password_hash, password)
+
+
+def _safe_verify(password_hash: str, password: str) -> bool:
+    try:
+        return _hasher.verify(password_hash, password)
+    except (VerifyMismatchError, VerificationError, InvalidHashError):
+        return False
+
+
+def normalize_name(name: str) -> str:
+    """The canonical form of a user name: NFKC (full-width ``Ａ`` becomes ``A``), spaces stripped."""
+    return unicodedata.normalize("NFKC", name).strip()
+
+
+def validate_name(name: object, *, guest: bool = False) -> str:
+    """Check a user name and return its canonical form (:func:`normalize_name`).
+
+    Rules: 3-24 characters, each an ASCII letter or digit, ``_``, ``-`` or a CJK character
+    (Chinese, kana, Hangul); a name starting ``guest-`` (any case) only for guests.
+
+    Raises:
+        AuthError(400): the name breaks a rule (the message says which).
+    """
+    if not isinstance(name, str):
+        raise AuthError(400, "the name must be a string")
+    if len(name) > 4 * NAME_MAX:
+        raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters")
+    name = normalize_name(name)
+    if len(name) < NAME_MIN or len(name) > NAME_MAX:
+        raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters")
+    if not _NAME_RE.fullmatch(name):
+        raise AuthError(400, "the name may only use letters, digits, _ and - (or CJK characters)")
+    if not guest and name.lower().startswith(GUEST_PREFIX):
+        raise AuthError(400, f"names starting with {GUEST_PREFIX!r} are reserved for guests")
+    return name
+
+
+def validate_password(password: object) -> str:
+    """Check a new password and return it.
+
+    Raises:
+        AuthError(400): not a string, shorter than 6 or longer than 128 characters.
+    """
+    if not isinstance(password, str):
+        raise AuthError(400, "the password must be a string")
+    if len(password) < PASSWORD_MIN:
+        raise AuthError(400, f"the password must have at least {PASSWORD_MIN} characters")
+    if len(password) > PASSWORD_MAX:
+        raise AuthError(400, f"the password must have at most {PASSWORD_MAX} characters")
+    return password
+
+
+# -- accounts --------------------------------------------------------------------------------------
+
+
+def find_user(db: Session, name: str) -> User | None:
+    """The user called ``name`` (compared after :func:`normalize_name`, ignoring ASCII case), or ``None``."""
+    key = normalize_name(name).lower()
+    return db.scalars(select(User).where(func.lower(User.name) == key)).first()
+
+
+def register(db: Session, name: object, password: object) -> User:
+    """Create a registered account (flushed, not committed).
+
+    Raises:
+        AuthError(400): a bad name or password. AuthError(409): the name is taken.
+    """
+    name = validate_name(name)
+    password = validate_password(password)
+    if find_user(db, name) is not None:
+        raise AuthError(409, f"the name {name!r} is already taken")
+    user = User(name=name, password_hash=hash_password(password), is_guest=False)
+    db.add(user)
+    try:
+        with db.begin_nested():
+            db.flush()
+    except IntegrityError:  # lost a race with another registration of the same name
+        raise AuthError(409, f"the name {name!r} is already taken") from None
+    return user
+
+
+def authenticate(db: Session, name: object, password: object) -> User:
+    """The registered user whose name and password match.
+
+    Raises:
+        AuthError(400): name or password missing or not strings.
+        AuthError(401): unknown name, a guest account, or a wrong password (the message does not say which).
+    """
+    if not isinstance(name, str) or not isinstance(password, str) or not name or not password:
+        raise AuthError(400, "give a name and a password")
+    if len(name) > 4 * NAME_MAX or len(password) > PASSWORD_MAX:
+        raise AuthError(401, "wrong name or password")
+    user = find_user(db, name)
+    hashed = user.password_hash if user is not None and not user.is_guest else None
+    if not verify_password(hashed, password) or user is None:
+        raise AuthError(401, "wrong name or password")
+    if _hasher.check_needs_rehash(user.password_hash or ""):
+        user.password_hash = hash_password(password)
+    return user
+
+
+def create_guest(db: Session) -> User:
+    """Create a guest account named ``guest-`` plus 6 random letters/digits (flushed, not committed).
+
+    Raises:
+        RuntimeError: no free name after several tries (practically impossible).
+    """
+    alphabet = "abcdefghijkmnpqrstuvwxyz23456789"
+    for _ in range(20):
+        name = GUEST_PREFIX + "".join(secrets.choice(alphabet) for _ in range(6))
+        if find_user(db, name) is not None:
+            continue
+        user = User(name=name, password_hash=None, is_guest=True)
+        db.add(user)
+        try:
+            with db.begin_nested():
+                db.flush()
+        except IntegrityError:
+            continue
+        return user
+    raise RuntimeError("could not find a free guest name")
+
+
+# -- sessions --------------------------------------------------------------------------------------
+
+
+def create_session(db: Session, user: User, days: int = DEFAULT_SESSION_DAYS) -> UserSession:
+    """Create a login session for ``user`` valid ``days`` days (flushed, not committed)."""
+    now = utcnow()
+    sess = UserSession(
+        token=secrets.token_urlsafe(32), user_id=user.id, created_at=now, expires_at=now + timedelta(days=days)
+    )
+    db.add(sess)
+    db.flush()
+    return sess
+
+
+def user_from_token(db: Session, token: str | None) -> User | None:
+    """The user of a live session token (for HTTP requests and websockets), or ``None``.
+
+    An expired session is deleted (the caller commits). A missing, malformed or unknown token gives ``None``.
+    """
+    if not token or not isinstance(token, str) or len(token) > 64:
+        return None
+    sess = db.get(UserSession, token)
+    if sess is None:
+        return None
+    if sess.expires_at <= utcnow():
+        db.delete(sess)
+        db.flush()
+        return None
+    return sess.user
+
+
+def end_session(db: Session, token: str | None) -> None:
+    """Delete the session ``token`` if it exists (logout; the caller commits)."""
+    if token and len(token) <= 64:
+        db.execute(delete(UserSession).where(UserSession.token == token))
+
+
+def purge_expired_sessions(db: Session) -> int:
+    """Delete every expired session; returns how many (the caller commits)."""
+    result = db.execute(delete(UserSession).where(UserSession.expires_at <= utcnow()))
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
+def set_session_cookie(response: Response, request: HTTPConnection, token: str, days: int) -> None:
+    """Send the ``gd_session`` cookie: HttpOnly, SameSite=Lax, Path=/, Secure over HTTPS, ``days`` long."""
+    response.set_cookie(
+        COOKIE_NAME,
+        token,
+        max_age=days * 86400,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=request.url.scheme in ("https", "wss"),
+    )
+
+
+def clear_session_cookie(response: Response) -> None:
+    """Tell the browser to drop the ``gd_session`` cookie."""
+    response.delete_cookie(COOKIE_NAME, path="/", httponly=True, samesite="lax")
+
+
+# -- FastAPI dependencies --------------------------------------------------------------------------
+
+
+def current_user(request: Request, db: DbSession) -> User | None:
+    """FastAPI dependency: the logged-in user of the request's ``gd_session`` cookie, or ``None``."""
+    token = request.cookies.get(COOKIE_NAME)
+    user = user_from_token(db, token)
+    if user is None and token:
+        db.commit()  # keeps the removal of an expired session
+    return user
+
+
+def require_user(user: Annotated[User | None, Depends(current_user)]) -> User:
+    """FastAPI dependency: the logged-in user.
+
+    Raises:
+        HTTPException(401): no valid session (the error handler answers ``{"error": "log in first"}``).
+    """
+    if user is None:
+        raise HTTPException(status_code=401, detail="log in first")
+    return user
+
+
+#: Handler parameter types: ``def handler(user: CurrentUser)`` (``User | None``) and
+#: ``def handler(user: RequiredUser)`` (``User``, or a 401 answer).
+CurrentUser = Annotated[User | None, Depends(current_user)]
+RequiredUser = Annotated[User, Depends(require_user)]
+
+
+# -- login rate limiting ---------------------------------------------------------------------------
+
+
+@dataclass
+class LoginLimiter:
+    """In-memory limit on failed logins: at most ``max_failures`` per ``window_s`` seconds for one
+    (client address, name) pair, and ``5 * max_failures`` per address. Thread-safe; per process.
+    """
+
+    max_failures: int = 10
+    window_s: float = 300.0
+
+    def __post_init__(self) -> None:
+        self._fails: dict[tuple[str, str], deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def _recent(self, key: tuple[str, str], now: float) -> deque[float]:
+        q = self._fails.get(key)
+        if q is None:
+            return deque()
+        while q and q[0] <= now - self.window_s:
+            q.popleft()
+        if not q:
+            del self._fails[key]
+        return q
+
+    def check(self, client: str, name: str, now: float | None = None) -> None:
+        """Refuse a login attempt while the client is over the limit.
+
+        Raises:
+            AuthError(429): too many recent failures; the message gives the seconds to wait.
+        """
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            for key, limit in (((client, name.lower()), self.max_failures), ((client, ""), 5 * self.max_failures)):
+                q = self._recent(key, now)
+                if len(q) >= limit:
+                    wait = int(q[0] + self.window_s - now) + 1
+                    raise AuthError(429, f"too many failed logins; try again in {wait} s")
+
+    def failed(self, client: str, name: str, now: float | None = None) -> None:
+        """Count one failed login of ``client`` for ``name``."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            if len(self._fails) > 100_000:  # bound memory under a flood of distinct keys
+                self._fails.clear()
+            for key in ((client, name.lower()), (client, "")):
+                self._fails.setdefault(key, deque()).append(now)
+
+    def succeeded(self, client: str, name: str) -> None:
+        """Forget the failures of ``client`` for ``name`` after a good login."""
+        with self._lock:
+            self._fails.pop((client, name.lower()), None)

@@ -1,0 +1,225 @@
+"""Database tables of the web server (SQLAlchemy 2 typed declarative mapping).
+
+The tables are exactly those of the server contract: ``users``, ``sessions``, ``rooms``,
+``room_seats``, ``games`` and ``game_players``. The schema itself is created by the Alembic
+migrations in :mod:`guandan.server.migrations` (see :func:`guandan.server.db.migrate`), never by
+``metadata.create_all``; a test checks that the two agree.
+
+Every time stamp is stored and returned as an aware UTC :class:`~datetime.datetime`
+(:class:`UTCDateTime`), also on SQLite, which keeps no time zone.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    func,
+)
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.types import TypeDecorator
+
+#: openskill's default prior (PlackettLuce): mu 25, sigma 25/3, so a new player's display rating is 0.
+DEFAULT_MU = 25.0
+DEFAULT_SIGMA = 25.0 / 3.0
+
+NAME_MAX = 24
+ROOM_ID_LEN = 8
+ROOM_NAME_MAX = 64
+ROOM_STATUSES = ("waiting", "playing", "finished")
+
+
+def utcnow() -> datetime:
+    """The current time as an aware UTC datetime."""
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A ``DateTime(timezone=True)`` that always gives back aware UTC datetimes.
+
+    Binding: a naive value is taken as UTC; an aware one is converted to UTC. SQLite stores the
+    naive UTC value; PostgreSQL a ``timestamptz``.
+    """
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        value = value.astimezone(UTC)
+        if dialect.name == "sqlite":
+            return value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC)
+
+
+#: Constraint and index names, the same as the migrations create (so autogenerate finds no drift).
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every server table."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {datetime: UTCDateTime(), dict[str, Any]: JSON()}
+
+
+class User(Base):
+    """A player account (registered, or a guest without a password).
+
+    ``rating_mu``/``rating_sigma`` are the openskill rating (display rating = mu - 3*sigma);
+    ``anhui_points`` the cumulative Anhui points (RULES.md section 2.1) of games whose rules award them.
+    The name is unique ignoring ASCII case (index ``uq_users_name_lower``).
+    """
+
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(NAME_MAX), unique=True, nullable=False)
+    password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
+    is_guest: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+    rating_mu: Mapped[float] = mapped_column(Float, nullable=False, default=DEFAULT_MU)
+    rating_sigma: Mapped[float] = mapped_column(Float, nullable=False, default=DEFAULT_SIGMA)
+    games_played: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    games_won: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    anhui_points: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+
+    @property
+    def display_rating(self) -> float:
+        """Conservative rating shown to people: ``mu - 3*sigma`` (0.0 for a new player)."""
+        return self.rating_mu - 3.0 * self.rating_sigma
+
+    def __repr__(self) -> str:
+        return f"User(id={self.id!r}, name={self.name!r}, is_guest={self.is_guest!r})"
+
+
+# Names are unique ignoring ASCII case ("Alice" and "alice" cannot both exist).
+Index("uq_users_name_lower", func.lower(User.name), unique=True)
+
+
+class UserSession(Base):
+    """A login session: the ``gd_session`` cookie's token, valid until ``expires_at`` (UTC)."""
+
+    __tablename__ = "sessions"
+
+    token: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(
+        ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(nullable=False)
+
+    user: Mapped[User] = relationship(lazy="joined")
+
+
+class Room(Base):
+    """A table room. ``record`` is the JSON Lines record so far (header + events, ``\\n``-separated);
+    the live game is rebuilt by replaying it. ``options`` is ``RuleSet.to_dict()``."""
+
+    __tablename__ = "rooms"
+    __table_args__ = (
+        CheckConstraint("status IN ('waiting', 'playing', 'finished')", name="status"),
+    )
+
+    id: Mapped[str] = mapped_column(String(ROOM_ID_LEN), primary_key=True)
+    name: Mapped[str] = mapped_column(String(ROOM_NAME_MAX), nullable=False, default="")
+    preset: Mapped[str] = mapped_column(String(32), nullable=False, default="official")
+    options: Mapped[dict[str, Any]] = mapped_column(nullable=False, default=dict)
+    owner_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True
+    )
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="waiting", index=True)
+    seed: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    record: Mapped[str] = mapped_column(Text, nullable=False, default="")
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow, onupdate=utcnow)
+
+    owner: Mapped[User | None] = relationship()
+    seats: Mapped[list[RoomSeat]] = relationship(
+        back_populates="room", cascade="all, delete-orphan", order_by="RoomSeat.seat"
+    )
+
+
+class RoomSeat(Base):
+    """One of a room's four seats: a person (``user_id``), a bot (``bot``) or empty (both null)."""
+
+    __tablename__ = "room_seats"
+    __table_args__ = (CheckConstraint("seat >= 0 AND seat <= 3", name="seat"),)
+
+    room_id: Mapped[str] = mapped_column(
+        ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True
+    )
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    bot: Mapped[str | None] = mapped_column(String(16), nullable=True)
+
+    room: Mapped[Room] = relationship(back_populates="seats")
+    user: Mapped[User | None] = relationship()
+
+
+class GameRow(Base):
+    """A finished game: its complete JSON Lines record and the winning team (0: seats 0+2, 1: 1+3)."""
+
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[str | None] = mapped_column(
+        ForeignKey("rooms.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    preset: Mapped[str] = mapped_column(String(32), nullable=False)
+    record: Mapped[str] = mapped_column(Text, nullable=False)
+    winner_team: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    finished_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow, index=True)
+
+    players: Mapped[list[GamePlayer]] = relationship(
+        back_populates="game", cascade="all, delete-orphan", order_by="GamePlayer.seat"
+    )
+
+
+class GamePlayer(Base):
+    """Who sat at a finished game's seat: a person (``user_id``) or a bot (``bot``)."""
+
+    __tablename__ = "game_players"
+    __table_args__ = (CheckConstraint("seat >= 0 AND seat <= 3", name="seat"),)
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    bot: Mapped[str | None] = mapped_column(String(16), nullable=True)
+
+    game: Mapped[GameRow] = relationship(back_populates="players")
+    user: Mapped[User | None] = relationship()
+

@@ -1,0 +1,189 @@
+// pyguandan browser UI: entry point, router and page header.
+//
+// Routes (path routing; the server serves index.html for each, and "#/room/x" style hashes work
+// too for a static preview): /  /room/{id}  /profile/{name}  /replay/{id}  /leaderboard  /history
+// (/login shows the lobby, which asks to sign in when nobody is signed in)
+//
+// Stable data-testid attributes for browser tests:
+//   header:      lang-switch (select: "zh" | "en"), nav-lobby, nav-leaderboard, nav-history,
+//                nav-profile, user-name, logout-btn, toast (one-line messages, errors)
+//   sign-in:     login-form, login-name, login-password, login-btn, register-btn, guest-btn
+//   lobby:       room-list, room-item (data-room="{id}"), rooms-refresh, create-room-form,
+//                create-room-name, create-room-preset (select), create-room-add-option,
+//                option-rows, option-row, option-key (select), option-value, option-remove,
+//                create-room-clock-lead, create-room-clock-follow, create-room-btn,
+//                join-input, join-btn
+//   room:        room-title, conn-status, spectator-badge, room-clocks, invite-link, copy-invite,
+//                seat-0..seat-3 (seat cards), seat-btn-0..seat-btn-3 (take/move to a seat),
+//                bot-kind (select: heuristic | random), fill-bots-btn, leave-btn, start-btn
+//   table:       table, levels, deal-level, wilds, a-fails, points, finish-order,
+//                seat-panel-0..3, card-count-0..3, auto-badge-0..3, turn-clock,
+//                trick-seat-0..3, phase-prompt, tribute-events, actions-bar,
+//                hand, hand-card (data-card="TH", data-index = position in the sorted hand;
+//                class "selected" when selected), play-btn, pass-btn, hint-btn, clear-btn,
+//                reading-chooser, reading-option (data-reading="type:rank"), reading-cancel,
+//                result-panel, result-finish-order, result-code, result-winner,
+//                result-upgrade, result-levels, result-a-fails, result-points (table:
+//                per seat, this deal and total; Anhui only), result-close, game-over-panel, replay-link,
+//                game-over-banner, replay-link-banner
+//   profile:     profile, profile-games, profile-won, profile-win-rate, profile-rating,
+//                profile-anhui-title, anhui-ladder, anhui-title, recent-games, game-row
+//   history:     history, history-list, game-row (data-game="{id}")
+//   leaderboard: leaderboard, leaderboard-row
+//   replay:      replay-first, replay-prev-deal, replay-prev, replay-next, replay-next-deal,
+//                replay-last, replay-play, replay-step, replay-desc, replay-table,
+//                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card)
+
+import { h, link, replaceChildren, toast } from "./dom.js";
+import { get, post } from "./api.js";
+import { LANGS, getLang, onLangChange, setLang, t } from "./i18n.js";
+import { mountLobby } from "./lobby.js";
+import { mountRoom } from "./room.js";
+import { mountReplay } from "./replay.js";
+import { mountHistory, mountLeaderboard, mountProfile } from "./pages.js";
+import { errText } from "./auth.js";
+
+const ROUTES = [
+  [/^\/$/, mountLobby, () => ({})],
+  [/^\/room\/([^/]+)\/?$/, mountRoom, (m) => ({ id: decodeURIComponent(m[1]) })],
+  [/^\/profile\/([^/]+)\/?$/, mountProfile, (m) => ({ name: decodeURIComponent(m[1]) })],
+  [/^\/replay\/([^/]+)\/?$/, mountReplay, (m) => ({ id: decodeURIComponent(m[1]) })],
+  [/^\/leaderboard\/?$/, mountLeaderboard, () => ({})],
+  [/^\/history\/?$/, mountHistory, () => ({})],
+  [/^\/login\/?$/, mountLobby, () => ({})],
+];
+
+const headerEl = h("header", { class: "topbar" });
+const mainEl = h("main", { class: "page", id: "page" });
+let current = null; // {destroy, onLang?, onMe?}
+
+const ctx = {
+  me: null,
+  /** Set the signed-in user (or null) and refresh the header and page. */
+  setMe(user) {
+    ctx.me = user && typeof user === "object" ? user : null;
+    renderHeader();
+    if (current && current.onMe) current.onMe();
+  },
+  /** Go to an app path ("/room/abc"). */
+  navigate(path) {
+    if (useHash()) window.location.hash = `#${path}`;
+    else {
+      window.history.pushState({}, "", path);
+      route();
+    }
+  },
+};
+
+function useHash() {
+  return window.location.hash.startsWith("#/");
+}
+
+function currentPath() {
+  if (useHash()) return window.location.hash.slice(1).split("?")[0] || "/";
+  return window.location.pathname || "/";
+}
+
+function route() {
+  if (current) {
+    try {
+      current.destroy();
+    } catch (e) {
+      console.error(e);
+    }
+    current = null;
+  }
+  const path = currentPath();
+  window.scrollTo(0, 0);
+  for (const [re, mount, params] of ROUTES) {
+    const m = path.match(re);
+    if (m) {
+      mainEl.className = `page page-${mount.name.replace(/^mount/, "").toLowerCase()}`;
+      current = mount(mainEl, params(m), ctx) || null;
+      renderHeader();
+      return;
+    }
+  }
+  mainEl.className = "page";
+  replaceChildren(mainEl, h("div", { class: "card-panel" }, h("p", {}, t("not_found")), link("/", t("back_to_lobby"))));
+  current = null;
+  renderHeader();
+}
+
+function renderHeader() {
+  const path = currentPath();
+  const nav = (href, key, testid) =>
+    link(href, t(key), { class: `nav-link${path === href ? " active" : ""}`, testid });
+  const langSel = h(
+    "select",
+    { class: "lang-switch", testid: "lang-switch", "aria-label": t("language"), onchange: (ev) => setLang(ev.target.value) },
+    LANGS.map((l) => h("option", { value: l, selected: l === getLang() }, l === "zh" ? "中文" : "English")),
+  );
+  const me = ctx.me;
+  replaceChildren(
+    headerEl,
+    h("a", { href: "/", "data-link": "", class: "brand" }, h("span", { class: "brand-mark" }, "♠♥"), t("app_title")),
+    h(
+      "nav",
+      { class: "nav" },
+      nav("/", "nav_lobby", "nav-lobby"),
+      nav("/leaderboard", "nav_leaderboard", "nav-leaderboard"),
+      me ? nav("/history", "nav_history", "nav-history") : null,
+      me ? nav(`/profile/${encodeURIComponent(me.name)}`, "nav_profile", "nav-profile") : null,
+    ),
+    h(
+      "div",
+      { class: "user-box" },
+      me
+        ? [
+            h("span", { class: "user-name", testid: "user-name" }, me.name, me.is_guest ? h("span", { class: "badge" }, t("guest_badge")) : null),
+            h("button", { type: "button", class: "btn small secondary", testid: "logout-btn", onclick: logout }, t("logout")),
+          ]
+        : null,
+      langSel,
+    ),
+  );
+  document.title = t("app_title");
+}
+
+async function logout() {
+  try {
+    await post("/api/logout");
+  } catch (e) {
+    toast(errText(e));
+  }
+  ctx.setMe(null);
+}
+
+function onLinkClick(ev) {
+  if (ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+  const a = ev.target.closest && ev.target.closest("a[data-link]");
+  if (!a) return;
+  const href = a.getAttribute("href");
+  if (!href || !href.startsWith("/")) return;
+  ev.preventDefault();
+  ctx.navigate(href);
+}
+
+async function boot() {
+  const root = document.getElementById("app") || document.body;
+  replaceChildren(root, headerEl, mainEl);
+  document.documentElement.lang = getLang() === "zh" ? "zh-CN" : "en";
+  document.addEventListener("click", onLinkClick);
+  window.addEventListener("popstate", route);
+  window.addEventListener("hashchange", route);
+  onLangChange(() => {
+    renderHeader();
+    if (current && current.onLang) current.onLang();
+    else route();
+  });
+  try {
+    const data = await get("/api/me");
+    ctx.me = data && data.user ? data.user : null;
+  } catch (_e) {
+    ctx.me = null; // 401: not signed in
+  }
+  route();
+}
+
+boot();

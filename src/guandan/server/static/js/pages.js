@@ -1,0 +1,279 @@
+// Profile, history and leaderboard pages (GET /api/users/{name}, /api/history, /api/leaderboard).
+
+import { fmtDate, fmtPct, h, link, replaceChildren } from "./dom.js";
+import { get } from "./api.js";
+import { t } from "./i18n.js";
+import { authForm, errText } from "./auth.js";
+
+/**
+ * The Anhui title ladder (RULES.md section 2.1; AMB-22: 0 is 秀才, below 0 平民): [floor, title]
+ * ascending; a title holds from its floor up to the next floor minus one.
+ */
+export const ANHUI_LADDER = [
+  [-Infinity, "平民"],
+  [0, "秀才"],
+  [100, "舉人"],
+  [400, "九品主簿"],
+  [800, "八品縣丞"],
+  [1500, "七品知縣"],
+  [3000, "六品通判"],
+  [7000, "五品知州"],
+  [12000, "四品知府"],
+  [20000, "三品侍郎"],
+  [30000, "二品巡撫"],
+  [50000, "一品大學士"],
+  [80000, "宰相"],
+  [100000, "皇帝"],
+];
+
+/** Index in ANHUI_LADDER of the title for integer points. */
+export function ladderIndex(points) {
+  let i = 0;
+  for (let k = 0; k < ANHUI_LADDER.length; k++) if (points >= ANHUI_LADDER[k][0]) i = k;
+  return i;
+}
+
+function winRate(user, given) {
+  if (typeof given === "number") return given;
+  if (user && user.games_played) return (user.games_won || 0) / user.games_played;
+  return null;
+}
+
+function ladderEl(points) {
+  const pts = Number(points) || 0;
+  const cur = ladderIndex(pts);
+  const nextStep = ANHUI_LADDER[cur + 1];
+  return h(
+    "section",
+    { class: "card-panel ladder", testid: "anhui-ladder" },
+    h("h2", {}, t("anhui_ladder")),
+    h(
+      "p",
+      {},
+      `${t("anhui_points")}: `,
+      h("strong", {}, String(pts)),
+      " · ",
+      `${t("anhui_title")}: `,
+      h("strong", { testid: "anhui-title" }, ANHUI_LADDER[cur][1]),
+    ),
+    h("p", { class: "muted" }, nextStep ? t("anhui_next", { n: nextStep[0] - pts, title: nextStep[1] }) : t("anhui_top")),
+    h(
+      "ol",
+      { class: "ladder-list" },
+      ANHUI_LADDER.map(([floor, title], i) =>
+        h(
+          "li",
+          { class: i === cur ? "current" : i < cur ? "passed" : "" },
+          h("span", { class: "ladder-title" }, title),
+          h("span", { class: "muted" }, Number.isFinite(floor) ? t("anhui_from", { n: floor }) : "< 0"),
+        ),
+      ),
+    ),
+  );
+}
+
+function gamesTable(games, opts = {}) {
+  return h(
+    "table",
+    { class: "data-table", testid: opts.testid },
+    h(
+      "thead",
+      {},
+      h("tr", {}, h("th", {}, t("col_game")), h("th", {}, t("col_preset")), h("th", {}, t("col_date")), h("th", {}, t("col_seat")), h("th", {}, t("col_result"))),
+    ),
+    h(
+      "tbody",
+      {},
+      games.map((g) =>
+        h(
+          "tr",
+          { testid: "game-row", dataset: { game: String(g.id) } },
+          h("td", {}, link(`/replay/${g.id}`, `#${g.id}`)),
+          h("td", {}, g.preset || ""),
+          h("td", {}, fmtDate(g.finished_at)),
+          h("td", {}, Number.isInteger(g.seat) ? String(g.seat + 1) : ""),
+          h("td", {}, g.won === true ? h("span", { class: "good" }, t("won")) : g.won === false ? h("span", { class: "bad" }, t("lost")) : ""),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Mount the profile of params.name. */
+export function mountProfile(el, params, _ctx) {
+  let destroyed = false;
+  replaceChildren(el, h("p", { class: "muted" }, t("loading")));
+  let data = null;
+
+  function render() {
+    if (destroyed || !data) return;
+    const u = data.user || {};
+    const games = Array.isArray(data.recent_games) ? data.recent_games : [];
+    const anhui = (typeof u.anhui_points === "number" && u.anhui_points !== 0) || games.some((g) => g && g.preset === "anhui");
+    const stat = (k, v, testid) => h("div", { class: "stat", testid }, h("div", { class: "stat-v" }, v), h("div", { class: "stat-k" }, k));
+    replaceChildren(
+      el,
+      h(
+        "div",
+        { class: "profile", testid: "profile" },
+        h("h1", {}, t("profile_title", { name: u.name || params.name }), u.is_guest ? h("span", { class: "badge" }, t("guest_badge")) : null),
+        h(
+          "div",
+          { class: "stats" },
+          stat(t("profile_games"), String(u.games_played ?? 0), "profile-games"),
+          stat(t("profile_won"), String(u.games_won ?? 0), "profile-won"),
+          stat(t("profile_win_rate"), fmtPct(winRate(u, data.win_rate)), "profile-win-rate"),
+          stat(t("profile_rating"), u.rating === undefined || u.rating === null ? "–" : String(u.rating), "profile-rating"),
+          anhui && u.anhui_title ? stat(t("anhui_title"), u.anhui_title, "profile-anhui-title") : null,
+        ),
+        anhui ? ladderEl(u.anhui_points) : null,
+        h(
+          "section",
+          { class: "card-panel" },
+          h("h2", {}, t("profile_recent")),
+          games.length ? gamesTable(games, { testid: "recent-games" }) : h("p", { class: "muted" }, t("profile_none")),
+        ),
+      ),
+    );
+  }
+
+  get(`/api/users/${encodeURIComponent(params.name)}`)
+    .then((d) => {
+      data = d || {};
+      render();
+    })
+    .catch((e) => {
+      if (!destroyed) replaceChildren(el, h("div", { class: "card-panel" }, h("p", { class: "error-text" }, e.status === 404 ? t("not_found") : errText(e)), link("/", t("back_to_lobby"))));
+    });
+  return {
+    destroy() {
+      destroyed = true;
+    },
+    onLang: render,
+  };
+}
+
+/** Mount the signed-in user's game history. */
+export function mountHistory(el, _params, ctx) {
+  let destroyed = false;
+  let games = null;
+
+  function render() {
+    if (destroyed) return;
+    if (!ctx.me) {
+      replaceChildren(el, h("div", { class: "lobby narrow" }, h("p", {}, t("history_login")), authForm((u) => ctx.setMe(u))));
+      return;
+    }
+    if (games === null) {
+      replaceChildren(el, h("p", { class: "muted" }, t("loading")));
+      return;
+    }
+    replaceChildren(
+      el,
+      h(
+        "section",
+        { class: "card-panel", testid: "history" },
+        h("h1", {}, t("history_title")),
+        games.length ? gamesTable(games, { testid: "history-list" }) : h("p", { class: "muted", testid: "history-list" }, t("history_empty")),
+      ),
+    );
+  }
+
+  function load() {
+    if (!ctx.me) {
+      render();
+      return;
+    }
+    get("/api/history")
+      .then((d) => {
+        games = Array.isArray(d.games) ? d.games : [];
+        render();
+      })
+      .catch((e) => {
+        if (!destroyed) replaceChildren(el, h("p", { class: "error-text" }, errText(e)));
+      });
+  }
+  load();
+  render();
+  return {
+    destroy() {
+      destroyed = true;
+    },
+    onLang: render,
+    onMe: load,
+  };
+}
+
+/** Mount the leaderboard. */
+export function mountLeaderboard(el, _params, _ctx) {
+  let destroyed = false;
+  let players = null;
+
+  function render() {
+    if (destroyed) return;
+    if (players === null) {
+      replaceChildren(el, h("p", { class: "muted" }, t("loading")));
+      return;
+    }
+    replaceChildren(
+      el,
+      h(
+        "section",
+        { class: "card-panel", testid: "leaderboard" },
+        h("h1", {}, t("leaderboard_title")),
+        players.length
+          ? h(
+              "table",
+              { class: "data-table" },
+              h(
+                "thead",
+                {},
+                h(
+                  "tr",
+                  {},
+                  h("th", {}, t("col_rank")),
+                  h("th", {}, t("col_player")),
+                  h("th", {}, t("profile_rating")),
+                  h("th", {}, t("profile_games")),
+                  h("th", {}, t("profile_won")),
+                  h("th", {}, t("profile_win_rate")),
+                ),
+              ),
+              h(
+                "tbody",
+                {},
+                players.map((u, i) =>
+                  h(
+                    "tr",
+                    { testid: "leaderboard-row" },
+                    h("td", {}, String(i + 1)),
+                    h("td", {}, link(`/profile/${encodeURIComponent(u.name)}`, u.name)),
+                    h("td", {}, u.rating === undefined || u.rating === null ? "–" : String(u.rating)),
+                    h("td", {}, String(u.games_played ?? 0)),
+                    h("td", {}, String(u.games_won ?? 0)),
+                    h("td", {}, fmtPct(winRate(u))),
+                  ),
+                ),
+              ),
+            )
+          : h("p", { class: "muted" }, t("leaderboard_empty")),
+      ),
+    );
+  }
+
+  get("/api/leaderboard")
+    .then((d) => {
+      players = Array.isArray(d.players) ? d.players : [];
+      render();
+    })
+    .catch((e) => {
+      if (!destroyed) replaceChildren(el, h("p", { class: "error-text" }, errText(e)));
+    });
+  render();
+  return {
+    destroy() {
+      destroyed = true;
+    },
+    onLang: render,
+  };
+}

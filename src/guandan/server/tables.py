@@ -1,0 +1,924 @@
+"""Live tables: one authoritative :class:`~guandan.core.match.Game` per room being played.
+
+A :class:`TableManager` holds a :class:`Table` for every room that is being played or that has an
+open websocket. Every change to a table (a person's action, a bot's action, a clock running out, a
+connection opening or closing) runs under the table's ``asyncio.Lock``: validate with
+``Game.check``, apply, persist the room's ``record`` and ``status`` columns, then send each
+connection its own ``state`` frame (server contract, "Table websocket").
+
+Persistence: after every action the room's ``record`` column holds the whole JSON Lines record so
+far (:func:`guandan.records.record_lines`: header + events), so :meth:`TableManager.restore`
+rebuilds every room with status ``playing`` by replaying it (:func:`guandan.records.replay_lines`)
+and a server restart loses nothing.
+
+Bots and clocks: a seat with a ``bot`` acts through :func:`guandan.agents.base.make_agent` after
+``settings.bot_delay_s`` seconds. A person's move clock is ``clock_lead_s`` when leading (and for
+tribute and return) and ``clock_follow_s`` when following (RULES.md R53, AMB-25; room options of the
+same names). When the clock runs out, or when it is the person's turn and none of their tabs has
+been connected for ``away_grace_s`` seconds (a page reload or a server restart is not an absence),
+the heuristic bot plays for the seat (托管, ``auto[seat] = True``) until the person acts again,
+reconnects or turns it off.
+
+Redaction (DESIGN.md section 2, RULES.md R32, R50): a seated connection only ever receives
+:func:`guandan.core.views.seat_view` of its own seat (plus the public extra keys below), spectators
+a public view with no hand and no legal actions; the raw ``Game.events`` (whose ``deal`` events
+hold all four hands) are never sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+import json
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import UTC
+from typing import Any
+
+from guandan.agents.base import Agent, make_agent
+from guandan.core.cards import card_text, wild_face
+from guandan.core.deal import PLAY
+from guandan.core.errors import IllegalAction
+from guandan.core.match import Game, action_to_json
+from guandan.core.plays import PlayT
+from guandan.core.rules import RuleSet
+from guandan.core.views import seat_view
+from guandan.records import dumps, record_header, replay_lines
+
+log = logging.getLogger("guandan.server.tables")
+
+#: Room statuses (server contract, table ``rooms``).
+WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+#: Bots a seat may hold.
+BOT_NAMES = ("heuristic", "random")
+#: Largest number of frames queued for one connection before it is closed as too slow.
+MAX_QUEUE = 2000
+
+
+@dataclass
+class SeatInfo:
+    """One seat of a room: ``seat`` 0-3, the person (``user_id``, ``name``) or ``bot`` name, or empty."""
+
+    seat: int
+    user_id: int | None = None
+    name: str | None = None
+    bot: str | None = None
+
+    @property
+    def filled(self) -> bool:
+        """True when a person or a bot holds the seat."""
+        return self.user_id is not None or self.bot is not None
+
+
+@dataclass
+class RoomInfo:
+    """A room as stored in the ``rooms`` / ``room_seats`` tables (server contract).
+
+    Attributes:
+        id: 8-character room id; ``name``, ``preset``: as created; ``options``: ``RuleSet.to_dict()``.
+        status: ``waiting``, ``playing`` or ``finished``; ``owner``/``owner_id``: the creator.
+        seed: seed of the room's game (``random.Random``); ``seats``: four :class:`SeatInfo`.
+        record: the JSON Lines record text so far (``""`` before the game starts).
+    """
+
+    id: str
+    name: str
+    preset: str
+    options: dict[str, Any]
+    status: str
+    owner: str | None
+    owner_id: int | None
+    seed: int
+    seats: list[SeatInfo]
+    record: str = ""
+
+    @property
+    def rules(self) -> RuleSet:
+        """The room's rule set (raises ``RuleConfigError`` if the stored options are invalid)."""
+        return RuleSet.from_dict(self.options)
+
+    @property
+    def clocks(self) -> tuple[float | None, float | None]:
+        """``(lead_s, follow_s)`` move clocks in seconds, ``None`` = no clock (R53)."""
+        return self.options.get("clock_lead_s"), self.options.get("clock_follow_s")
+
+    def seat_of(self, user_id: int | None) -> int | None:
+        """The seat held by ``user_id``, or ``None``."""
+        if user_id is None:
+            return None
+        for s in self.seats:
+            if s.user_id == user_id:
+                return s.seat
+        return None
+
+    def player_names(self) -> list[str]:
+        """Four names for a game record: the person's name, the bot's name, or ``seatN``."""
+        return [s.name or s.bot or f"seat{s.seat}" for s in self.seats]
+
+    def summary(self, connected: Iterable[bool] = (False,) * 4) -> dict[str, Any]:
+        """The contract's ``room`` object: id, name, preset, options, status, owner, seats
+        (``{seat, user, bot, connected}``), ``invite_url`` and ``clocks`` (seconds or null)."""
+        conn = list(connected)
+        lead, follow = self.clocks
+        return {
+            "id": self.id,
+            "name": self.name,
+            "preset": self.preset,
+            "options": self.options,
+            "status": self.status,
+            "owner": self.owner,
+            "seats": [
+                {"seat": s.seat, "user": s.name, "bot": s.bot, "connected": bool(conn[s.seat])}
+                for s in self.seats
+            ],
+            "invite_url": f"/room/{self.id}",
+            "clocks": {"lead_s": lead, "follow_s": follow},
+        }
+
+
+class RoomStore:
+    """Database access of the live tables, through the storage helper's models (server contract).
+
+    Args:
+        session_factory: a zero-argument callable returning a SQLAlchemy ``Session`` usable as a
+            context manager (``sessionmaker``).
+    """
+
+    def __init__(self, session_factory: Callable[[], Any]) -> None:
+        self.session_factory = session_factory
+
+    def load(self, room_id: str) -> RoomInfo | None:
+        """The room ``room_id`` with its seats, or ``None`` when there is no such room."""
+        from . import models
+
+        with self.session_factory() as db:
+            room = db.get(models.Room, room_id)
+            if room is None:
+                return None
+            return room_info(db, room)
+
+    def playing_ids(self) -> list[str]:
+        """Ids of every room whose status is ``playing``."""
+        from sqlalchemy import select
+
+        from . import models
+
+        with self.session_factory() as db:
+            return list(db.scalars(select(models.Room.id).where(models.Room.status == PLAYING)))
+
+    def save(self, room_id: str, record: str, status: str) -> None:
+        """Store the room's record text and status."""
+        from . import models
+
+        with self.session_factory() as db:
+            # a Core statement built once: the ORM path costs more than SQLite itself here
+            db.connection().execute(_save_statement(), {"b_id": room_id, "b_record": record, "b_status": status, "b_ts": models.utcnow()})
+            db.commit()
+
+    def finish(self, info: RoomInfo, record: str, winner_team: int) -> int | None:
+        """Mark the room finished and store the game (``api_accounts.record_finished_game``).
+
+        Returns:
+            The stored game's id (``None`` if the storage call returned none).
+        """
+        from . import models
+        from .api_accounts import record_finished_game
+
+        with self.session_factory() as db:
+            room = db.get(models.Room, info.id)
+            if room is None:
+                return None
+            room.record = record
+            room.status = FINISHED
+            _touch(room)
+            players = [{"seat": s.seat, "user_id": s.user_id, "bot": s.bot} for s in info.seats]
+            result = record_finished_game(db, room, record, winner_team, players)
+            db.commit()
+        game_id = getattr(result, "id", result)
+        return game_id if isinstance(game_id, int) else None
+
+
+@functools.lru_cache(maxsize=1)
+def _save_statement() -> Any:
+    from sqlalchemy import bindparam
+
+    from . import models
+
+    rooms = models.Room.__table__
+    return (
+        rooms.update()
+        .where(rooms.c.id == bindparam("b_id"))
+        .values(record=bindparam("b_record"), status=bindparam("b_status"), updated_at=bindparam("b_ts"))
+    )
+
+
+def _touch(room: Any) -> None:
+    if hasattr(room, "updated_at"):
+        from datetime import datetime
+
+        room.updated_at = datetime.now(UTC)
+
+
+def room_info(db: Any, room: Any) -> RoomInfo:
+    """Build a :class:`RoomInfo` from a ``models.Room`` row (seats and names loaded through ``db``)."""
+    seats = [SeatInfo(s) for s in range(4)]
+    for row in room.seats:
+        if 0 <= row.seat < 4:
+            user = row.user if row.user_id is not None else None
+            seats[row.seat] = SeatInfo(row.seat, row.user_id, user.name if user is not None else None, row.bot)
+    owner = room.owner if room.owner_id is not None else None
+    return RoomInfo(
+        id=room.id,
+        name=room.name,
+        preset=room.preset,
+        options=dict(room.options or {}),
+        status=room.status,
+        owner=owner.name if owner is not None else None,
+        owner_id=room.owner_id,
+        seed=int(room.seed or 0),
+        seats=seats,
+        record=room.record or "",
+    )
+
+
+# -- connections -----------------------------------------------------------------------------------
+
+
+class Conn:
+    """One open websocket: who it is (``user_id``/``name``, ``None`` for anonymous spectators) and
+    its outgoing queue (frames are queued under the table lock and written by the socket's writer
+    task, so a slow client never blocks a table).
+
+    Attributes:
+        recent: monotonic times (seconds) of the messages received in the last second (rate limit).
+    """
+
+    def __init__(self, user_id: int | None = None, name: str | None = None) -> None:
+        self.user_id = user_id
+        self.name = name
+        self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+        self.closed = False
+        self.recent: deque[float] = deque()
+
+    def send(self, frame: dict[str, Any]) -> None:
+        """Queue ``frame`` (a JSON-ready dict); a connection more than :data:`MAX_QUEUE` frames
+        behind is closed."""
+        if self.closed:
+            return
+        if self.queue.qsize() >= MAX_QUEUE:
+            self.close()
+            return
+        self.queue.put_nowait(frame)
+
+    def close(self) -> None:
+        """Ask the writer to stop (queues ``None``)."""
+        if not self.closed:
+            self.closed = True
+            self.queue.put_nowait(None)
+
+    def rate_ok(self, limit: int, now: float | None = None) -> bool:
+        """Record one received message; False when more than ``limit`` arrived in the last second."""
+        t = time.monotonic() if now is None else now
+        while self.recent and t - self.recent[0] >= 1.0:
+            self.recent.popleft()
+        if len(self.recent) >= limit:
+            return False
+        self.recent.append(t)
+        return True
+
+
+def error_frame(message: str, reason: str | None = None, **extra: Any) -> dict[str, Any]:
+    """The contract's ``{"type": "error", "message", "reason"}`` frame (``message`` one line)."""
+    frame: dict[str, Any] = {"type": "error", "message": message.splitlines()[0] if message else "error", "reason": reason}
+    frame.update(extra)
+    return frame
+
+
+# -- views -----------------------------------------------------------------------------------------
+
+
+def _last_actions(game: Game) -> list[list[Any] | None]:
+    out: list[list[Any] | None] = [None] * 4
+    d = game.deal
+    if d.phase == PLAY and not game.over:
+        for s, a in d.trick:
+            out[s] = _action_json(a)
+    return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _action_json(act: PlayT) -> list[Any]:
+    # actions are hashable tuples; converting each once saves most of the cost of the views
+    return action_to_json(act)
+
+
+def _seat_json(game: Game, seat: int) -> dict[str, Any]:
+    """``seat_view(game, seat).to_json()``, with the action lists converted through a cache."""
+    sv = seat_view(game, seat)
+    v = dataclasses.replace(sv, history=(), trick=(), legal_actions=()).to_json()
+    v["trick"] = [[s, _action_json(a)] for s, a in sv.trick]
+    v["history"] = [[s, _action_json(a)] for s, a in sv.history]
+    v["legal_actions"] = [_action_json(a) for a in sv.legal_actions]
+    return v
+
+
+def public_view(game: Game) -> dict[str, Any]:
+    """The spectators' view: the shape of ``seat_view(...).to_json()`` with ``seat: None``, no hand,
+    no legal actions, tribute and return actions hidden until revealed (R50) and card counts above
+    10 hidden under ``card_counts = le10`` (R32, AMB-24)."""
+    v = _seat_json(game, 0)
+    d = game.deal
+    v["seat"] = None
+    v["hand"] = []
+    v["legal_actions"] = []
+    if d.phase in ("tribute", "return"):
+        v["history"] = [[s, _action_json(a)] for s, a in d.history if a[0] not in ("tribute", "return")]
+    if game.rules.card_counts == "le10":
+        v["card_counts"] = [c if c <= 10 else None for c in d.n_cards]
+    else:
+        v["card_counts"] = list(d.n_cards)
+    return v
+
+
+def view_for(game: Game, seat: int | None, names: list[str]) -> dict[str, Any]:
+    """The ``view`` of a state frame: :func:`seat_view` of ``seat`` (or :func:`public_view` when
+    ``seat`` is ``None``) plus ``wilds`` (the level's heart, R8), ``seat_names`` and ``last_actions``
+    (each seat's latest action in the current trick, or ``None``)."""
+    v = public_view(game) if seat is None else _seat_json(game, seat)
+    v["wilds"] = [card_text(wild_face(game.deal.level))]
+    v["seat_names"] = list(names)
+    v["last_actions"] = _last_actions(game)
+    return v
+
+
+# -- tables ----------------------------------------------------------------------------------------
+
+
+class Table:
+    """A room's live state: its :class:`RoomInfo`, the game once started, connections and timers.
+
+    Every public coroutine takes :attr:`lock`; frames go out in the order changes happen.
+
+    Attributes:
+        info: the room; ``game``: the authoritative game (``None`` while waiting).
+        conns: open connections (seated people and spectators; a person may have several tabs).
+        auto: per seat, whether the heuristic bot is playing for the person (托管).
+        deadline: ``(seat, epoch seconds)`` of the running move clock, or ``None``.
+        seq: number of actions applied since the table was created or restored.
+        game_id: the stored game's id once the game is over.
+    """
+
+    def __init__(self, manager: TableManager, info: RoomInfo) -> None:
+        self.manager = manager
+        self.info = info
+        self.game: Game | None = None
+        self.lock = asyncio.Lock()
+        self.conns: set[Conn] = set()
+        self.auto = [False] * 4
+        self.deadline: tuple[int, float] | None = None
+        self.seq = 0
+        self.game_id: int | None = None
+        self._lines: list[str] = []
+        self._task: asyncio.Task[None] | None = None
+        self._plan: tuple[Any, ...] | None = None
+        self._agents: dict[tuple[int, str], Agent] = {}
+        self._closed = False
+
+    # -- queries ---------------------------------------------------------------------------
+    @property
+    def id(self) -> str:
+        """The room id."""
+        return self.info.id
+
+    def connected(self) -> list[bool]:
+        """Per seat: whether the seated person has at least one open connection."""
+        out = [False] * 4
+        for c in self.conns:
+            s = self.info.seat_of(c.user_id)
+            if s is not None:
+                out[s] = True
+        return out
+
+    def seat_of(self, conn: Conn) -> int | None:
+        """The seat of ``conn``'s account in this room, or ``None`` (spectator)."""
+        return self.info.seat_of(conn.user_id)
+
+    def record_text(self) -> str:
+        """The record so far: header and events, one JSON object per line, ``\\n``-terminated."""
+        if self.game is None:
+            return ""
+        self._sync_lines()
+        return "".join(line + "\n" for line in self._lines)
+
+    def _sync_lines(self) -> None:
+        assert self.game is not None
+        if not self._lines:
+            self._lines.append(dumps(record_header(self.game, self.info.preset, self.info.player_names())))
+        for ev in self.game.events[len(self._lines) - 1 :]:
+            self._lines.append(dumps(ev))
+
+    def clock_frame(self) -> dict[str, Any]:
+        """``{"seat": seat to act | None, "deadline_ms": epoch ms | None}``."""
+        if self.game is None or self.game.over:
+            return {"seat": None, "deadline_ms": None}
+        seat = self.game.to_act()
+        if self.deadline is not None and self.deadline[0] == seat:
+            return {"seat": seat, "deadline_ms": int(self.deadline[1] * 1000)}
+        return {"seat": seat, "deadline_ms": None}
+
+    def state_frame(self, seat: int | None, room: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The ``state`` frame for ``seat`` (``None``: spectator). ``view`` is ``None`` while the
+        room waits for its game; ``seq`` counts the events of the game so far; ``room`` may pass
+        the room summary when it was already built."""
+        names = [s.name or (f"bot:{s.bot}" if s.bot else "") for s in self.info.seats]
+        view = None if self.game is None else view_for(self.game, seat, names)
+        return {
+            "type": "state",
+            "role": "spectator" if seat is None else "seat",
+            "seat": seat,
+            "room": room if room is not None else self.info.summary(self.connected()),
+            "view": view,
+            "clock": self.clock_frame(),
+            "auto": list(self.auto),
+            "seq": 0 if self.game is None else len(self.game.events),
+        }
+
+    def _broadcast(self, frames: list[dict[str, Any]] | None = None) -> None:
+        """Send ``frames`` (common to everyone) then each connection's own state frame."""
+        cache: dict[int | None, dict[str, Any]] = {}
+        room = self.info.summary(self.connected()) if self.conns else None
+        for c in list(self.conns):
+            for f in frames or ():
+                c.send(f)
+            s = self.seat_of(c)
+            if s not in cache:
+                cache[s] = self.state_frame(s, room)
+            c.send(cache[s])
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def start_game(self) -> None:
+        """Create the game from the room's options and seed (status becomes ``playing``)."""
+        self.game = Game(self.info.rules, seed=self.info.seed, max_games=1)
+        self._lines = []
+        self.info.status = PLAYING
+        self.manager.store.save(self.id, self.record_text(), PLAYING)
+
+    def restore_game(self) -> None:
+        """Rebuild the game by replaying the stored record (raises ``RecordError`` if corrupt)."""
+        lines = [ln for ln in self.info.record.split("\n") if ln.strip()]
+        if not lines:
+            self.game = Game(self.info.rules, seed=self.info.seed, max_games=1)
+            self._lines = []
+            return
+        result = replay_lines(lines)
+        self.game = result.game
+        self._lines = []
+        self._sync_lines()
+
+    def shutdown(self) -> None:
+        """Stop timers and refuse further changes (server shutdown); connections are closed."""
+        self._closed = True
+        self._cancel()
+        for c in list(self.conns):
+            c.close()
+
+    # -- events (each takes the lock) ------------------------------------------------------
+    async def connect(self, conn: Conn) -> None:
+        """Register ``conn`` and send it the state. A seated person reconnecting takes the seat back
+        from the bot (``auto`` cleared)."""
+        async with self.lock:
+            self.conns.add(conn)
+            s = self.seat_of(conn)
+            if s is not None and self.auto[s] and self.game is not None and not self.game.over:
+                self.auto[s] = False
+            self._schedule()
+            self._broadcast()
+
+    async def disconnect(self, conn: Conn) -> None:
+        """Forget ``conn``; if it was the seat's last tab and the seat is to act, the bot plays for it."""
+        async with self.lock:
+            self.conns.discard(conn)
+            conn.close()
+            if self._closed:
+                return
+            self._schedule()
+            self._broadcast()
+
+    async def refresh(self, info: RoomInfo) -> None:
+        """Take new room data (seats changed, game started) and send everyone the state."""
+        async with self.lock:
+            self.info.name = info.name
+            self.info.seats = info.seats
+            self.info.status = info.status
+            self.info.options = info.options
+            self._broadcast()
+
+    async def begin(self, info: RoomInfo) -> None:
+        """Start the room's game (called once the room has four filled seats)."""
+        async with self.lock:
+            self.info = info
+            if self.game is None:
+                self.start_game()
+            self._schedule()
+            self._broadcast()
+
+    async def act(self, conn: Conn, action: Any) -> PlayT:
+        """A person's action for their seat.
+
+        Args:
+            conn: the sending connection (its account must hold a seat).
+            action: an action tuple ``(type, rank, cards)`` (faces; e.g. from ``action_from_json``).
+        Returns:
+            The normalised action applied.
+        Raises:
+            IllegalAction: not seated (``not_seated``), no game yet (``not_started``), or any core
+                reason (``not_your_turn``, ``does_not_beat``, ...); the game is unchanged.
+        """
+        async with self.lock:
+            seat = self._person_seat(conn)
+            assert self.game is not None
+            self._take_back(seat)
+            act = self.game.check(action, seat)
+            self._apply(seat, act)
+            return act
+
+    async def resolve_and_act(self, conn: Conn, cards: list[int], reading: tuple[str, int | None] | None) -> PlayT:
+        """``act_cards``: find the action meant by ``cards`` (and the optional ``reading``) and apply it.
+
+        In the tribute and return phases the one card is the tribute or return; in the play phase
+        no cards is a pass, otherwise the readings of :func:`guandan.core.plays.classify` (R17) that
+        are legal now are kept: one is applied, several without ``reading`` raise ``ambiguous``.
+
+        Raises:
+            IllegalAction: as :meth:`act`; ``not_a_reading`` when no reading fits, ``ambiguous``
+                (its ``readings`` attribute lists ``[type, rank]`` of the legal readings).
+        """
+        from guandan.core.cards import rank_char
+        from guandan.core.plays import classify
+
+        async with self.lock:
+            seat = self._person_seat(conn)
+            game = self.game
+            assert game is not None
+            self._take_back(seat)
+            if game.over:
+                raise IllegalAction("game_over", "the game is over")
+            if game.to_act() != seat:
+                raise IllegalAction("not_your_turn", f"it is seat {game.to_act()}'s turn, not seat {seat}'s")
+            phase = game.phase
+            if phase in ("tribute", "return"):
+                action: Any = (phase, None, tuple(cards))
+            elif not cards:
+                action = ("pass", None, ())
+            else:
+                readings = classify(cards, game.deal.level, game.rules.full_house_joker_pair)
+                if reading is not None:
+                    readings = [p for p in readings if (p.type, p.rank) == reading]
+                if not readings:
+                    raise IllegalAction("not_a_reading", "these cards are not a combination" + (" of that reading" if reading else ""))
+                legal: list[PlayT] = []
+                first_error: IllegalAction | None = None
+                for p in readings:
+                    try:
+                        legal.append(game.check(tuple(p), seat))
+                    except IllegalAction as e:
+                        first_error = first_error or e
+                if not legal:
+                    assert first_error is not None
+                    raise first_error
+                if len(legal) > 1:
+                    err = IllegalAction("ambiguous", "these cards have several readings; choose one")
+                    err.readings = [[t, None if r is None else rank_char(r)] for t, r, _ in legal]  # type: ignore[attr-defined]
+                    raise err
+                action = legal[0]
+            act = game.check(action, seat)
+            self._apply(seat, act)
+            return act
+
+    async def hint(self, conn: Conn) -> PlayT:
+        """The heuristic bot's suggestion for the person's seat (their turn only).
+
+        Raises:
+            IllegalAction: not seated, not started, game over or not the seat's turn.
+        """
+        async with self.lock:
+            seat = self._person_seat(conn)
+            assert self.game is not None
+            if self.game.over:
+                raise IllegalAction("game_over", "the game is over")
+            if self.game.to_act() != seat:
+                raise IllegalAction("not_your_turn", f"it is seat {self.game.to_act()}'s turn, not seat {seat}'s")
+            return self._agent(seat, "heuristic").act(seat_view(self.game, seat))
+
+    async def set_auto(self, conn: Conn, on: bool) -> None:
+        """Turn 托管 on or off for the person's seat (raises ``IllegalAction`` when not seated)."""
+        async with self.lock:
+            seat = self.seat_of(conn)
+            if seat is None:
+                raise IllegalAction("not_seated", "spectators have no seat to hand to the bot")
+            if self.game is not None and self.game.over:
+                raise IllegalAction("game_over", "the game is over")
+            self.auto[seat] = bool(on)
+            self._schedule()
+            self._broadcast()
+
+    def _take_back(self, seat: int) -> None:
+        """The person acts again: the bot stops playing for the seat (托管 off)."""
+        if self.auto[seat]:
+            self.auto[seat] = False
+            self._schedule()
+            self._broadcast()
+
+    def _person_seat(self, conn: Conn) -> int:
+        seat = self.seat_of(conn)
+        if seat is None:
+            raise IllegalAction("not_seated", "spectators cannot act; take a seat first")
+        if self.game is None:
+            raise IllegalAction("not_started", "the game has not started")
+        if self.game.over:
+            raise IllegalAction("game_over", "the game is over")
+        return seat
+
+    # -- internals (lock held) -------------------------------------------------------------
+    def _agent(self, seat: int, name: str) -> Agent:
+        key = (seat, name)
+        if key not in self._agents:
+            self._agents[key] = make_agent(name, self.info.seed * 8 + seat * 2 + (name == "heuristic"))
+        return self._agents[key]
+
+    def _apply(self, seat: int, act: PlayT) -> None:
+        game = self.game
+        assert game is not None
+        n0 = len(game.events)
+        game.apply_unchecked(act)
+        self.seq += 1
+        new = game.events[n0:]
+        frames: list[dict[str, Any]] = []
+        for ev in new:
+            if ev["type"] == "deal_end":
+                frames.append({**ev, "type": "deal_result"})
+        record = self.record_text()
+        if game.over:
+            self.info.status = FINISHED
+            winner = game.winner if game.winner is not None else 0
+            try:
+                self.game_id = self.manager.store.finish(self.info, record, winner)
+            except Exception:  # storage failure must not kill the table
+                log.exception("room %s: storing the finished game failed", self.id)
+                self._save(record, FINISHED)
+            self._schedule()
+            self._broadcast(frames)
+            go = {"type": "game_over", "winner_team": winner, "game_id": self.game_id}
+            for c in list(self.conns):
+                c.send(go)
+            self.manager._finished(self)
+            return
+        self._save(record, PLAYING)
+        self._schedule()
+        self._broadcast(frames)
+
+    def _save(self, record: str, status: str) -> None:
+        # the record is cumulative: if one write fails the next one stores everything
+        try:
+            self.manager.store.save(self.id, record, status)
+        except Exception:
+            log.exception("room %s: saving the record failed", self.id)
+
+    def _cancel(self) -> None:
+        task = self._task
+        self._task = None
+        self._plan = None
+        if task is not None and task is not asyncio.current_task() and not task.done():
+            task.cancel()
+
+    def _schedule(self) -> None:
+        """(Re)arm the one timer of the table: a bot move, the 托管 move, or the person's clock.
+
+        Idempotent: when the same timer is already armed for the same position it is kept, so a
+        connection opening or closing never restarts a person's clock.
+        """
+        game = self.game
+        if self._closed or self.manager.closing or game is None or game.over:
+            self._cancel()
+            self.deadline = None
+            return
+        seat = game.to_act()
+        assert seat is not None
+        info = self.info.seats[seat]
+        delay = float(self.manager.settings_bot_delay)
+        plan: tuple[Any, ...] | None
+        if info.bot is not None:
+            plan = (self.seq, seat, info.bot, False, delay)
+        else:
+            if self.auto[seat]:
+                plan = (self.seq, seat, "heuristic", False, delay)
+            elif not self.connected()[seat]:
+                # nobody at the seat: the bot takes over after a short grace (a page reload, a
+                # server restart closing sockets) and stays until the person comes back
+                plan = (self.seq, seat, "heuristic", True, max(delay, self.manager.away_grace_s))
+            else:
+                lead, follow = self.info.clocks
+                clock = follow if (game.phase == PLAY and game.deal.top is not None) else lead
+                plan = (self.seq, seat, "heuristic", True, float(clock)) if clock else None
+        current = self._task is not None and not self._task.done() and self._task is not asyncio.current_task()
+        if plan is not None and plan == self._plan and current:
+            return
+        self._cancel()
+        self.deadline = None
+        if plan is None:
+            return
+        _, _, agent, timeout, wait = plan
+        if timeout and self.connected()[seat]:
+            self.deadline = (seat, time.time() + wait)
+        self._plan = plan
+        self._task = asyncio.get_running_loop().create_task(self._fire(wait, seat, self.seq, agent, timeout))
+
+    async def _fire(self, delay: float, seat: int, seq: int, agent: str, timeout: bool) -> None:
+        try:
+            await asyncio.sleep(delay)
+            async with self.lock:
+                game = self.game
+                if self._closed or game is None or game.over or self.seq != seq or game.to_act() != seat:
+                    return
+                if timeout:
+                    self.auto[seat] = True
+                act = self._agent(seat, agent).act(seat_view(game, seat))
+                self._apply(seat, act)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a failing bot must not kill the server; the table stays as it was
+            log.exception("room %s: automatic move for seat %d failed", self.id, seat)
+
+
+class TableManager:
+    """Every live :class:`Table`, by room id.
+
+    Args:
+        session_factory: zero-argument callable returning a SQLAlchemy ``Session`` (``sessionmaker``).
+        settings: server settings; ``bot_delay_s`` (seconds a bot waits before acting) is used.
+        store: the database adaptor (default :class:`RoomStore` over ``session_factory``).
+        away_grace_s: seconds the table waits for a person with no open connection before the
+            bot plays for the seat (at least ``bot_delay_s``); the bot then keeps the seat (auto)
+            until the person reconnects or acts.
+    """
+
+    def __init__(
+        self,
+        session_factory: Callable[[], Any],
+        settings: Any = None,
+        store: RoomStore | None = None,
+        *,
+        away_grace_s: float = 2.0,
+    ) -> None:
+        self.session_factory = session_factory
+        self.settings = settings
+        self.store = store or RoomStore(session_factory)
+        self.away_grace_s = float(away_grace_s)
+        self.closing = False
+        self.tables: dict[str, Table] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    @property
+    def settings_bot_delay(self) -> float:
+        """``settings.bot_delay_s`` (seconds), 0.6 when no settings were given."""
+        return float(getattr(self.settings, "bot_delay_s", 0.6))
+
+    def connected(self, room_id: str) -> list[bool]:
+        """Per seat of ``room_id``: whether the seated person has an open connection."""
+        t = self.tables.get(room_id)
+        return t.connected() if t is not None else [False] * 4
+
+    def restore(self, db: Any = None) -> int:
+        """Rebuild every room with status ``playing`` by replaying its stored record.
+
+        Timers (bots, clocks) start when the event loop runs (:meth:`start`); call this before
+        serving. ``db`` is accepted for symmetry with the storage API and unused (each room is
+        loaded with its own session). Rooms whose record cannot be replayed are logged and skipped.
+
+        Returns:
+            The number of tables restored.
+        """
+        n = 0
+        for room_id in self.store.playing_ids():
+            if room_id in self.tables:
+                continue
+            info = self.store.load(room_id)
+            if info is None:
+                continue
+            table = Table(self, info)
+            try:
+                table.restore_game()
+            except Exception as e:  # noqa: BLE001 - a corrupt record must not stop the server
+                log.error("room %s: cannot restore the game: %s", room_id, e)
+                continue
+            self.tables[room_id] = table
+            n += 1
+        return n
+
+    async def start(self) -> int:
+        """Restore the playing rooms and arm their bots and clocks (call at application startup).
+
+        Returns:
+            The number of tables restored.
+        """
+        n = self.restore()
+        for table in list(self.tables.values()):
+            async with table.lock:
+                table._schedule()
+        return n
+
+    async def shutdown(self) -> None:
+        """Stop every timer and close every connection (call at application shutdown)."""
+        self.closing = True
+        for table in list(self.tables.values()):
+            table.shutdown()
+
+    async def open(self, room_id: str) -> Table | None:
+        """The table of ``room_id`` for a new connection, loading the room if needed (``None``: no
+        such room). A finished room gets a table showing the final state."""
+        table = self.tables.get(room_id)
+        if table is not None:
+            return table
+        lock = self._locks.setdefault(room_id, asyncio.Lock())
+        async with lock:
+            table = self.tables.get(room_id)
+            if table is not None:
+                return table
+            info = self.store.load(room_id)
+            if info is None:
+                return None
+            table = Table(self, info)
+            if info.status in (PLAYING, FINISHED) and info.record:
+                try:
+                    table.restore_game()
+                except Exception as e:  # noqa: BLE001 - a corrupt record must not stop the server
+                    log.error("room %s: cannot restore the game: %s", room_id, e)
+            self.tables[room_id] = table
+            if info.status == PLAYING:
+                async with table.lock:
+                    table._schedule()
+            return table
+
+    async def room_changed(self, room_id: str) -> None:
+        """Reload ``room_id`` from the database and send its connections the new state (seats taken,
+        bots added, players left)."""
+        table = self.tables.get(room_id)
+        if table is None:
+            return
+        info = self.store.load(room_id)
+        if info is not None:
+            await table.refresh(info)
+
+    async def start_game(self, room_id: str) -> Table:
+        """Start the game of ``room_id`` (its four seats filled; the caller checked the owner).
+
+        Returns:
+            The live table.
+        Raises:
+            LookupError: no such room.
+        """
+        info = self.store.load(room_id)
+        if info is None:
+            raise LookupError(f"no room {room_id!r}")
+        table = self.tables.get(room_id)
+        if table is None:
+            table = Table(self, info)
+            self.tables[room_id] = table
+        await table.begin(info)
+        return table
+
+    def _finished(self, table: Table) -> None:
+        """A game ended: drop the table once nobody is connected (kept while people look at it)."""
+        if not table.conns:
+            self.tables.pop(table.id, None)
+
+    def forget_if_idle(self, room_id: str) -> None:
+        """Drop a waiting or finished room's table when it has no connection (memory)."""
+        t = self.tables.get(room_id)
+        if t is not None and not t.conns and (t.game is None or t.game.over):
+            self.tables.pop(room_id, None)
+
+
+def frame_json(frame: dict[str, Any]) -> str:
+    """Compact JSON text of a frame (UTF-8 kept)."""
+    return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
+__all__ = [
+    "BOT_NAMES",
+    "Conn",
+    "RoomInfo",
+    "RoomStore",
+    "SeatInfo",
+    "Table",
+    "TableManager",
+    "error_frame",
+    "frame_json",
+    "public_view",
+    "room_info",
+    "view_for",
+]

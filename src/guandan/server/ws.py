@@ -1,0 +1,234 @@
+"""The table websocket ``/ws/rooms/{id}`` (server contract, "Table websocket").
+
+Authentication is the ``gd_session`` cookie (:func:`guandan.server.auth.user_from_token`); a
+connection whose account holds a seat plays that seat, every other connection (anonymous ones too)
+is a spectator. On connect and after every change the server sends a ``state`` frame.
+
+Every client message is validated: at most :data:`MAX_MESSAGE_BYTES` bytes of UTF-8 text, a JSON
+object, a known ``type``, at most :data:`RATE_LIMIT` messages per second per connection. Bad input
+gets ``{"type": "error", "message": "one line", "reason": code}`` and the connection stays open;
+the handler never raises.
+
+Client messages: ``act`` (``action: [type, rank, [cards]]``), ``act_cards`` (``cards: ["TH", ...]``,
+``reading: {type, rank} | null``; readings resolved with :func:`guandan.core.plays.classify`, R17),
+``hint``, ``ping``, and ``auto`` (``on: bool``, 托管 on/off for one's own seat; an extension).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter, WebSocket
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from guandan.core.cards import parse_card, parse_rank
+from guandan.core.errors import GuandanError, IllegalAction
+from guandan.core.match import action_from_json, action_to_json
+
+from .tables import Conn, Table, TableManager, error_frame, frame_json
+
+log = logging.getLogger("guandan.server.ws")
+
+#: Largest accepted client message (bytes of UTF-8).
+MAX_MESSAGE_BYTES = 4096
+#: Messages per second one connection may send; the excess is refused with ``rate_limited``.
+RATE_LIMIT = 20
+#: Client message types.
+MESSAGE_TYPES = ("act", "act_cards", "hint", "ping", "auto")
+#: Websocket close code sent when the room does not exist.
+CLOSE_NO_ROOM = 4404
+
+
+def _one_line(e: BaseException) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else type(e).__name__
+
+
+def _parse_reading(r: Any) -> tuple[str, int | None] | None:
+    if r is None:
+        return None
+    if not isinstance(r, dict) or not isinstance(r.get("type"), str):
+        raise IllegalAction("malformed", "reading must be {type, rank} or null")
+    rank = r.get("rank")
+    if rank is not None and not isinstance(rank, str):
+        raise IllegalAction("malformed", "reading rank must be a rank such as 'T', or null")
+    return r["type"], None if rank is None else parse_rank(rank)
+
+
+async def handle_message(
+    table: Table, conn: Conn, text: str | bytes | None, rate_limit: int = RATE_LIMIT
+) -> dict[str, Any] | None:
+    """Validate and carry out one client message; return the reply frame for this connection
+    (``None`` when the answer is the ``state`` frames the table sends everyone).
+
+    Never raises: bad input, illegal actions and internal failures become ``error`` frames with
+    ``reason`` one of ``too_large``, ``rate_limited``, ``bad_json``, ``not_object``,
+    ``unknown_type``, ``malformed``, ``internal`` or an :class:`IllegalAction` reason
+    (``not_your_turn``, ``does_not_beat``, ``ambiguous`` (with ``readings``), ``not_seated``,
+    ``not_started``, ...).
+    """
+    try:
+        if text is None:
+            return error_frame("empty message", "malformed")
+        size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
+        if not conn.rate_ok(rate_limit):
+            return error_frame(f"too many messages (at most {rate_limit} per second)", "rate_limited")
+        if size > MAX_MESSAGE_BYTES:
+            return error_frame(f"message too large ({size} bytes; at most {MAX_MESSAGE_BYTES})", "too_large")
+        if isinstance(text, bytes):
+            try:
+                text = text.decode("utf-8")
+            except UnicodeDecodeError:
+                return error_frame("messages must be UTF-8 JSON text", "bad_json")
+        try:
+            msg = json.loads(text)
+        except (ValueError, RecursionError):
+            return error_frame("message is not valid JSON", "bad_json")
+        if not isinstance(msg, dict):
+            return error_frame("message must be a JSON object", "not_object")
+        mtype = msg.get("type")
+        if not isinstance(mtype, str) or mtype not in MESSAGE_TYPES:
+            shown = mtype if isinstance(mtype, str) and len(mtype) <= 32 else "?"
+            return error_frame(
+                f"unknown message type {shown!r}; known: {', '.join(MESSAGE_TYPES)}", "unknown_type"
+            )
+        if mtype == "ping":
+            return {"type": "pong"}
+        if mtype == "act":
+            action = action_from_json(msg.get("action"))
+            await table.act(conn, action)
+            return None
+        if mtype == "act_cards":
+            cards = msg.get("cards")
+            if not isinstance(cards, list) or len(cards) > 27 or not all(isinstance(c, str) for c in cards):
+                return error_frame("cards must be a list of card strings such as 'TH'", "malformed")
+            faces = [parse_card(c) for c in cards]
+            await table.resolve_and_act(conn, faces, _parse_reading(msg.get("reading")))
+            return None
+        if mtype == "hint":
+            act = await table.hint(conn)
+            return {"type": "hint", "action": action_to_json(act)}
+        if mtype == "auto":
+            on = msg.get("on")
+            if not isinstance(on, bool):
+                return error_frame("auto needs on: true or false", "malformed")
+            await table.set_auto(conn, on)
+            return None
+        return error_frame("unknown message type", "unknown_type")  # pragma: no cover
+    except IllegalAction as e:
+        extra = {"readings": e.readings} if hasattr(e, "readings") else {}
+        return error_frame(_one_line(e), e.reason, **extra)
+    except GuandanError as e:  # NotationError: a bad card or rank
+        return error_frame(_one_line(e), "malformed")
+    except (TypeError, AttributeError) as e:
+        return error_frame(f"malformed message: {_one_line(e)}", "malformed")
+    except Exception as e:  # never let one message break the connection
+        log.exception("room %s: message failed", table.id)
+        return error_frame(f"internal error: {_one_line(e)}", "internal")
+
+
+async def _writer(websocket: WebSocket, conn: Conn) -> None:
+    """Send the connection's queued frames in order until it closes."""
+    try:
+        while True:
+            frame = await conn.queue.get()
+            if frame is None:
+                break
+            await websocket.send_text(frame_json(frame))
+    except Exception:  # noqa: BLE001, S110 - the peer went away; the reader notices
+        pass
+    finally:
+        conn.closed = True
+        if websocket.application_state == WebSocketState.CONNECTED:
+            try:
+                await websocket.close()
+            except Exception:  # noqa: BLE001, S110 - already closed by the peer
+                pass
+
+
+def make_ws_router(
+    session_factory: Callable[[], Any],
+    manager: TableManager,
+    settings: Any = None,
+    *,
+    rate_limit: int = RATE_LIMIT,
+) -> APIRouter:
+    """The table websocket as a FastAPI router (include it in the app).
+
+    Args:
+        session_factory: zero-argument callable returning a SQLAlchemy ``Session`` (cookie lookup).
+        manager: the application's :class:`TableManager`.
+        settings: server settings (unused; kept for a uniform router signature).
+        rate_limit: messages per second per connection (the contract's 20 by default).
+    Returns:
+        An ``APIRouter`` serving ``/ws/rooms/{room_id}``.
+    """
+    from .auth import COOKIE_NAME, user_from_token
+
+    router = APIRouter()
+
+    @router.websocket("/ws/rooms/{room_id}")
+    async def room_socket(websocket: WebSocket, room_id: str) -> None:
+        user_id: int | None = None
+        name: str | None = None
+        try:
+            token = websocket.cookies.get(COOKIE_NAME)
+            if token:
+                with session_factory() as db:
+                    user = user_from_token(db, token)
+                    if user is not None:
+                        user_id, name = user.id, user.name
+                    db.commit()
+            table = await manager.open(room_id) if len(room_id) <= 16 else None
+        except Exception:
+            log.exception("websocket for room %s: set-up failed", room_id)
+            table = None
+            await websocket.accept()
+            await websocket.send_text(frame_json(error_frame("the server could not open this room", "internal")))
+            await websocket.close(code=1011)
+            return
+        await websocket.accept()
+        if table is None:
+            await websocket.send_text(frame_json(error_frame(f"no room {room_id!r}", "no_room")))
+            await websocket.close(code=CLOSE_NO_ROOM)
+            return
+        conn = Conn(user_id, name)
+        writer = asyncio.create_task(_writer(websocket, conn))
+        try:
+            await table.connect(conn)
+            while not conn.closed:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                if message["type"] != "websocket.receive":
+                    continue
+                text = message.get("text")
+                if text is None:
+                    text = message.get("bytes")
+                reply = await handle_message(table, conn, text, rate_limit)
+                if reply is not None:
+                    conn.send(reply)
+        except (WebSocketDisconnect, RuntimeError):
+            pass
+        except Exception:
+            log.exception("websocket for room %s failed", room_id)
+        finally:
+            try:
+                await table.disconnect(conn)
+            except Exception:
+                log.exception("room %s: disconnect failed", room_id)
+            conn.close()
+            try:
+                await asyncio.wait_for(writer, timeout=1.0)
+            except (TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001 - never raise
+                writer.cancel()
+            manager.forget_if_idle(room_id)
+
+    return router
+
+
+__all__ = ["MAX_MESSAGE_BYTES", "MESSAGE_TYPES", "RATE_LIMIT", "handle_message", "make_ws_router"]

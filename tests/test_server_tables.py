@@ -1,0 +1,671 @@
+"""Rooms and live tables of the web server (server contract: rooms API, table websocket).
+
+The server runs for real: uvicorn on a loopback port chosen by the OS, a fresh SQLite file per
+test, the rooms and websocket routers of :mod:`guandan.server.api_rooms` / :mod:`guandan.server.ws`
+over a :class:`~guandan.server.tables.TableManager`; clients are ``httpx`` and ``websockets``.
+Accounts are made directly with :mod:`guandan.server.auth` (session cookie ``gd_session``).
+
+What is checked against the rules (RULES.md):
+
+* every game played through the websocket ends with a record that ``replay_lines`` verifies
+  action by action (R-rules enforced by the core), and the winner of the ``game_over`` frame is
+  the team that passed the target in that replay (R5-R7, R37);
+* redaction (R32, R50, DESIGN.md section 2): every card named in a frame sent to a seat is in that
+  seat's hand at that moment, was played or given by that seat, or is public (a play, or a revealed
+  tribute/return); spectators only see public cards; ``deal`` events (all four hands) are never sent;
+* move clocks (R53, AMB-25): when a person's clock runs out the heuristic bot plays for the seat;
+* persistence: a new :class:`TableManager` on the same database continues a game mid-way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import threading
+import time
+from collections import Counter
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+pytest.importorskip("websockets")
+
+import uvicorn
+from fastapi import FastAPI
+from websockets.asyncio.client import connect
+
+from guandan.core.cards import parse_card
+from guandan.core.match import Game, action_from_json
+from guandan.core.rules import RuleSet
+from guandan.records import replay_lines
+from guandan.server import auth, models
+from guandan.server import db as dbmod
+from guandan.server.api_rooms import make_rooms_router
+from guandan.server.settings import Settings
+from guandan.server.tables import TableManager
+from guandan.server.ws import make_ws_router
+
+TIMEOUT = 20.0
+
+
+# -- a live server ---------------------------------------------------------------------------------
+
+
+def build_app(factory: Any, manager: TableManager, settings: Settings, rate_limit: int = 20) -> FastAPI:
+    """The rooms and table routers with the manager's start/stop in the lifespan (the lead's
+    ``create_app`` wires the same routers; the games here use a higher message rate limit so that
+    scripted players are not slowed to 20 messages per second)."""
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):  # type: ignore[no-untyped-def]
+        await manager.start()
+        yield
+        await manager.shutdown()
+
+    app = FastAPI(lifespan=lifespan)
+    app.state.session_factory = factory
+    app.include_router(make_rooms_router(factory, manager, settings))
+    app.include_router(make_ws_router(factory, manager, settings, rate_limit=rate_limit))
+    return app
+
+
+class LiveServer:
+    """uvicorn serving :func:`build_app` on ``127.0.0.1:<free port>`` in a thread."""
+
+    def __init__(self, db_url: str, bot_delay_s: float = 0.0, away_grace_s: float = 2.0, rate_limit: int = 1000) -> None:
+        self.db_url = db_url
+        engine = dbmod.make_engine(db_url)
+        dbmod.migrate(engine)
+        self.factory = dbmod.make_session_factory(engine)
+        self.settings = Settings(db_url=db_url, bot_delay_s=bot_delay_s)
+        self.manager = TableManager(self.factory, self.settings, away_grace_s=away_grace_s)
+        self.app = build_app(self.factory, self.manager, self.settings, rate_limit)
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", ws="websockets-sansio")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.time() + 20
+        while not self.server.started:
+            if time.time() > deadline or not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.01)
+        self.port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.ws_base = f"ws://127.0.0.1:{self.port}"
+        self.http = httpx.Client(base_url=self.base, timeout=TIMEOUT)
+
+    def stop(self) -> None:
+        self.http.close()
+        self.server.should_exit = True
+        self.thread.join(timeout=20)
+
+    def user(self, name: str) -> str:
+        """Create a registered-looking account ``name``; return its session token."""
+        with self.factory() as db:
+            u = models.User(name=name, password_hash=None, is_guest=False)
+            db.add(u)
+            db.flush()
+            token = auth.create_session(db, u).token
+            db.commit()
+        return token
+
+    def call(self, method: str, path: str, token: str | None = None, body: Any = None) -> tuple[int, Any]:
+        headers = {"cookie": f"gd_session={token}"} if token else {}
+        r = self.http.request(method, path, json=body, headers=headers)
+        return r.status_code, r.json()
+
+    def room_row(self, room_id: str) -> tuple[str, str]:
+        """(status, record text) stored for the room."""
+        with self.factory() as db:
+            room = db.get(models.Room, room_id)
+            return room.status, room.record
+
+    def make_room(self, owner: str, body: dict[str, Any] | None = None, seed: int = 1) -> str:
+        """Create a room through the API, then fix its game seed in the database (the API never
+        lets a player choose or see the seed: it decides every hand) so the test is repeatable."""
+        status, data = self.call("POST", "/api/rooms", owner, body or {"preset": "official"})
+        assert status == 200, data
+        with self.factory() as db:
+            db.get(models.Room, data["room"]["id"]).seed = seed
+            db.commit()
+        return data["room"]["id"]
+
+
+@pytest.fixture
+def live(tmp_path):
+    servers: list[LiveServer] = []
+
+    def start(bot_delay_s: float = 0.0, name: str = "t.db", away_grace_s: float = 2.0, rate_limit: int = 1000) -> LiveServer:
+        s = LiveServer(f"sqlite:///{tmp_path / name}", bot_delay_s, away_grace_s, rate_limit)
+        servers.append(s)
+        return s
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+class WS:
+    """A websocket client that keeps every frame it receives."""
+
+    def __init__(self, ws: Any) -> None:
+        self.ws = ws
+        self.frames: list[dict[str, Any]] = []
+        self.last_state: dict[str, Any] | None = None
+
+    async def recv(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        raw = await asyncio.wait_for(self.ws.recv(), timeout)
+        frame = json.loads(raw)
+        self.frames.append(frame)
+        if frame["type"] == "state":
+            self.last_state = frame
+        return frame
+
+    async def until(self, pred, timeout: float = TIMEOUT) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+        end = time.monotonic() + timeout
+        while True:
+            f = await self.recv(max(0.01, end - time.monotonic()))
+            if pred(f):
+                return f
+
+    async def send(self, obj: Any) -> None:
+        await self.ws.send(obj if isinstance(obj, (str, bytes)) else json.dumps(obj))
+
+
+@asynccontextmanager
+async def ws_client(server: LiveServer, room_id: str, token: str | None = None):
+    headers = {"Cookie": f"gd_session={token}"} if token else {}
+    async with connect(f"{server.ws_base}/ws/rooms/{room_id}", additional_headers=headers, max_size=None) as ws:
+        yield WS(ws)
+
+
+def is_state(f: dict[str, Any]) -> bool:
+    return f["type"] == "state"
+
+
+def my_turn(f: dict[str, Any]) -> bool:
+    return f["type"] == "state" and f["view"] is not None and f["view"]["to_act"] == f["seat"] and bool(f["view"]["legal_actions"])
+
+
+# -- redaction checker -----------------------------------------------------------------------------
+
+
+def snapshots(record_text: str) -> dict[int, dict[str, Any]]:
+    """For every number of game events ``n`` reached in the recorded game: each seat's hand
+    (a Counter of faces), the faces each seat acted with so far, and the public faces so far
+    (plays, revealed tributes and returns)."""
+    lines = [ln for ln in record_text.split("\n") if ln]
+    header = json.loads(lines[0])
+    events = [json.loads(ln) for ln in lines[1:]]
+    game = Game(RuleSet.from_dict(header["options"]), seed=header["seed"], max_games=header["max_games"])
+    own_acted: list[Counter[int]] = [Counter() for _ in range(4)]
+    public: set[int] = set()
+    seen = 0  # game events already scanned for public cards
+    out: dict[int, dict[str, Any]] = {}
+
+    def snap() -> None:
+        nonlocal seen
+        for ev in game.events[seen:]:
+            if ev["type"] == "action" and ev["action"][0] not in ("tribute", "return"):
+                public.update(parse_card(c) for c in ev["action"][2])
+            elif ev["type"] == "tribute_paid":
+                public.update(parse_card(t[2]) for t in ev["tributes"])
+            elif ev["type"] == "returns_revealed":
+                public.update(parse_card(t[2]) for t in ev["returns"])
+        seen = len(game.events)
+        hands = [Counter({f: n for f, n in enumerate(game.deal.hands[s]) if n}) for s in range(4)]
+        out[len(game.events)] = {"hands": hands, "acted": [Counter(c) for c in own_acted], "public": set(public)}
+
+    snap()
+    for ev in events:
+        if ev["type"] == "action":
+            act = action_from_json(ev["action"])
+            own_acted[ev["seat"]].update(act[2])
+            game.apply(act, ev["seat"])
+            snap()
+    assert game.events == events  # the live game and this replay agree event by event
+    return out
+
+
+def cards_in(obj: Any, skip: tuple[str, ...] = ("wilds",)) -> list[int]:
+    """Every card face named anywhere in a JSON value (strings that read as one card)."""
+    found: list[int] = []
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            if k not in skip:
+                found += cards_in(v, skip)
+    elif isinstance(obj, list):
+        for v in obj:
+            found += cards_in(v, skip)
+    elif isinstance(obj, str) and len(obj) == 2:
+        try:
+            found.append(parse_card(obj))
+        except ValueError:
+            pass
+    return found
+
+
+def check_redaction(frames: list[dict[str, Any]], seat: int | None, snaps: dict[int, dict[str, Any]]) -> int:
+    """Assert that no frame shows a card the viewer cannot know; return the number of cards checked."""
+    checked = 0
+    for f in frames:
+        text = json.dumps(f)
+        assert '"hands"' not in text, "a deal event (all hands) reached a client"
+        assert '"seed"' not in text, "the game seed (which decides every hand) reached a client"
+        if f["type"] != "state" or f["view"] is None:
+            continue
+        snap = snaps[f["seq"]]
+        allowed = set(snap["public"])
+        if seat is not None:
+            allowed |= set(snap["hands"][seat]) | set(snap["acted"][seat])
+            hand = Counter(parse_card(c) for c in f["view"]["hand"])
+            assert hand == snap["hands"][seat], f"seat {seat} shown a hand that is not its own at seq {f['seq']}"
+        else:
+            assert f["view"]["hand"] == [] and f["view"]["legal_actions"] == []
+        for face in cards_in(f):
+            assert face in allowed, f"seat {seat} was shown hidden card {face} at seq {f['seq']}"
+            checked += 1
+    return checked
+
+
+# -- rooms API -------------------------------------------------------------------------------------
+
+
+def test_rooms_api_create_seat_bots_start_and_errors(live):
+    s = live()
+    alice, bob, carol = s.user("alice"), s.user("bob"), s.user("carol")
+
+    # not logged in
+    st, data = s.call("POST", "/api/rooms", None, {"preset": "official"})
+    assert st == 401 and data == {"error": "log in first"}
+    # bad preset / bad option: the RuleConfigError line (RULES.md section P)
+    st, data = s.call("POST", "/api/rooms", alice, {"preset": "nope"})
+    assert st == 400 and "unknown preset 'nope'" in data["error"] and "official" in data["error"]
+    st, data = s.call("POST", "/api/rooms", alice, {"preset": "official", "options": {"return_rule": "huge"}})
+    assert st == 400 and "return_rule" in data["error"] and "\n" not in data["error"]
+    st, data = s.call("POST", "/api/rooms", alice, {"preset": "official", "options": {"no_such": 1}})
+    assert st == 400 and "unknown rule option 'no_such'" in data["error"]
+    st, data = s.call("POST", "/api/rooms", alice, {"preset": "official", "clock_lead_s": -3})
+    assert st == 400
+
+    # create: the preset plus overrides; the creator sits in seat 0
+    st, data = s.call(
+        "POST", "/api/rooms", alice,
+        {"name": "Friday", "preset": "anhui", "options": {"return_rule": "any"}, "clock_lead_s": 60, "clock_follow_s": 30},
+    )
+    assert st == 200, data
+    room = data["room"]
+    rid = room["id"]
+    assert len(rid) == 8 and room["invite_url"] == f"/room/{rid}"
+    assert room["name"] == "Friday" and room["preset"] == "anhui" and room["status"] == "waiting"
+    assert room["owner"] == "alice"
+    expected = RuleSet.preset("anhui").replace(return_rule="any", clock_lead_s=60, clock_follow_s=30)
+    assert room["options"] == expected.to_dict()
+    assert room["options"]["points"] is True  # anhui keeps its own options (RULES.md section P)
+    assert room["clocks"] == {"lead_s": 60, "follow_s": 30}
+    assert [x["user"] for x in room["seats"]] == ["alice", None, None, None]
+    assert all(x["connected"] is False and x["bot"] is None for x in room["seats"])
+
+    # get / list
+    st, data = s.call("GET", f"/api/rooms/{rid}")
+    assert st == 200 and data["room"]["id"] == rid
+    st, data = s.call("GET", "/api/rooms/nope1234")
+    assert st == 404 and "error" in data
+    st, data = s.call("GET", "/api/rooms")
+    assert st == 200 and [r["id"] for r in data["rooms"]] == [rid]
+
+    # seats: take, move, taken, bad value
+    st, data = s.call("POST", f"/api/rooms/{rid}/seat", bob, {"seat": 2})
+    assert st == 200 and data["room"]["seats"][2]["user"] == "bob"
+    st, data = s.call("POST", f"/api/rooms/{rid}/seat", carol, {"seat": 2})
+    assert st == 409 and "seat 2 is taken" in data["error"]
+    st, data = s.call("POST", f"/api/rooms/{rid}/seat", bob, {"seat": 1})
+    assert st == 200 and [x["user"] for x in data["room"]["seats"]] == ["alice", "bob", None, None]
+    for bad in (4, -1, "1", None, True):
+        st, data = s.call("POST", f"/api/rooms/{rid}/seat", carol, {"seat": bad})
+        assert st == 400, bad
+    st, data = s.call("POST", f"/api/rooms/{rid}/leave", carol)
+    assert st == 409 and "no seat" in data["error"]
+
+    # only the owner fills bots and starts; start needs four seats
+    st, data = s.call("POST", f"/api/rooms/{rid}/start", alice)
+    assert st == 409 and "empty: 2, 3" in data["error"]
+    st, data = s.call("POST", f"/api/rooms/{rid}/bots", bob, {"bot": "heuristic"})
+    assert st == 403
+    st, data = s.call("POST", f"/api/rooms/{rid}/bots", alice, {"bot": "alphago"})
+    assert st == 400 and "heuristic" in data["error"]
+    st, data = s.call("POST", f"/api/rooms/{rid}/bots", alice, {"bot": "random"})
+    assert st == 200 and [x["bot"] for x in data["room"]["seats"]] == [None, None, "random", "random"]
+    # a person may take a bot's seat while the room waits
+    st, data = s.call("POST", f"/api/rooms/{rid}/seat", carol, {"seat": 3})
+    assert st == 200 and data["room"]["seats"][3] == {"seat": 3, "user": "carol", "bot": None, "connected": False}
+    st, data = s.call("POST", f"/api/rooms/{rid}/start", bob)
+    assert st == 403
+    st, data = s.call("POST", f"/api/rooms/{rid}/start", alice)
+    assert st == 200 and data["room"]["status"] == "playing"
+    status, record = s.room_row(rid)
+    assert status == "playing"
+    header = json.loads(record.split("\n")[0])
+    assert header["players"] == ["alice", "bob", "random", "carol"] and header["options"] == expected.to_dict()
+
+    # after the start: no seat changes, no second start
+    st, data = s.call("POST", f"/api/rooms/{rid}/start", alice)
+    assert st == 409
+    st, data = s.call("POST", f"/api/rooms/{rid}/seat", bob, {"seat": 2})
+    assert st == 409
+    st, data = s.call("POST", f"/api/rooms/{rid}/leave", bob)
+    assert st == 409
+    st, data = s.call("POST", f"/api/rooms/{rid}/bots", alice, {"bot": "random"})
+    assert st == 409
+
+
+def _fill_and_start(s: LiveServer, owner: str, rid: str, bot: str = "heuristic") -> None:
+    st, data = s.call("POST", f"/api/rooms/{rid}/bots", owner, {"bot": bot})
+    assert st == 200, data
+    st, data = s.call("POST", f"/api/rooms/{rid}/start", owner)
+    assert st == 200, data
+
+
+async def _play_until_over(c: WS, rng: random.Random, stop=None) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """Play the client's seat with random legal actions until ``game_over`` (or ``stop(frame)``)."""
+    while True:
+        f = await c.recv()
+        if f["type"] == "game_over":
+            return f
+        if stop is not None and stop(f):
+            return f
+        if my_turn(f):
+            await c.send({"type": "act", "action": rng.choice(f["view"]["legal_actions"])})
+
+
+# -- a full game through the websocket ------------------------------------------------------------
+
+
+def test_full_game_one_person_three_bots(live):
+    s = live()
+    alice = s.user("alice")
+    rid = s.make_room(alice, {"preset": "official"})
+
+    async def main() -> tuple[WS, dict[str, Any]]:
+        async with ws_client(s, rid, alice) as c:
+            first = await c.recv()
+            assert first["type"] == "state" and first["role"] == "seat" and first["seat"] == 0
+            assert first["view"] is None and first["room"]["seats"][0]["connected"] is True
+            await asyncio.to_thread(_fill_and_start, s, alice, rid)
+            over = await _play_until_over(c, random.Random(5))
+            # the final state is sent before game_over
+            return c, over
+
+    c, over = asyncio.run(main())
+    status, record = s.room_row(rid)
+    assert status == "finished"
+    result = replay_lines(record.split("\n")[:-1])
+    assert result.complete and result.game.over
+    assert over["winner_team"] == result.game.winner
+    # the finished game is stored (games / game_players) under the id sent in game_over
+    with s.factory() as db:
+        row = db.get(models.GameRow, over["game_id"])
+        assert row is not None and row.room_id == rid and row.record == record
+        assert row.winner_team == result.game.winner
+        assert [(p.seat, p.bot) for p in row.players] == [(0, None), (1, "heuristic"), (2, "heuristic"), (3, "heuristic")]
+    states = [f for f in c.frames if is_state(f)]
+    last = states[-1]
+    assert last["view"]["phase"] == "game_over" and last["room"]["status"] == "finished"
+    # the person acted through the socket: its actions are in the record
+    person_actions = [json.loads(ln) for ln in record.split("\n")[1:-1]]
+    assert any(e["type"] == "action" and e["seat"] == 0 for e in person_actions)
+    # deal_result frames: one per deal_end event, same content
+    deal_ends = [e for e in person_actions if e["type"] == "deal_end"]
+    results = [f for f in c.frames if f["type"] == "deal_result"]
+    assert [{**f, "type": "deal_end"} for f in results] == deal_ends
+    # extra view keys of the contract
+    v = states[5]["view"]
+    assert v["seat_names"] == ["alice", "bot:heuristic", "bot:heuristic", "bot:heuristic"]
+    assert v["wilds"] == [v["level"] + "H"]  # the level's heart is wild (R8)
+    assert len(v["last_actions"]) == 4 and states[5]["auto"] == [False] * 4
+    # redaction for seat 0 over the whole game
+    assert check_redaction(c.frames, 0, snapshots(record)) > 100
+
+
+def test_no_hidden_cards_for_any_seat_or_spectator(live):
+    """Four people and one anonymous spectator; every action goes through the websocket."""
+    s = live()
+    names = ["ann", "ben", "cat", "dan"]
+    tokens = [s.user(n) for n in names]
+    # a short game (target 8, three levels per win) that still has tribute and return phases
+    opts = {"return_rule": "any", "target_level": "8", "upgrade": [3, 3, 3]}
+    rid = s.make_room(tokens[0], {"preset": "official", "options": opts})
+    for seat in (1, 2, 3):
+        st, data = s.call("POST", f"/api/rooms/{rid}/seat", tokens[seat], {"seat": seat})
+        assert st == 200, data
+    rng = random.Random(11)
+
+    async def main() -> tuple[list[WS], WS, dict[str, Any]]:
+        async with ws_client(s, rid, tokens[0]) as c0, ws_client(s, rid, tokens[1]) as c1, \
+                ws_client(s, rid, tokens[2]) as c2, ws_client(s, rid, tokens[3]) as c3, ws_client(s, rid) as spec:
+            clients = [c0, c1, c2, c3]
+            st, data = await asyncio.to_thread(s.call, "POST", f"/api/rooms/{rid}/start", tokens[0])
+            assert st == 200, data
+            seq = -1
+            over = None
+            while over is None:
+                # every client gets the same sequence of states; the one to act answers
+                frames = []
+                for c in clients + [spec]:
+                    f = await c.until(
+                        lambda f, seq=seq: f["type"] == "game_over"
+                        or (f["type"] == "state" and f["view"] is not None and f["seq"] > seq)
+                    )
+                    frames.append(f)
+                if any(f["type"] == "game_over" for f in frames):
+                    over = next(f for f in frames if f["type"] == "game_over")
+                    break
+                seqs = {f["seq"] for f in frames}
+                assert len(seqs) == 1, seqs
+                seq = seqs.pop()
+                views = [f["view"] for f in frames]
+                if views[0]["phase"] == "game_over":
+                    continue
+                to_act = views[0]["to_act"]
+                # only the seat to act gets legal actions; the spectator is spectator-shaped
+                assert [bool(v["legal_actions"]) for v in views] == [s_ == to_act for s_ in range(4)] + [False]
+                assert frames[4]["role"] == "spectator" and frames[4]["seat"] is None
+                await clients[to_act].send({"type": "act", "action": rng.choice(views[to_act]["legal_actions"])})
+            for c in clients + [spec]:
+                if not any(f["type"] == "game_over" for f in c.frames):
+                    await c.until(lambda f: f["type"] == "game_over")
+            return clients, spec, over
+
+    clients, spec, over = asyncio.run(main())
+    status, record = s.room_row(rid)
+    assert status == "finished"
+    snaps = snapshots(record)
+    game_end = replay_lines(record.split("\n")[:-1]).game
+    assert over["winner_team"] == game_end.winner
+    # the game had tribute phases, so hidden tributes/returns were exercised
+    types = [json.loads(ln)["type"] for ln in record.split("\n")[1:-1]]
+    assert "tribute_paid" in types and "returns_revealed" in types
+    for seat, c in enumerate(clients):
+        assert check_redaction(c.frames, seat, snaps) > 100
+    assert check_redaction(spec.frames, None, snaps) > 100
+
+
+# -- reconnect, clocks, restart --------------------------------------------------------------------
+
+
+def test_reconnect_restores_the_view_and_bot_covers_absence(live):
+    """Two people and two bots. While ann is away the bot plays her seat (auto); a new tab of her
+    account gets the full state back (same hand as the stored game) and auto is cleared."""
+    s = live(away_grace_s=0.2)
+    ann, ben = s.user("ann"), s.user("ben")
+    rid = s.make_room(ann, {"preset": "official"})
+    assert s.call("POST", f"/api/rooms/{rid}/seat", ben, {"seat": 1})[0] == 200
+
+    async def main() -> None:
+        async with ws_client(s, rid, ben) as b:
+            async with ws_client(s, rid, ann) as a1, ws_client(s, rid, ann) as a2:
+                await asyncio.to_thread(_fill_and_start, s, ann, rid)
+                # both tabs of ann get the same seat-0 view
+                f1 = await a1.until(is_state_with_view)
+                f2 = await a2.until(lambda f: is_state_with_view(f) and f["seq"] == f1["seq"])
+                assert f1["view"] == f2["view"] and f1["role"] == f2["role"] == "seat"
+            # ann closed both tabs: play ben's turns until the bot has played for ann (auto[0])
+            seen_auto = False
+            rng = random.Random(3)
+            while True:
+                f = await b.recv()
+                if f["type"] == "state" and f["view"] is not None:
+                    if f["auto"][0]:
+                        seen_auto = True
+                        assert f["room"]["seats"][0]["connected"] is False
+                    if seen_auto and my_turn(f) and any(e[0] == 0 for e in f["view"]["history"]):
+                        break
+                    if my_turn(f):
+                        await b.send({"type": "act", "action": rng.choice(f["view"]["legal_actions"])})
+            assert seen_auto
+            # it is ben's turn and he waits: ann reconnects with a new tab
+            async with ws_client(s, rid, ann) as a3:
+                g = await a3.recv()
+                assert g["type"] == "state" and g["seat"] == 0 and g["auto"][0] is False
+                _status, record = s.room_row(rid)
+                snap = snapshots(record)[g["seq"]]
+                assert Counter(parse_card(c) for c in g["view"]["hand"]) == snap["hands"][0]
+                assert g["view"]["history"] == b.last_state["view"]["history"]
+                assert g["room"]["seats"][0]["connected"] is True
+                bf = await b.until(lambda f: f["type"] == "state" and f["auto"][0] is False)
+                assert bf["room"]["seats"][0]["connected"] is True
+
+    asyncio.run(main())
+
+
+def is_state_with_view(f: dict[str, Any]) -> bool:
+    return f["type"] == "state" and f["view"] is not None
+
+
+def test_clock_timeout_hands_the_seat_to_the_bot(live):
+    """R53 / AMB-25 with clocks of 0.2 s: a person who does not act is played by the heuristic bot
+    (auto set); acting again takes the seat back and the clock runs again."""
+    s = live(bot_delay_s=0.01)
+    ann = s.user("ann")
+    rid = s.make_room(ann, {"preset": "official", "clock_lead_s": 0.2, "clock_follow_s": 0.2})
+
+    async def main() -> None:
+        async with ws_client(s, rid, ann) as a:
+            await a.recv()
+            await asyncio.to_thread(_fill_and_start, s, ann, rid)
+            f = await a.until(my_turn)
+            clock = f["clock"]
+            assert clock["seat"] == 0 and clock["deadline_ms"] is not None
+            left = clock["deadline_ms"] / 1000 - time.time()
+            assert -0.5 < left <= 0.25
+            n_before = sum(1 for e in f["view"]["history"] if e[0] == 0)
+            t0 = time.monotonic()
+            await a.until(lambda x: x["type"] == "state" and x["auto"][0])
+            assert time.monotonic() - t0 < 5
+            # the bot acted for seat 0 once the clock ran out
+            h = await a.until(
+                lambda x: x["type"] == "state" and x["view"] is not None
+                and sum(1 for e in x["view"]["history"] if e[0] == 0) > n_before
+                or (x["type"] == "state" and x["view"] is not None and x["view"]["deal"] != f["view"]["deal"])
+            )
+            assert h["auto"][0] is True
+            # take the seat back (托管 off); the next turn has a running clock again
+            await a.send({"type": "auto", "on": False})
+            await a.until(lambda x: x["type"] == "state" and x["auto"][0] is False)
+            k = await a.until(my_turn)
+            assert k["auto"][0] is False and k["clock"]["seat"] == 0 and k["clock"]["deadline_ms"] is not None
+            await a.send({"type": "act", "action": k["view"]["legal_actions"][-1]})
+            m = await a.until(lambda x: x["type"] == "state" and x["seq"] > k["seq"])
+            assert m["auto"][0] is False
+
+    asyncio.run(main())
+
+
+def test_restart_mid_game_continues_to_the_end(live):
+    """Stop the server in the middle of the second deal, start a new server (new TableManager) on
+    the same database: the game goes on from the stored record and ends with a verified record."""
+    s1 = live()
+    ann = s1.user("ann")
+    rid = s1.make_room(ann, {"preset": "official"})
+    rng = random.Random(7)
+
+    async def first_half() -> dict[str, Any]:
+        async with ws_client(s1, rid, ann) as a:
+            await a.recv()
+            await asyncio.to_thread(_fill_and_start, s1, ann, rid)
+            f = await _play_until_over(a, rng, stop=lambda f: my_turn(f) and f["view"]["deal"] >= 2)
+            assert f["type"] == "state"
+            # stop the server while it waits for ann (the bots cannot move on)
+            await asyncio.to_thread(s1.stop)
+            return f
+
+    before = asyncio.run(first_half())
+    status, record_mid = s1.room_row(rid)
+    assert status == "playing"
+    assert len([ln for ln in record_mid.split("\n") if ln]) == before["seq"] + 1
+
+    s2 = live()  # same database file: a new TableManager restores the room
+    assert rid in s2.manager.tables
+
+    async def second_half() -> dict[str, Any]:
+        async with ws_client(s2, rid, ann) as a:
+            f = await a.recv()
+            assert f["seq"] == before["seq"] and f["view"] == before["view"]
+            await a.send({"type": "act", "action": rng.choice(f["view"]["legal_actions"])})
+            return await _play_until_over(a, rng)
+
+    over = asyncio.run(second_half())
+    status, record = s2.room_row(rid)
+    assert status == "finished" and record.startswith(record_mid)
+    result = replay_lines(record.split("\n")[:-1])
+    assert result.complete and over["winner_team"] == result.game.winner
+
+
+# -- guandan serve / guandan loadtest --------------------------------------------------------------
+
+
+def test_loadtest_against_a_started_server():
+    """``run_loadtest`` starts ``guandan serve`` on a free loopback port, plays two tables through
+    the real API (guest accounts, rooms, bots, websockets) and reports throughput and latency."""
+    from guandan.server.loadtest import run_loadtest
+
+    report = run_loadtest(tables=2, deals=1, timeout_s=120)
+    assert report.errors == [] and report.n_errors == 0
+    assert report.tables_done == 2 and not report.timed_out
+    assert report.url.startswith("http://127.0.0.1:")
+    # a deal has at least 27 actions by the first player out, and the scripted players acted
+    assert report.actions >= 2 * 27 and report.person_actions >= 2
+    assert report.actions_per_s > 0 and 0 < report.p50_ms <= report.p99_ms <= report.max_ms
+
+
+def test_loadtest_refuses_other_hosts_and_percentiles():
+    from guandan.server.loadtest import LoadTestError, check_loopback, percentile
+
+    assert check_loopback("http://127.0.0.1:8000/") == "http://127.0.0.1:8000"
+    assert check_loopback("http://localhost:1") == "http://localhost:1"
+    for bad in ("http://example.com:8000", "http://10.0.0.2:80", "ftp://127.0.0.1", "127.0.0.1:8000"):
+        with pytest.raises(LoadTestError):
+            check_loopback(bad)
+    samples = [float(x) for x in range(1, 101)]  # 1..100
+    assert percentile(samples, 0.5) == 50.0 and percentile(samples, 0.99) == 99.0 and percentile([], 0.5) is None
+
+
+def test_cli_serve_and_loadtest_bad_arguments_are_one_line():
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["serve", "--db", "not a url", "--port", "0"])
+    assert r.exit_code == 2 and "cannot open the database" in r.output and "Traceback" not in r.output
+    r = runner.invoke(app, ["serve", "--port", "70000"])
+    assert r.exit_code == 2 and "--port" in r.output
+    r = runner.invoke(app, ["loadtest", "--tables", "0"])
+    assert r.exit_code == 2 and "--tables" in r.output
+    r = runner.invoke(app, ["loadtest", "--tables", "1", "--url", "http://192.0.2.1:8000"])
+    assert r.exit_code == 2 and "only targets this machine" in r.output
