@@ -1,10 +1,11 @@
-# Quick start:  make play  (set up and play a full game in the terminal)
+# Quick start:  make serve (set up and start the web server: http://127.0.0.1:8000, SQLite ./guandan.db)
 #               make test  (set up and run the whole test suite)
+#               make play  (set up and play a full game in the terminal)
 PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: play test test-fast bench simulate setup clean
+.PHONY: serve play test test-fast bench simulate setup clean
 
 setup: $(VENV)/.installed
 
@@ -13,6 +14,9 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
+
+serve: setup
+	$(BIN)/guandan serve
 
 play: setup
 	$(BIN)/guandan play
@@ -30,4 +34,4 @@ simulate: setup
 	$(BIN)/guandan simulate --games 50
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build dist src/*.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis build dist src/*.egg-info test-artifacts
