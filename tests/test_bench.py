@@ -118,7 +118,7 @@ def test_render_marks_over_target():
     "args, message",
     [
         (["--repeat", "0"], "--repeat must be at least 1"),
-        (["--deals-seconds", "-1"], "--deals-seconds must be 0 or more"),
+        (["--deals-seconds", "-1"], "--deals-seconds must be 0 to 3600"),
         (["--hands", "/nonexistent/perf.json"], "cannot read"),
     ],
 )

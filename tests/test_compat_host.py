@@ -225,3 +225,54 @@ def test_client_tolerates_null_and_list_empty_actions() -> None:
         idx = choose_index(make_agent("random", seed=1), state, msg)
         assert idx in (0, 1)
     assert action_from_platform(["Single", "3", ["H3"]], 0)[2] == (card_from_platform("H3"),)
+
+
+def test_reply_parsing_never_raises() -> None:
+    from guandan.compat.host import _reply_index
+
+    acts = [["PASS", "PASS", "PASS"], ["Single", "3", ["S3"]]]
+    assert _reply_index({"actIndex": 1}, acts) == 1
+    assert _reply_index({"actIndex": "1"}, acts) == 1
+    for bad in ("²", "--1", "-1", "1.0", "9" * 5000, True, None, 1.5, [1], -1, 2):
+        assert _reply_index({"actIndex": bad}, acts) is None
+    assert _reply_index(["Single", "3", ["S3"]], acts) == 1  # the older reply form (PROTOCOL.md §5)
+    for frame in (b"\x00\x01", "[" * 100000, "9" * 5000, "x" * 70000, "null"):
+        parsed = CompatHost.parse_reply(frame)
+        assert _reply_index(parsed, acts) is None
+
+
+def test_client_leaving_before_the_start_frees_its_seat() -> None:
+    host = CompatHost(games=1)
+    a = host.join("early", lambda s: None)
+    assert a is not None
+    host.leave(a)
+    links = [host.join(f"c{i}", lambda s: None) for i in range(4)]
+    assert all(link is not None for link in links)
+    assert [link.seat for link in links if link] == [0, 1, 2, 3] and host.started.is_set()
+    assert host.summary.names == ["c0", "c1", "c2", "c3"]
+    host.leave(links[0])  # after the start the seat stays (the fallback bot plays it)
+    assert len(host.links) == 4
+
+
+def test_serve_reports_a_busy_port_cleanly(tmp_path: Path) -> None:
+    import socket
+
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    sock.listen()
+    port = sock.getsockname()[1]
+    try:
+        res = CliRunner().invoke(app, ["compat", "serve", "--port", str(port)])
+        assert res.exit_code == 1 and "cannot listen" in res.output and "Traceback" not in res.output
+    finally:
+        sock.close()
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    res = CliRunner().invoke(app, ["compat", "serve", "--port", "0", "--record", str(afile)])
+    assert res.exit_code == 2 and "--record" in res.output
+    res = CliRunner().invoke(app, ["compat", "serve", "--port", "70000"])
+    assert res.exit_code == 2

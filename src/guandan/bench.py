@@ -140,15 +140,21 @@ def load_scenarios(path: str | Path) -> list[Scenario]:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise ValueError(f"{path}: not JSON ({e})") from None
+    except RecursionError:
+        raise ValueError(f"{path}: unreadable JSON (nested too deeply)") from None
     try:
         level = parse_rank(str(data["level_rank"]))
+        if level > 12:
+            raise ValueError(f"level_rank must be 2..A, not {data['level_rank']!r}")
         out = []
         for sc in data["scenarios"]:
             hand = tuple(sorted(parse_card(c) for c in sc["hand"]))
+            if any(hand.count(f) > 2 for f in set(hand)):
+                raise ValueError(f"scenario {sc.get('id')!r}: a card appears more than twice (two decks)")
             out.append(Scenario(str(sc["id"]), hand, level, _table_play(sc["table"], sc.get("table_type"), level)))
     except KeyError as e:
         raise ValueError(f"{path}: not a perf-hands file (missing key {e})") from None
-    except TypeError as e:
+    except (TypeError, AttributeError, IndexError) as e:
         raise ValueError(f"{path}: not a perf-hands file ({e})") from None
     except ValueError as e:  # bad card or rank notation, or a table play of no such type
         raise ValueError(f"{path}: {e}") from None

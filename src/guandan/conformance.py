@@ -53,9 +53,13 @@ def _cards(value: Any, field: str) -> tuple[int, ...]:
     if not isinstance(value, list):
         raise MalformedCase(f"{field} must be a list of cards")
     try:
-        return tuple(sorted(parse_card(c) for c in value))
-    except (GuandanError, AttributeError) as e:
+        faces = tuple(sorted(parse_card(c) for c in value))
+    except (GuandanError, AttributeError, TypeError) as e:
         raise MalformedCase(f"{field}: {e}") from None
+    for f in set(faces):
+        if faces.count(f) > 2:
+            raise MalformedCase(f"{field}: a card appears more than twice (two decks, R1)")
+    return faces
 
 
 def _rank(value: Any, field: str) -> int:
@@ -497,13 +501,13 @@ def run_case(case: dict[str, Any]) -> Outcome:
     kind = case.get("kind")
     if not isinstance(cid, str) or not cid:
         raise MalformedCase("missing id")
-    if kind not in _RUNNERS:
+    if not isinstance(kind, str) or kind not in _RUNNERS:
         return Outcome(cid, False, f"unknown kind {kind!r}; known: {', '.join(KINDS)}")
     try:
         detail = _RUNNERS[kind](case)
     except MalformedCase:
         raise
-    except (KeyError, TypeError, ValueError) as e:
+    except Exception as e:  # any other surprise in a case's fields: that case fails, the file goes on
         raise MalformedCase(f"{type(e).__name__}: {e}") from None
     return Outcome(cid, detail is None, detail or "")
 
@@ -522,6 +526,8 @@ def load_cases(lines: Iterable[str]) -> list[tuple[int, dict[str, Any]]]:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
             raise MalformedCase(f"line {i}: invalid JSON ({e.msg})") from None
+        except (ValueError, RecursionError) as e:
+            raise MalformedCase(f"line {i}: unreadable JSON ({type(e).__name__})") from None
         out.append((i, obj))
     return out
 
@@ -534,6 +540,9 @@ def run_file(path: str, verbose: bool = False, out: Any = None) -> int:
             cases = load_cases(fh)
     except OSError as e:
         print(f"error: cannot read {path}: {e.strerror}", file=sys.stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"error: {path} is not UTF-8 text", file=sys.stderr)
         return 2
     except MalformedCase as e:
         print(f"error: {path}: {e}", file=sys.stderr)

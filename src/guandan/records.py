@@ -242,6 +242,8 @@ def _load(line_no: int, text: str) -> dict[str, Any]:
         obj = json.loads(text)
     except json.JSONDecodeError as e:
         raise RecordError(line_no, f"not valid JSON ({e.msg} at column {e.colno})") from None
+    except (ValueError, RecursionError) as e:  # huge integers, absurd nesting
+        raise RecordError(line_no, f"unreadable JSON ({type(e).__name__})") from None
     if not isinstance(obj, dict):
         raise RecordError(line_no, f"expected a JSON object, found {type(obj).__name__}")
     return obj

@@ -93,7 +93,7 @@ def bench_command(
         float,
         typer.Option(
             "--deals-seconds",
-            help="Seconds of random self-play for each deals/s figure (0 skips self-play).",
+            help="Seconds of random self-play for each deals/s figure, up to 3600 (0 skips self-play).",
         ),
     ] = 3.0,
     hands: Annotated[
@@ -109,8 +109,8 @@ def bench_command(
 
     if repeat < 1:
         _fail(f"--repeat must be at least 1, not {repeat}")
-    if not deals_seconds >= 0:
-        _fail(f"--deals-seconds must be 0 or more, not {deals_seconds}")
+    if not 0 <= deals_seconds <= 3600:
+        _fail(f"--deals-seconds must be 0 to 3600, not {deals_seconds}")
     scenarios = None
     if hands is not None:
         try:

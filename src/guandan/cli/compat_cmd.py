@@ -14,7 +14,7 @@ app.add_typer(compat_app, name="compat")
 
 @compat_app.command("serve")
 def serve_command(
-    port: int = typer.Option(23456, "--port", help="TCP port (the platform's default is 23456)."),
+    port: int = typer.Option(23456, "--port", min=0, max=65535, help="TCP port (the platform's default is 23456; 0 = any free port)."),
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
     games: int = typer.Option(1, "--games", "-n", min=1, help="Full games (2 → passing A) to play."),
     preset: str = typer.Option("aicomp", "--preset", "-p", help=PRESET_HELP),
@@ -36,7 +36,11 @@ def serve_command(
     rules = load_rules(preset, rule)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     console = Console()
-    h = CompatHost(rules, games=games, timeout=timeout, record_dir=record, seed=seed, max_deals=max_deals, preset=preset)
+    try:
+        h = CompatHost(rules, games=games, timeout=timeout, record_dir=record, seed=seed, max_deals=max_deals, preset=preset)
+    except OSError as e:
+        Console(stderr=True).print(f"[red]error:[/red] --record {record}: {e.strerror or e}")
+        raise typer.Exit(2) from None
 
     def ready(bound: int) -> None:
         console.print(f"Ready for connect. ws://{host}:{bound}/game/<name>  ({games} game(s), preset {preset})")
@@ -45,6 +49,9 @@ def serve_command(
         summary = asyncio.run(serve(h, host, port, ready))
     except OSError as e:
         Console(stderr=True).print(f"[red]error:[/red] cannot listen on {host}:{port}: {e}")
+        raise typer.Exit(1) from None
+    except SystemExit:
+        Console(stderr=True).print(f"[red]error:[/red] cannot listen on {host}:{port}")
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None

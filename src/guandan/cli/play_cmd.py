@@ -277,7 +277,7 @@ class PlaySession:
             ans = self.ask(f"Reading [1-{n}, Enter = cancel]: ").strip()
             if not ans:
                 return None
-            if ans.isdigit() and 1 <= int(ans) <= n:
+            if ans.isascii() and ans.isdecimal() and len(ans) < 6 and 1 <= int(ans) <= n:
                 return readings[int(ans) - 1]
             self._error(f"type a number from 1 to {n}, or just Enter to cancel")
 
@@ -758,7 +758,8 @@ def play_command(
         None,
         "--delay",
         min=0.0,
-        help="Seconds to pause after each bot move (default: 0.4 in a terminal, else 0).",
+        max=60.0,
+        help="Seconds to pause after each bot move, up to 60 (default: 0.4 in a terminal, else 0).",
     ),
     autoplay: bool = typer.Option(
         False, "--autoplay", help="Demo mode: the heuristic bot plays your seat too; no prompts."

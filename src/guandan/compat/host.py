@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import logging
 import os
 import random
@@ -51,6 +52,10 @@ class RunSummary:
     records: list[str] = field(default_factory=list)
     names: list[str] = field(default_factory=lambda: ["", "", "", ""])
     seconds: float = 0.0
+
+
+#: Put in a link's inbox when its connection closes.
+DISCONNECTED = object()
 
 
 class SeatLink:
@@ -99,6 +104,10 @@ class CompatHost:
             raise ValueError("games must be at least 1")
         if timeout <= 0:
             raise ValueError("timeout must be positive seconds")
+        if record_dir is not None:
+            os.makedirs(record_dir, exist_ok=True)  # fail now (OSError), not after the first game
+            if not os.access(record_dir, os.W_OK):
+                raise OSError(f"cannot write records to {record_dir}")
         self.rules = rules or RuleSet.preset("aicomp")
         self.games = games
         self.timeout = timeout
@@ -125,12 +134,27 @@ class CompatHost:
             self.started.set()
         return link
 
+    def leave(self, link: SeatLink) -> None:
+        """A client left. Before the run starts its seat is freed and later seats move up, so
+        that seats keep following the order of the connections still open."""
+        if self.started.is_set() or link not in self.links:
+            return
+        self.links.remove(link)
+        for i, other in enumerate(self.links):
+            other.seat = i
+        self.summary.names = [lk.name for lk in self.links] + [""] * (4 - len(self.links))
+
     @staticmethod
-    def parse_reply(text: str) -> Any:
+    def parse_reply(text: Any) -> Any:
+        """Parse a client's frame; anything unreadable becomes a ``{"__bad__": ...}`` marker."""
+        if not isinstance(text, str):
+            return {"__bad__": "binary frame"}
+        if len(text) > 65536:
+            return {"__bad__": "frame too large"}
         try:
             return json.loads(text)
-        except (json.JSONDecodeError, TypeError):
-            return {"__bad__": text[:200] if isinstance(text, str) else repr(text)}
+        except (ValueError, RecursionError, TypeError):  # bad JSON, huge ints, deep nesting
+            return {"__bad__": text[:200]}
 
     # -- the run ----------------------------------------------------------------------------
     async def broadcast(self, obj: dict[str, Any]) -> None:
@@ -241,7 +265,7 @@ class CompatHost:
                     reply = await asyncio.wait_for(link.inbox.get(), left)
                 except asyncio.TimeoutError:
                     break
-                if reply is None:  # disconnected
+                if reply is DISCONNECTED:
                     break
                 idx = _reply_index(reply, actions)
                 if idx is not None:
@@ -271,11 +295,10 @@ def _reply_index(reply: Any, actions: list[list[Any]]) -> int | None:
     """``{"actIndex": i}`` (current form) or the action itself (older clients, PROTOCOL.md §5)."""
     if isinstance(reply, dict) and "actIndex" in reply:
         i = reply["actIndex"]
+        if isinstance(i, str) and re.fullmatch(r"\s*[0-9]{1,9}\s*", i):
+            i = int(i)  # tolerated: some clients send the index as a string
         if isinstance(i, bool) or not isinstance(i, int):
-            if isinstance(i, str) and i.strip().lstrip("-").isdigit():
-                i = int(i)
-            else:
-                return None
+            return None
         return i if 0 <= i < len(actions) else None
     if isinstance(reply, list):
         for i, a in enumerate(actions):
@@ -299,13 +322,19 @@ def build_app(host: CompatHost) -> Any:
             return
         try:
             while True:
-                text = await ws.receive_text()
-                await link.inbox.put(host.parse_reply(text))
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                data = message.get("text")
+                if data is None:
+                    data = message.get("bytes")
+                await link.inbox.put(host.parse_reply(data))
         except (WebSocketDisconnect, RuntimeError):
             pass
         finally:
             link.connected = False
-            await link.inbox.put(None)
+            await link.inbox.put(DISCONNECTED)
+            host.leave(link)
             log.info("seat %d: %s disconnected", link.seat, name)
 
     return Starlette(routes=[WebSocketRoute("/game/{name}", endpoint)])
@@ -321,18 +350,30 @@ async def serve(host: CompatHost, bind: str = "127.0.0.1", port: int = 23456, re
     """
     import uvicorn
 
-    config = uvicorn.Config(build_app(host), host=bind, port=port, log_level="warning", lifespan="off", ws_ping_interval=None)
+    import socket
+
+    if not 0 <= port <= 65535:
+        raise OSError(f"port {port} is not in 0..65535")
+    try:  # bind here so that a busy port or a bad address is a clean OSError
+        infos = socket.getaddrinfo(bind, port, type=socket.SOCK_STREAM)
+        family = infos[0][0]
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(infos[0][4])
+    except (OSError, UnicodeError) as e:
+        raise OSError(str(e)) from None
+    bound = sock.getsockname()[1]
+    config = uvicorn.Config(build_app(host), log_level="warning", lifespan="off", ws_ping_interval=None)
     server = uvicorn.Server(config)
-    serve_task = asyncio.create_task(server.serve())
+    serve_task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:
         if serve_task.done():
-            serve_task.result()  # re-raise the bind error
+            try:
+                serve_task.result()
+            except SystemExit:
+                pass
             raise OSError(f"cannot listen on {bind}:{port}")
         await asyncio.sleep(0.01)
-    bound = port
-    for s in server.servers:
-        for sock in s.sockets:
-            bound = sock.getsockname()[1]
     if ready is not None:
         ready(bound)
     summary = await host.run()

@@ -45,6 +45,8 @@ _TEXT_FACE: dict[str, int] = {t: f for f, t in enumerate(_FACE_TEXT)}
 
 def rank_char(rank: int) -> str:
     """Return the notation of a rank index: ``0..12`` → ``'2'..'A'``, 13 → ``'SJ'``, 14 → ``'BJ'``."""
+    if not isinstance(rank, int) or isinstance(rank, bool):
+        raise NotationError(str(rank), f"no rank with index {rank!r}")
     if 0 <= rank <= 12:
         return RANK_CHARS[rank]
     if rank == SJ_RANK:
@@ -60,6 +62,8 @@ def parse_rank(text: str) -> int:
     Raises:
         NotationError: ``text`` is not a rank.
     """
+    if not isinstance(text, str) or not text.isascii():
+        raise NotationError(str(text), f"bad rank {text!r}: expected one of 2-9 T J Q K A SJ BJ")
     t = text.strip().upper()
     if t == "10":
         t = "T"
@@ -80,6 +84,10 @@ def parse_card(text: str) -> int:
     Raises:
         NotationError: naming ``text`` when it is not a card.
     """
+    if not isinstance(text, str) or not text.isascii():
+        raise NotationError(
+            str(text), f"bad card {text!r}: write rank then suit, e.g. TH, AS, 7D; jokers SJ and BJ"
+        )
     t = text.strip().upper()
     if t.startswith("10"):
         t = "T" + t[2:]
@@ -108,7 +116,7 @@ def parse_cards(text: str | Iterable[str]) -> tuple[int, ...]:
 
 def card_text(face: int) -> str:
     """Notation of one face, e.g. ``'TH'``; raises :class:`NotationError` for a bad face."""
-    if not isinstance(face, int) or not 0 <= face < N_FACES:
+    if not isinstance(face, int) or isinstance(face, bool) or not 0 <= face < N_FACES:
         raise NotationError(str(face), f"no card face {face!r}")
     return _FACE_TEXT[face]
 
@@ -148,6 +156,8 @@ def counts_of(faces: Iterable[int]) -> list[int]:
     """Per-face counts (length 54) of an iterable of faces."""
     counts = [0] * N_FACES
     for f in faces:
+        if not isinstance(f, int) or isinstance(f, bool) or not 0 <= f < N_FACES:
+            raise NotationError(str(f), f"no card face {f!r}")
         counts[f] += 1
     return counts
 

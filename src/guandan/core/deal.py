@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .cards import BIG_JOKER, FACE_RANK, N_FACES, card_text, cards_text, rank_char, wild_face
-from .errors import IllegalAction
+from .errors import GuandanError, IllegalAction
 from .movegen import legal_plays
 from .plays import (
     PASS,
@@ -148,12 +148,18 @@ class Deal:
         prev: DealResult | None = None,
         first_leader: int | None = None,
     ) -> None:
-        if len(hands) != 4:
-            raise ValueError("a deal needs four hands")
+        if not isinstance(rules, RuleSet):
+            raise GuandanError(f"rules must be a RuleSet, not {type(rules).__name__}")
+        if not isinstance(level, int) or isinstance(level, bool) or not 0 <= level <= 12:
+            raise GuandanError(f"level must be a rank index 0..12 (2..A), not {level!r}")
+        if isinstance(hands, (str, bytes)) or len(hands) != 4:
+            raise GuandanError("a deal needs four hands")
         self.rules = rules
         self.level = level
         self.rng = rng
         self.wild = wild_face(level)
+        # each hand holds at most two copies of a face; puzzle and test hands are not checked
+        # across seats (shuffled deals always hold the 108 cards exactly, EC-48)
         self.hands: list[list[int]] = [_as_counts(h) for h in hands]
         self.n_cards: list[int] = [sum(h) for h in self.hands]
         self.initial_hands: tuple[tuple[int, ...], ...] = tuple(_faces(h) for h in self.hands)
@@ -172,7 +178,11 @@ class Deal:
         self.plan: TributePlan | None = None
         if prev is None:
             if first_leader is None:
-                raise ValueError("the first deal of a game needs a first leader (R51)")
+                raise GuandanError("the first deal of a game needs a first leader (R51)")
+            if first_leader not in (0, 1, 2, 3) or isinstance(first_leader, bool):
+                raise GuandanError(f"first_leader must be a seat 0-3, not {first_leader!r}")
+            if self.n_cards[first_leader] == 0:
+                raise GuandanError(f"the first leader, seat {first_leader}, holds no cards")
             self._start_play(first_leader)
         else:
             self._setup_tribute(prev)
@@ -369,12 +379,16 @@ class Deal:
             raise IllegalAction("game_over", "the deal is over")
         if seat is None:
             seat = self.turn
+        elif seat not in (0, 1, 2, 3) or isinstance(seat, bool):
+            raise IllegalAction("malformed", f"seat must be 0-3, not {seat!r}")
         elif seat != self.turn:
             raise IllegalAction("not_your_turn", f"it is seat {self.turn}'s turn, not seat {seat}'s")
         assert seat is not None
         atype, arank, cards = _unpack(action)
         hand = self.hands[seat]
         if atype == PASS_TYPE:
+            if cards or arank is not None:
+                raise IllegalAction("malformed", "a pass has no rank and no cards")
             if self.phase != PLAY:
                 raise IllegalAction("wrong_phase", f"cannot pass during the {self.phase} phase")
             if self.top is None:
@@ -485,10 +499,13 @@ class Deal:
             if self.passes >= needed:  # R29: everyone else still holding cards passed
                 if n[top_seat] > 0:
                     leader = top_seat
-                else:
+                elif n[partner(top_seat)] > 0:
                     leader = partner(top_seat)  # R30: 接风
-                    assert n[leader] > 0, "jiefeng partner must still hold cards (R30, EC-28)"
                     self.jiefeng_seat = leader
+                else:
+                    # cannot happen in a real deal (R30, EC-28); only puzzle hands with an empty
+                    # seat get here: the next seat still holding cards leads
+                    leader = self._next_active(top_seat)
                 self._start_play(leader)
             else:
                 self.turn = self._next_active(seat)
@@ -543,13 +560,18 @@ def _rank_name(rank: Any) -> str:
 
 
 def _as_counts(hand: Sequence[int]) -> list[int]:
+    if isinstance(hand, (str, bytes, dict)):
+        raise GuandanError("a hand is a sequence of faces (ints 0..53)")
     counts = [0] * N_FACES
-    for f in hand:
-        if not isinstance(f, int) or isinstance(f, bool) or not 0 <= f < N_FACES:
-            raise ValueError(f"bad face {f!r} in hand")
-        counts[f] += 1
-        if counts[f] > 2:
-            raise ValueError(f"{card_text(f)} appears more than twice (two decks, R1)")
+    try:
+        for f in hand:
+            if not isinstance(f, int) or isinstance(f, bool) or not 0 <= f < N_FACES:
+                raise GuandanError(f"bad face {f!r} in hand")
+            counts[f] += 1
+            if counts[f] > 2:
+                raise GuandanError(f"{card_text(f)} appears more than twice (two decks, R1)")
+    except TypeError:
+        raise GuandanError("a hand is a sequence of faces (ints 0..53)") from None
     return counts
 
 
@@ -568,6 +590,8 @@ def _unpack(action: Any) -> tuple[str | None, int | None, tuple[int, ...]]:
             action[0] is None or isinstance(action[0], str)
         ):
             atype, arank, cards = action
+            if not isinstance(cards, (list, tuple)):
+                raise TypeError
             cards = tuple(cards)
         elif isinstance(action, (tuple, list)) and all(isinstance(f, int) for f in action):
             atype, arank, cards = None, None, tuple(action)

@@ -17,7 +17,7 @@ from typing import Any
 
 from .cards import FACE_RANK, N_FACES, card_text, face_of, full_deck, rank_char, wild_face
 from .deal import OVER, PLAY, Deal, DealResult, team_of
-from .errors import IllegalAction
+from .errors import GuandanError, IllegalAction, RuleConfigError
 from .plays import PlayT
 from .rules import RuleSet
 from .scoring import MatchScore, Settlement, anhui_title, settle
@@ -78,6 +78,12 @@ class Game:
         first_leader: int | None = None,
         max_games: int | None = 1,
     ) -> None:
+        if rules is not None and not isinstance(rules, RuleSet):
+            raise RuleConfigError(f"rules must be a RuleSet (e.g. RuleSet.preset('official')), not {rules!r}")
+        if max_games is not None and (isinstance(max_games, bool) or not isinstance(max_games, int) or max_games < 1):
+            raise GuandanError(f"max_games must be a positive int or None, not {max_games!r}")
+        if first_leader is not None and (isinstance(first_leader, bool) or first_leader not in (0, 1, 2, 3)):
+            raise GuandanError(f"first_leader must be a seat 0-3, not {first_leader!r}")
         self.rules = rules or RuleSet.official()
         self.seed = seed
         self.rng = rng if rng is not None else random.Random(seed)

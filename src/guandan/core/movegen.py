@@ -806,7 +806,12 @@ def legal_plays(
         Distinct plays ``(type, rank, cards)`` with canonical cards. Leading: every play, grouped
         by type. Following: only plays that beat ``table`` (R23-R26): the table's type first
         (ascending key), then bombs in ladder order.
+    Raises:
+        ValueError: ``counts`` is not 54 counts of 0..2 or ``level`` is not 0..12 (checked
+            cheaply; the engine itself always passes valid values).
     """
+    if len(counts) != 54 or level.__class__ is not int or not 0 <= level <= 12:
+        raise ValueError("legal_plays needs 54 per-face counts and a level 0..12")
     h = HandIndex(counts, level, full_house_joker_pair)
     out: list[PlayT] = []
     if table is None:

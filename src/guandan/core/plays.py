@@ -178,11 +178,18 @@ def classify(
         cards: faces (any order, repeats allowed).
         level: the deal's level rank index ``0..12``; the wilds are its two hearts (R8).
         full_house_joker_pair: whether SJ SJ / BJ BJ may be a full house's pair (R21).
+    Raises:
+        NotationError: a card is not a face 0..53.
     Returns:
         The distinct readings as :class:`Play` values with sorted cards; empty when the cards
         are no legal play. A straight flush reading excludes the plain straight (AMB-27).
     """
     n = len(cards)
+    for f in cards:
+        if not isinstance(f, int) or isinstance(f, bool) or not 0 <= f < 54:
+            from .errors import NotationError
+
+            raise NotationError(str(f), f"no card face {f!r}")
     if n == 0 or n > 10:
         return []
     w_face = wild_face(level)

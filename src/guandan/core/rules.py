@@ -7,6 +7,7 @@ A :class:`RuleSet` is frozen; change options with :meth:`RuleSet.replace` or
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -87,10 +88,12 @@ class RuleSet:
         if (
             not isinstance(up, tuple)
             or len(up) != 3
-            or not all(isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in up)
+            or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 12 for x in up)
+            or sum(up) == 0
         ):
             raise RuleConfigError(
-                f"rule option upgrade={up!r} is invalid; give three non-negative ints, e.g. 3/2/1"
+                f"rule option upgrade={up!r} is invalid; give three ints 0..12 for 1-2/1-3/1-4, "
+                "not all 0 (else no team could ever reach the target), e.g. 3/2/1"
             )
         lim = self.a_fail_limit
         if lim is not None and (isinstance(lim, bool) or not isinstance(lim, int) or lim < 1):
@@ -99,7 +102,9 @@ class RuleSet:
             )
         for name in _OPTIONAL_SECONDS:
             v = getattr(self, name)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, (int, float)) or v <= 0):
+            if v is not None and (
+                isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0
+            ):
                 raise RuleConfigError(
                     f"rule option {name}={v!r} is invalid; give positive seconds or null"
                 )
@@ -119,7 +124,7 @@ class RuleSet:
         """
         try:
             return PRESETS[name]
-        except KeyError:
+        except (KeyError, TypeError):
             raise RuleConfigError(
                 f"unknown preset {name!r}; valid presets: {', '.join(PRESETS)}"
             ) from None
@@ -153,7 +158,9 @@ class RuleSet:
             RuleConfigError: unknown option or invalid value.
         """
         base = base or PRESETS["official"]
-        return base.replace(**{k: parse_option_value(k, v) for k, v in data.items()})
+        if not isinstance(data, Mapping):
+            raise RuleConfigError("rule options must be an object of option: value")
+        return base.replace(**{str(k): parse_option_value(str(k), v) for k, v in data.items()})
 
     def preset_name(self) -> str | None:
         """The name of the preset equal to this rule set, or ``None`` when it is a custom mix."""
@@ -221,25 +228,42 @@ def parse_option_value(name: str, value: Any) -> Any:
     if name == "upgrade":
         parts: list[Any]
         if isinstance(value, str):
-            parts = [p for p in value.replace(",", "/").split("/") if p.strip()]
+            parts = [p.strip() for p in value.replace(",", "/").split("/") if p.strip()]
         elif isinstance(value, (list, tuple)):
             parts = list(value)
         else:
             raise bad
-        try:
-            ints = tuple(int(p) for p in parts)
-        except (TypeError, ValueError):
-            raise bad from None
+        if not all(
+            (isinstance(p, int) and not isinstance(p, bool)) or (isinstance(p, str) and p.isascii() and p.isdecimal())
+            for p in parts
+        ):
+            raise bad
+        ints = tuple(int(p) for p in parts)
         if len(ints) != 3 or min(ints) < 0:
             raise bad
         return ints
     # a_fail_limit and clocks: number or null
     if value is None or (isinstance(value, str) and value.strip().lower() in ("null", "none", "off")):
         return None
-    try:
-        num = float(value) if name in _OPTIONAL_SECONDS else int(value)
-    except (TypeError, ValueError):
-        raise bad from None
+    if isinstance(value, bool):
+        raise bad
+    num: float | int
+    if name in _OPTIONAL_SECONDS:
+        try:
+            num = float(value)
+        except (TypeError, ValueError):
+            raise bad from None
+        if not math.isfinite(num) or num <= 0:
+            raise bad
+        return num
+    if isinstance(value, str) and value.strip().isascii() and value.strip().isdecimal():
+        num = int(value.strip())
+    elif isinstance(value, int):
+        num = value
+    elif isinstance(value, float) and value.is_integer():
+        num = int(value)
+    else:
+        raise bad
     if num <= 0:
         raise bad
     return num
@@ -251,7 +275,7 @@ def parse_override(text: str) -> tuple[str, Any]:
     Raises:
         RuleConfigError: no ``=``, unknown key, or invalid value.
     """
-    if "=" not in text:
+    if not isinstance(text, str) or "=" not in text:
         raise RuleConfigError(f"rule override {text!r} must look like key=value")
     key, value = text.split("=", 1)
     key = key.strip()
