@@ -222,7 +222,7 @@ class PlaySession:
         """
         from guandan.core.cards import FACE_RANK
         from guandan.core.errors import IllegalAction
-        from guandan.core.plays import PASS, classify
+        from guandan.core.plays import PASS
 
         game = self.game
         phase = game.phase
@@ -238,22 +238,8 @@ class PlaySession:
                     self._error(f"give exactly one card as your {phase} (you typed {len(faces)})")
                     return None
                 return game.check((phase, FACE_RANK[faces[0]], faces), HUMAN)
-            # play phase: every reading of the cards (R17), keep the legal ones
-            readings = classify(faces, game.level, game.rules.full_house_joker_pair)
-            if not readings:
-                game.check((None, None, faces), HUMAN)  # raises not_in_hand / not_a_reading
-                self._error("those cards are not a legal play")
-                return None
-            legal: list[PlayT] = []
-            first_error: IllegalAction | None = None
-            for r in readings:
-                try:
-                    legal.append(game.check(tuple(r), HUMAN))
-                except IllegalAction as e:
-                    first_error = first_error or e
-            if not legal:
-                assert first_error is not None
-                raise first_error
+            # play phase: every legal reading of the cards (R17)
+            legal = game.legal_readings(faces, HUMAN)
             if len(legal) == 1:
                 return legal[0]
             return self._choose_reading(legal)

@@ -18,7 +18,7 @@ from typing import Any
 from .cards import FACE_RANK, N_FACES, card_text, face_of, full_deck, rank_char, wild_face
 from .deal import OVER, PLAY, Deal, DealResult, team_of
 from .errors import GuandanError, IllegalAction, RuleConfigError
-from .plays import PlayT
+from .plays import PlayT, classify
 from .rules import RuleSet
 from .scoring import MatchScore, Settlement, anhui_title, settle
 
@@ -249,6 +249,38 @@ class Game:
         if self.over:
             raise IllegalAction("game_over", "the game is over")
         return self.deal.check(action, seat)
+
+    def legal_readings(self, cards: Any, seat: int | None = None) -> list[PlayT]:
+        """The legal readings of a selection of cards played by ``seat`` (R17, EC-47).
+
+        For a UI that lets people pick cards: every reading of ``cards`` that would be accepted
+        now (several means the player must choose one).
+
+        Raises:
+            IllegalAction: no reading is legal (the reason of the first rejected reading, or
+                ``not_a_reading`` when the cards are no combination at all).
+        """
+        if self.over:
+            raise IllegalAction("game_over", "the game is over")
+        faces = tuple(cards)
+        try:
+            readings = classify(faces, self.deal.level, self.rules.full_house_joker_pair)
+        except GuandanError as e:
+            raise IllegalAction("malformed", str(e)) from None
+        if not readings:
+            self.check((None, None, faces), seat)  # raises not_in_hand / not_a_reading / ...
+            raise IllegalAction("not_a_reading", "those cards are not a legal play")
+        legal: list[PlayT] = []
+        first_error: IllegalAction | None = None
+        for r in readings:
+            try:
+                legal.append(self.check(tuple(r), seat))
+            except IllegalAction as e:
+                first_error = first_error or e
+        if not legal:
+            assert first_error is not None
+            raise first_error
+        return legal
 
     def apply(self, action: Any, seat: int | None = None) -> PlayT:
         """Check and apply ``action``; settle and deal on when the deal ends.

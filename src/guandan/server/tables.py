@@ -558,7 +558,6 @@ class Table:
                 (its ``readings`` attribute lists ``[type, rank]`` of the legal readings).
         """
         from guandan.core.cards import rank_char
-        from guandan.core.plays import classify
 
         async with self.lock:
             seat = self._person_seat(conn)
@@ -575,21 +574,11 @@ class Table:
             elif not cards:
                 action = ("pass", None, ())
             else:
-                readings = classify(cards, game.deal.level, game.rules.full_house_joker_pair)
+                legal = game.legal_readings(cards, seat)
                 if reading is not None:
-                    readings = [p for p in readings if (p.type, p.rank) == reading]
-                if not readings:
-                    raise IllegalAction("not_a_reading", "these cards are not a combination" + (" of that reading" if reading else ""))
-                legal: list[PlayT] = []
-                first_error: IllegalAction | None = None
-                for p in readings:
-                    try:
-                        legal.append(game.check(tuple(p), seat))
-                    except IllegalAction as e:
-                        first_error = first_error or e
-                if not legal:
-                    assert first_error is not None
-                    raise first_error
+                    legal = [p for p in legal if (p[0], p[1]) == reading]
+                    if not legal:
+                        raise IllegalAction("not_a_reading", "these cards cannot be played as that reading")
                 if len(legal) > 1:
                     err = IllegalAction("ambiguous", "these cards have several readings; choose one")
                     err.readings = [[t, None if r is None else rank_char(r)] for t, r, _ in legal]  # type: ignore[attr-defined]
