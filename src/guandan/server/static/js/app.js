@@ -2,11 +2,14 @@
 //
 // Routes (path routing; the server serves index.html for each, and "#/room/x" style hashes work
 // too for a static preview): /  /room/{id}  /profile/{name}  /replay/{id}  /leaderboard  /history
-// (/login shows the lobby, which asks to sign in when nobody is signed in)
+// (/login?next=/room/x shows the lobby, which asks to sign in when nobody is signed in, and goes
+// back to the path in `next` once signed in; the header's sign-in link for signed-out people
+// leads there from any page)
 //
 // Stable data-testid attributes for browser tests:
 //   header:      lang-switch (select: "zh" | "en"), nav-lobby, nav-leaderboard, nav-history,
-//                nav-profile, user-name, logout-btn, toast (one-line messages, errors)
+//                nav-profile, nav-login (signed out: opens the sign-in form, then comes back),
+//                user-name, logout-btn, toast (one-line messages, errors)
 //   sign-in:     login-form, login-name, login-password, login-btn, register-btn, guest-btn
 //   lobby:       room-list, room-item (data-room="{id}"), rooms-refresh, create-room-form,
 //                create-room-name, create-room-preset (select), create-room-add-option,
@@ -62,6 +65,11 @@ const ctx = {
   /** Set the signed-in user (or null) and refresh the header and page. */
   setMe(user) {
     ctx.me = user && typeof user === "object" ? user : null;
+    if (ctx.me && isLoginPath()) {
+      // signed in from the sign-in page: back to the page the sign-in link was clicked on
+      redirect(nextPath());
+      return;
+    }
     renderHeader();
     if (current && current.onMe) current.onMe();
   },
@@ -84,7 +92,58 @@ function currentPath() {
   return window.location.pathname || "/";
 }
 
+function isLoginPath() {
+  return /^\/login\/?$/.test(currentPath());
+}
+
+/** Query parameters of the current location (after "?" in the path, or in the "#/..." hash). */
+function currentQuery() {
+  if (useHash()) {
+    const i = window.location.hash.indexOf("?");
+    return new URLSearchParams(i >= 0 ? window.location.hash.slice(i + 1) : "");
+  }
+  return new URLSearchParams(window.location.search);
+}
+
+/** The app path in the `next` parameter of /login; "/" when missing or not a path of this site. */
+function nextPath() {
+  const next = currentQuery().get("next") || "";
+  if (!next.startsWith("/") || next.startsWith("//") || next.includes("\\") || /^\/login\/?(\?|$)/.test(next)) return "/";
+  return next;
+}
+
+/** Go to an app path, replacing the current history entry (no way back to it with Back). */
+function redirect(path) {
+  if (useHash()) window.location.replace(`#${path}`);
+  else {
+    window.history.replaceState({}, "", path);
+    route();
+  }
+}
+
+/** Path of the sign-in page that comes back to the current page afterwards. */
+function loginHref() {
+  const here = currentPath();
+  if (isLoginPath()) return `/login${useHash() ? "" : window.location.search}`;
+  return here === "/" ? "/login" : `/login?next=${encodeURIComponent(here)}`;
+}
+
+/** Header sign-in link: focus the sign-in form when the page shows one, else open /login. */
+function onLoginClick(ev) {
+  if (ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
+  const form = mainEl.querySelector("[data-testid=login-form]");
+  if (!form) return; // the document click handler navigates to the link's path
+  ev.preventDefault();
+  form.scrollIntoView({ block: "center" });
+  const name = form.querySelector("[data-testid=login-name]");
+  if (name) name.focus();
+}
+
 function route() {
+  if (isLoginPath() && ctx.me) {
+    redirect(nextPath()); // already signed in
+    return;
+  }
   if (current) {
     try {
       current.destroy();
@@ -101,6 +160,10 @@ function route() {
       mainEl.className = `page page-${mount.name.replace(/^mount/, "").toLowerCase()}`;
       current = mount(mainEl, params(m), ctx) || null;
       renderHeader();
+      if (!ctx.me && isLoginPath()) {
+        const name = mainEl.querySelector("[data-testid=login-name]");
+        if (name) name.focus(); // came here to sign in
+      }
       return;
     }
   }
@@ -139,7 +202,7 @@ function renderHeader() {
             h("span", { class: "user-name", testid: "user-name" }, me.name, me.is_guest ? h("span", { class: "badge" }, t("guest_badge")) : null),
             h("button", { type: "button", class: "btn small secondary", testid: "logout-btn", onclick: logout }, t("logout")),
           ]
-        : null,
+        : link(loginHref(), t("nav_login"), { class: "btn small primary nav-login", testid: "nav-login", onclick: onLoginClick }),
       langSel,
     ),
   );

@@ -6,7 +6,7 @@
 
 import { h, link, replaceChildren, toast } from "./dom.js";
 import { get, post } from "./api.js";
-import { t } from "./i18n.js";
+import { getLang, t } from "./i18n.js";
 import { authForm, errText } from "./auth.js";
 import { ReconnectingSocket } from "./ws.js";
 import { actionText, cardEl, groupByRank, miniCards, rankLabel, sameCards, sortCards } from "./cards.js";
@@ -547,14 +547,57 @@ export function mountRoom(el, params, ctx) {
     );
   }
 
+  // The overlay (reading chooser, result panel) is rebuilt only when what it shows changes:
+  // every table change sends a new `state` message, and rebuilding the same panel each time
+  // would drop the keyboard focus (on Continue, on a reading) and detach the panel under the
+  // pointer. overlayKey is the text of what is shown ("" when nothing is).
+  let overlayKey = "";
+  let focusBeforeOverlay = null; // element focused before the overlay opened, focused again when it closes
+
+  function overlayContentKey() {
+    const v = st.view;
+    const chooser = st.chooser && st.chooser.length ? st.chooser : null;
+    const result = st.dealResult || st.gameOver ? [st.dealResult, st.gameOver, names()] : null;
+    if (!chooser && !result) return "";
+    return JSON.stringify([getLang(), chooser, chooser && v ? v.level : null, result]);
+  }
+
+  /** Text naming a control inside the overlay (its test id and reading), to find it again after a rebuild. */
+  function controlSignature(node) {
+    if (!node || !node.getAttribute) return null;
+    const tid = node.getAttribute("data-testid");
+    return tid ? `${tid}|${node.getAttribute("data-reading") || ""}` : null;
+  }
+
+  function findControl(signature) {
+    if (!signature) return null;
+    for (const node of overlayEl.querySelectorAll("[data-testid]")) if (controlSignature(node) === signature) return node;
+    return null;
+  }
+
+  function focusQuietly(node) {
+    if (node && typeof node.focus === "function") node.focus({ preventScroll: true });
+  }
+
   function renderOverlay() {
+    if (destroyed) return;
+    const key = overlayContentKey();
+    if (key === overlayKey) return; // same content: keep the DOM (and the focus) as it is
+    const active = document.activeElement;
+    const focusInside = Boolean(active && overlayEl.contains(active));
+    const keepFocus = focusInside ? controlSignature(active) : null;
+    const hadChooser = Boolean(overlayEl.querySelector("[data-testid=reading-chooser]"));
+    const hadResult = Boolean(overlayEl.querySelector("[data-testid=result-panel]"));
+    if (!overlayKey && key) focusBeforeOverlay = focusInside ? null : active;
+    overlayKey = key;
+
     const boxes = [];
     const v = st.view;
     if (st.chooser && st.chooser.length) {
       boxes.push(
         h(
           "div",
-          { class: "modal chooser", testid: "reading-chooser", role: "dialog" },
+          { class: "modal chooser", testid: "reading-chooser", role: "dialog", "aria-modal": "true" },
           h("h3", {}, t("choose_reading")),
           miniCards(st.chooser[0][2], v ? v.level : null),
           st.chooser.map((a) =>
@@ -570,6 +613,19 @@ export function mountRoom(el, params, ctx) {
     }
     if (st.dealResult || st.gameOver) boxes.push(resultPanel());
     replaceChildren(overlayEl, boxes.length ? h("div", { class: "overlay" }, boxes) : null);
+
+    if (!key) {
+      // closed: give the focus back to where it was, when that element is still on the page
+      const back = focusBeforeOverlay;
+      focusBeforeOverlay = null;
+      if (focusInside && back && back.isConnected) focusQuietly(back);
+      return;
+    }
+    const again = findControl(keepFocus);
+    if (again) focusQuietly(again);
+    else if (!hadChooser && st.chooser && st.chooser.length) focusQuietly(overlayEl.querySelector("[data-testid=reading-option]"));
+    else if (!hadResult && (st.dealResult || st.gameOver)) focusQuietly(overlayEl.querySelector("[data-testid=result-close]"));
+    else if (focusInside) focusQuietly(overlayEl.querySelector("button"));
   }
 
   function resultPanel() {
@@ -625,7 +681,7 @@ export function mountRoom(el, params, ctx) {
     }
     return h(
       "div",
-      { class: "modal result", testid: "result-panel", role: "dialog" },
+      { class: "modal result", testid: "result-panel", role: "dialog", "aria-modal": "true" },
       h("h3", {}, r ? t("result_title") : t("game_over_title")),
       rows,
       over,
@@ -713,6 +769,8 @@ export function mountRoom(el, params, ctx) {
 
   function onKey(ev) {
     if (ev.target && /^(INPUT|SELECT|TEXTAREA)$/.test(ev.target.tagName)) return;
+    const inOverlay = Boolean(ev.target && ev.target.nodeType === 1 && overlayEl.contains(ev.target));
+    if (inOverlay && ev.key !== "Escape") return; // Enter/Space on a focused overlay button press that button
     if (ev.key === "Escape" && st.chooser) {
       st.chooser = null;
       renderOverlay();
