@@ -3,6 +3,7 @@
 #               make play  (set up and play a full game in the terminal)
 PYTHON ?= python3
 VENV   ?= .venv
+PORT   ?= 8000
 BIN     = $(VENV)/bin
 
 .PHONY: serve play test test-fast bench simulate setup clean
@@ -16,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	touch $@
 
 serve: setup
-	$(BIN)/guandan serve
+	$(BIN)/guandan serve --port $(PORT)
 
 play: setup
 	$(BIN)/guandan play
