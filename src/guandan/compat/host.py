@@ -354,18 +354,20 @@ async def serve(host: CompatHost, bind: str = "127.0.0.1", port: int = 23456, re
 
     if not 0 <= port <= 65535:
         raise OSError(f"port {port} is not in 0..65535")
-    try:  # bind here so that a busy port or a bad address is a clean OSError
+    try:  # check the address and port first, so that a busy port or a bad address is a clean OSError
         infos = socket.getaddrinfo(bind, port, type=socket.SOCK_STREAM)
-        family = infos[0][0]
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(infos[0][4])
+        with socket.socket(infos[0][0], socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(infos[0][4])
     except (OSError, UnicodeError) as e:
         raise OSError(str(e)) from None
-    bound = sock.getsockname()[1]
-    config = uvicorn.Config(build_app(host), log_level="warning", lifespan="off", ws_ping_interval=None)
+    # uvicorn binds its own socket (a socket handed in from outside was measured 10x slower on
+    # loopback: small frames then wait for delayed acknowledgements)
+    config = uvicorn.Config(
+        build_app(host), host=bind, port=port, log_level="warning", lifespan="off", ws_ping_interval=None
+    )
     server = uvicorn.Server(config)
-    serve_task = asyncio.create_task(server.serve(sockets=[sock]))
+    serve_task = asyncio.create_task(server.serve())
     while not server.started:
         if serve_task.done():
             try:
@@ -374,6 +376,10 @@ async def serve(host: CompatHost, bind: str = "127.0.0.1", port: int = 23456, re
                 pass
             raise OSError(f"cannot listen on {bind}:{port}")
         await asyncio.sleep(0.01)
+    bound = port
+    for srv in server.servers:
+        for sock in srv.sockets:
+            bound = sock.getsockname()[1]
     if ready is not None:
         ready(bound)
     summary = await host.run()
