@@ -380,6 +380,8 @@ class Table:
         self.conns: set[Conn] = set()
         self.auto = [False] * 4
         self.deadline: tuple[int, float] | None = None
+        #: monotonic time before which an absent person keeps the seat (set when restored)
+        self.restored_grace_until = 0.0
         self.seq = 0
         self.game_id: int | None = None
         self._lines: list[str] = []
@@ -708,7 +710,8 @@ class Table:
             elif not self.connected()[seat]:
                 # nobody at the seat: the bot takes over after a short grace (a page reload, a
                 # server restart closing sockets) and stays until the person comes back
-                plan = (self.seq, seat, "heuristic", True, max(delay, self.manager.away_grace_s))
+                grace = max(self.manager.away_grace_s, self.restored_grace_until - time.monotonic())
+                plan = (self.seq, seat, "heuristic", True, max(delay, grace))
             else:
                 lead, follow = self.info.clocks
                 clock = follow if (game.phase == PLAY and game.deal.top is not None) else lead
@@ -767,6 +770,9 @@ class TableManager:
         self.settings = settings
         self.store = store or RoomStore(session_factory)
         self.away_grace_s = float(away_grace_s)
+        #: after a restart, pages reconnect with backoff (up to ~20 s): at a restored table an
+        #: absent person is not replaced by the bot for this many seconds (see :meth:`start`)
+        self.restart_grace_s = 25.0
         self.closing = False
         self.tables: dict[str, Table] = {}
         self._locks: dict[str, asyncio.Lock] = {}
@@ -815,7 +821,9 @@ class TableManager:
             The number of tables restored.
         """
         n = self.restore()
+        until = time.monotonic() + self.restart_grace_s
         for table in list(self.tables.values()):
+            table.restored_grace_until = until
             async with table.lock:
                 table._schedule()
         return n

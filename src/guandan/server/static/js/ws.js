@@ -60,8 +60,14 @@ export class ReconnectingSocket {
         }
       }
     };
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       clearInterval(this.pingTimer);
+      if (ev && ev.code === 4404) {
+        // the room does not exist: retrying cannot help
+        this.closed = true;
+        this.onStatus("closed");
+        return;
+      }
       if (this.ws === ws) this.scheduleRetry();
     };
     ws.onerror = () => {
