@@ -12,7 +12,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-import pytest
 import websockets
 
 from guandan.agents import make_agent

@@ -23,7 +23,6 @@ from guandan.core import (
     anhui_title,
     card_unicode,
     classify,
-    legal_plays,
     parse_card,
     parse_cards,
     parse_rank,
