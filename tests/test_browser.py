@@ -37,7 +37,6 @@ Without Chromium the module is skipped, or fails when ``CI=true`` (CI installs D
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -56,7 +55,6 @@ except ImportError:  # pragma: no cover - playwright is a test dependency
 
 from browser_helpers import (
     ARTIFACTS,
-    LAUNCH_ARGS,
     WAIT_MS,
     LiveServer,
     PageGuard,
@@ -66,7 +64,6 @@ from browser_helpers import (
     click_cards,
     create_room,
     fill_bots,
-    find_chromium,
     hand_cards,
     is_my_turn,
     press_play,
@@ -89,32 +86,8 @@ UPGRADE = {"1-2": 3, "1-3": 2, "1-4": 1}
 RANKS = "23456789TJQKA"
 
 
-def _ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
-
 
 # -- fixtures --------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """The machine's Chromium, headless, through Playwright (no browser download ever)."""
-    exe = find_chromium()
-    missing = None
-    if sync_playwright is None:
-        missing = "the Python package playwright is not installed (pip install -e '.[test]')"
-    elif exe is None:
-        missing = "Chromium is not installed (apt-get install chromium, or set GUANDAN_CHROMIUM to its path)"
-    if missing:
-        if _ci():
-            pytest.fail(f"browser tests cannot run: {missing}", pytrace=False)
-        pytest.skip(f"browser tests skipped: {missing}")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=exe, args=LAUNCH_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture(scope="module")

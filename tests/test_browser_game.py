@@ -31,7 +31,6 @@ Without Chromium the module is skipped, or fails when ``CI=true`` (as ``test_bro
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from collections import Counter
@@ -52,7 +51,6 @@ except ImportError:  # pragma: no cover - playwright is a test dependency
 
 from browser_helpers import (
     ARTIFACTS,
-    LAUNCH_ARGS,
     WAIT_MS,
     LiveServer,
     PageGuard,
@@ -60,7 +58,6 @@ from browser_helpers import (
     act,
     create_room,
     fill_bots,
-    find_chromium,
     is_my_turn,
     register,
     start_game,
@@ -81,30 +78,6 @@ HEURISTIC_BOT = (25.0, 3.0)
 USER = "newcomer"
 PASSWORD = "newcomer-password-1"
 
-
-def _ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """The machine's Chromium, headless, through Playwright (no browser download ever)."""
-    exe = find_chromium()
-    missing = None
-    if sync_playwright is None:
-        missing = "the Python package playwright is not installed (pip install -e '.[test]')"
-    elif exe is None:
-        missing = "Chromium is not installed (apt-get install chromium, or set GUANDAN_CHROMIUM to its path)"
-    if missing:
-        if _ci():
-            pytest.fail(f"browser tests cannot run: {missing}", pytrace=False)
-        pytest.skip(f"browser tests skipped: {missing}")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=exe, args=LAUNCH_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture(scope="module")

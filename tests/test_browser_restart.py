@@ -36,12 +36,10 @@ Without Chromium the module is skipped, or fails when ``CI=true`` (as ``test_bro
 from __future__ import annotations
 
 import json
-import os
 import re
 import socket
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -59,7 +57,6 @@ except ImportError:  # pragma: no cover - playwright is a test dependency
 
 from browser_helpers import (
     ARTIFACTS,
-    LAUNCH_ARGS,
     WAIT_MS,
     LiveServer,
     PageGuard,
@@ -68,7 +65,6 @@ from browser_helpers import (
     card_count,
     create_room,
     fill_bots,
-    find_chromium,
     hand_cards,
     is_my_turn,
     register,
@@ -92,9 +88,6 @@ RECONNECTING_ZH = "连接断开"
 USER = "restarter"
 PASSWORD = "restarter-password-1"
 
-
-def _ci() -> bool:
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
 def free_port() -> int:
@@ -170,27 +163,6 @@ class RestartGuard(PageGuard):
             self.ws_refused.append(msg.text)
             return
         super()._on_console(msg)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """The machine's Chromium, headless, through Playwright (no browser download ever)."""
-    exe = find_chromium()
-    missing = None
-    if sync_playwright is None:
-        missing = "the Python package playwright is not installed (pip install -e '.[test]')"
-    elif exe is None:
-        missing = "Chromium is not installed (apt-get install chromium, or set GUANDAN_CHROMIUM to its path)"
-    if missing:
-        if _ci():
-            pytest.fail(f"browser tests cannot run: {missing}", pytrace=False)
-        pytest.skip(f"browser tests skipped: {missing}")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=exe, args=LAUNCH_ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 # -- helpers ---------------------------------------------------------------------------------------
