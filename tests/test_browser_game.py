@@ -79,7 +79,6 @@ USER = "newcomer"
 PASSWORD = "newcomer-password-1"
 
 
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[LiveServer]:
     """A live server of its own: fresh SQLite file, bots act without delay (``bot_delay_s=0``)."""

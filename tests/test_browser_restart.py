@@ -89,7 +89,6 @@ USER = "restarter"
 PASSWORD = "restarter-password-1"
 
 
-
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that the OS reports free right now."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
