@@ -72,7 +72,7 @@ def register(client: TestClient, name: str, password: str = "secret-pw") -> dict
 def assert_error(r: Any, status: int, contains: str = "") -> str:
     assert r.status_code == status, r.text
     body = r.json()
-    assert set(body) == {"error"} and isinstance(body["error"], str)
+    assert set(body) == {"error", "code", "params"} and isinstance(body["error"], str)
     assert "\n" not in body["error"] and body["error"]
     assert contains.lower() in body["error"].lower(), body["error"]
     return body["error"]

@@ -202,7 +202,7 @@ def test_http_bad_bodies_and_auth(live):
     for path, body in (("seat", {"seat": 1}), ("leave", None), ("bots", {"bot": "random"}), ("start", None)):
         for token in (None, "forged"):
             st, data = s.call("POST", f"/api/rooms/{rid}/{path}", token, body)
-            assert st == 401 and data == {"error": "log in first"}, (path, token)
+            assert st == 401 and data["error"] == "log in first" and data["code"] == "login_required", (path, token)
     # the owner's powers are the owner's
     assert s.call("POST", f"/api/rooms/{rid}/seat", ben, {"seat": 1})[0] == 200
     assert s.call("POST", f"/api/rooms/{rid}/bots", ben, {"bot": "random"})[0] == 403

@@ -282,7 +282,7 @@ def test_rooms_api_create_seat_bots_start_and_errors(live):
 
     # not logged in
     st, data = s.call("POST", "/api/rooms", None, {"preset": "official"})
-    assert st == 401 and data == {"error": "log in first"}
+    assert st == 401 and data == {"error": "log in first", "code": "login_required", "params": {}}
     # bad preset / bad option: the RuleConfigError line (RULES.md section P)
     st, data = s.call("POST", "/api/rooms", alice, {"preset": "nope"})
     assert st == 400 and "unknown preset 'nope'" in data["error"] and "official" in data["error"]

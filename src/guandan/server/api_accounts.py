@@ -39,6 +39,8 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+
+from guandan.server.errors import error_body
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from guandan.core.rules import PRESETS, option_help
@@ -90,9 +92,13 @@ def user_json(user: User) -> dict[str, Any]:
     }
 
 
-def error(status: int, message: str) -> HTTPException:
-    """An ``HTTPException`` that the error handlers answer as ``{"error": message}``."""
-    return HTTPException(status_code=status, detail=message)
+def error(status: int, message: str, code: str | None = None,
+          params: dict[str, Any] | None = None) -> HTTPException:
+    """An ``HTTPException`` that the error handlers answer as ``{"error": message, "code", "params"}``
+    (see :mod:`guandan.server.errors`)."""
+    if code is None:
+        return HTTPException(status_code=status, detail=message)
+    return HTTPException(status_code=status, detail={"message": message, "code": code, "params": params or {}})
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -117,16 +123,19 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def http_error(_request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
-        detail = exc.detail if isinstance(exc.detail, str) else "request failed"
-        return JSONResponse({"error": detail}, status_code=exc.status_code, headers=exc.headers)
+        if isinstance(exc.detail, dict) and "message" in exc.detail:
+            body = error_body(str(exc.detail["message"]), exc.detail.get("code"), exc.detail.get("params"))
+        else:
+            body = error_body(exc.detail if isinstance(exc.detail, str) else "request failed")
+        return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
     async def auth_error(_request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, AuthError)
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+        return JSONResponse(error_body(exc.message, exc.code, exc.params), status_code=exc.status)
 
     async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return JSONResponse({"error": _validation_message(exc)}, status_code=422)
+        return JSONResponse(error_body(_validation_message(exc), "invalid_request"), status_code=422)
 
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(AuthError, auth_error)

@@ -24,6 +24,7 @@ from sqlalchemy import select
 from guandan.core.errors import RuleConfigError
 from guandan.core.rules import PRESET_NAMES, RuleSet
 
+from .errors import error_body
 from .tables import BOT_NAMES, FINISHED, PLAYING, WAITING, TableManager, room_info
 
 #: Longest room name (characters).
@@ -35,16 +36,23 @@ MAX_BODY = 16 * 1024
 
 
 class ApiError(Exception):
-    """An error answered as ``{"error": message}`` with HTTP ``status``."""
+    """An error answered as ``{"error": message, "code": code, "params": params}`` with HTTP ``status``.
 
-    def __init__(self, status: int, message: str) -> None:
+    ``code`` is a stable snake_case identifier that clients translate (with ``params`` filled in);
+    ``message`` is the English sentence for scripts and logs.
+    """
+
+    def __init__(self, status: int, message: str, code: str | None = None,
+                 params: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code
+        self.params = params or {}
 
 
 def _error(e: ApiError) -> JSONResponse:
-    return JSONResponse({"error": e.message}, status_code=e.status)
+    return JSONResponse(error_body(e.message, e.code, e.params), status_code=e.status)
 
 
 async def _body(request: Request) -> dict[str, Any]:
@@ -126,7 +134,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         if user is None:
             if token:
                 db.commit()  # keeps the removal of an expired session
-            raise ApiError(401, "log in first")
+            raise ApiError(401, "log in first", "login_required")
         return user
 
     def room_of(db: Any, room_id: str) -> Any:

@@ -22,7 +22,7 @@ import unicodedata
 from collections import deque
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Annotated
+from typing import Annotated, Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -60,10 +60,13 @@ class AuthError(ValueError):
         message: one line for the person.
     """
 
-    def __init__(self, status: int, message: str) -> None:
+    def __init__(self, status: int, message: str, code: str | None = None,
+                 params: dict[str, Any] | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.code = code
+        self.params = params or {}
 
 
 # -- passwords and names ---------------------------------------------------------------------------

@@ -291,9 +291,15 @@ class Conn:
         return True
 
 
-def error_frame(message: str, reason: str | None = None, **extra: Any) -> dict[str, Any]:
-    """The contract's ``{"type": "error", "message", "reason"}`` frame (``message`` one line)."""
-    frame: dict[str, Any] = {"type": "error", "message": message.splitlines()[0] if message else "error", "reason": reason}
+def error_frame(message: str, reason: str | None = None, params: dict[str, Any] | None = None,
+                **extra: Any) -> dict[str, Any]:
+    """The contract's ``{"type": "error", "message", "reason", "params"}`` frame (``message`` one line).
+
+    ``reason`` is the stable code the UI translates (with ``params`` filled in), as ``code`` is in HTTP
+    errors (:mod:`guandan.server.errors`).
+    """
+    frame: dict[str, Any] = {"type": "error", "message": message.splitlines()[0] if message else "error",
+                             "reason": reason, "params": params or {}}
     frame.update(extra)
     return frame
 

@@ -1,0 +1,25 @@
+"""The error shape every HTTP answer and websocket ``error`` frame of the server shares.
+
+An error is ``{"error": message, "code": code, "params": {...}}``: ``code`` is a stable snake_case
+identifier (``name_taken``, ``seat_taken``, ...) that the UI translates with ``params`` filled in, and
+``message`` is the English sentence for scripts and logs. ``code`` is ``null`` only for errors that
+have not been given one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def error_body(message: str, code: str | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON body of an error answer.
+
+    Args:
+        message: one line of English (only the first line is kept).
+        code: stable identifier the client translates, or ``None``.
+        params: values the translation fills in (JSON-serialisable).
+
+    Returns:
+        ``{"error": message, "code": code, "params": params}``.
+    """
+    return {"error": message.splitlines()[0] if message else "error", "code": code, "params": params or {}}
