@@ -77,12 +77,13 @@ def build_app(factory: Any, manager: TableManager, settings: Settings, rate_limi
 class LiveServer:
     """uvicorn serving :func:`build_app` on ``127.0.0.1:<free port>`` in a thread."""
 
-    def __init__(self, db_url: str, bot_delay_s: float = 0.0, away_grace_s: float = 2.0, rate_limit: int = 1000) -> None:
+    def __init__(self, db_url: str, bot_delay_s: float = 0.0, away_grace_s: float = 2.0, rate_limit: int = 1000,
+                 seeded_deals: bool = True) -> None:
         self.db_url = db_url
         engine = dbmod.make_engine(db_url)
         dbmod.migrate(engine)
         self.factory = dbmod.make_session_factory(engine)
-        self.settings = Settings(db_url=db_url, bot_delay_s=bot_delay_s)
+        self.settings = Settings(db_url=db_url, bot_delay_s=bot_delay_s, seeded_deals=seeded_deals)
         self.manager = TableManager(self.factory, self.settings, away_grace_s=away_grace_s)
         self.app = build_app(self.factory, self.manager, self.settings, rate_limit)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", ws="websockets-sansio")

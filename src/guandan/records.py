@@ -347,6 +347,65 @@ def _first_difference(a: Any, b: Any) -> str:
     return f"recorded {_canon(a)}, replayed {_canon(b)}"
 
 
+class RecordedDraws(random.Random):
+    """The random draws of a record without a seed, answered from what the record shows.
+
+    A game dealt by a generator whose state cannot be stored (the web server shuffles with
+    ``secrets.SystemRandom``) is recorded with ``"seed": null`` and ``"hands": "explicit"``: every
+    deal's hands are in its ``deal`` event. Its other random draws are visible in the events too,
+    and replay takes them from there, in the order the game draws them:
+
+    * the first leader of a game (R51): ``first_leader`` of the game's first ``deal`` event, drawn
+      by ``randrange(4)`` (``random_seat``) or ``choice`` over the seats' cards (``turned_card``);
+    * the random allocation of two equal double tributes (R46, AMB-04 Anhui): ``choice((a, b))``
+      where ``a`` is the head's 下家; the ``tribute_paid`` event says who paid the head.
+
+    :func:`replay_lines` sets :attr:`current` to ``(game, deal)`` at each new deal. A draw the
+    record does not answer falls back to ``random.Random(0)``; the event comparison of the replay
+    then reports the difference.
+
+    Args:
+        events: the record's events (dicts, header excluded), in order.
+    """
+
+    def __init__(self, events: Iterable[dict[str, Any]]) -> None:
+        super().__init__(0)
+        #: ``(game number, deal number)`` of the deal being replayed
+        self.current: tuple[int, int] = (1, 1)
+        self.leaders: dict[tuple[int, int], int] = {}
+        self.paid_to: dict[tuple[int, int], dict[int, int]] = {}
+        where = (1, 1)
+        for ev in events:
+            if ev.get("type") == "deal":
+                where = (ev.get("game"), ev.get("deal"))  # type: ignore[assignment]
+                lead = ev.get("first_leader")
+                if isinstance(lead, int) and not isinstance(lead, bool) and 0 <= lead <= 3:
+                    self.leaders[where] = lead
+            elif ev.get("type") == "tribute_paid" and isinstance(ev.get("tributes"), list):
+                self.paid_to[where] = {
+                    t[0]: t[1] for t in ev["tributes"] if isinstance(t, list) and len(t) == 3
+                }
+
+    def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:  # type: ignore[override]
+        """The recorded first leader for ``randrange(4)`` at a game's first deal; else ``Random(0)``'s draw."""
+        lead = self.leaders.get(self.current)
+        if stop is None and step == 1 and lead is not None and lead < start:
+            return lead
+        return super().randrange(start, stop, step)
+
+    def choice(self, seq: Sequence[Any]) -> Any:
+        """The recorded outcome of a random double-tribute tie or of the turned card (see the class)."""
+        items = list(seq)
+        paid = self.paid_to.get(self.current)
+        if len(items) == 2 and paid and all(p in paid for p in items):
+            a = items[0]  # the head's 下家 (Deal passes (head + 1, head + 3)); head = a - 1
+            return a if paid[a] == (a + 3) % 4 else items[1]
+        lead = self.leaders.get(self.current)
+        if lead is not None and lead in items:
+            return lead
+        return super().choice(seq)
+
+
 def replay_lines(
     lines: Sequence[str],
     on_event: Callable[[int, dict[str, Any], Game], None] | None = None,
@@ -380,11 +439,15 @@ def replay_lines(
 
     seed = header["seed"]
     no_seed = seed is None
-    rng = random.Random(0 if no_seed else seed)
+    # a record without a seed (a server game dealt by a CSPRNG) answers its draws itself
+    rng: random.Random = RecordedDraws(ev for _, ev in events) if no_seed else random.Random(seed)
     hint = " (the record has no seed, so the game's random draws cannot be reproduced)" if no_seed else ""
 
     def explicit_source(g: int, d: int) -> list[list[int]] | None:
         rec = deal_hands.get((g, d))
+        if isinstance(rng, RecordedDraws):
+            rng.current = (g, d)
+            return None if rec is None else rec[1]
         if rec is None:
             return None  # the game shuffles; the deal event comparison reports the mismatch
         state = rng.getstate()
@@ -486,6 +549,7 @@ def iter_records(paths: Iterable[str | os.PathLike[str]]) -> Iterable[tuple[str,
 
 
 __all__ = [
+    "RecordedDraws",
     "EVENT_FIELDS",
     "FORMAT",
     "VERSION",

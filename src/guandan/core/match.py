@@ -320,8 +320,13 @@ class Game:
         new.events = self.events[:]
         new.settlements = self.settlements[:]
         new.games_won = self.games_won[:]
-        new.rng = random.Random()
-        new.rng.setstate(self.rng.getstate())
+        try:
+            state = self.rng.getstate()
+        except NotImplementedError:  # secrets.SystemRandom (server deals): no state; the copy shares it
+            new.rng = self.rng
+        else:
+            new.rng = random.Random()
+            new.rng.setstate(state)
         return new
 
 

@@ -196,7 +196,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                     options=rules.to_dict(),
                     owner_id=user.id,
                     status=WAITING,
-                    seed=secrets.randbits(31),
+                    seed=None,  # deals come from secrets.SystemRandom (tables.Table._new_game)
                     record="",
                 )
                 db.add(room)

@@ -20,9 +20,34 @@ class Settings:
         static_dir: directory of the browser UI.
         bot_delay_s: seconds a bot waits before acting (so people can follow the table).
         session_days: lifetime of a login session in days.
+        seeded_deals: tests only: deal every room's game from ``random.Random(room seed)`` so that a
+            test plays known hands. Never set by ``guandan serve``: anyone who knows the seed knows
+            every hand. Off (the default), deals, first leaders and random ties come from
+            ``secrets.SystemRandom`` and no seed exists (README "Security").
+        max_body_bytes: largest accepted HTTP request body (bytes); larger ones get 413 and are not read.
+        forwarded_allow_ips: proxy addresses whose ``X-Forwarded-For`` gives the client address
+            (``guandan serve --forwarded-allow-ips``); empty: the header is ignored.
+        allowed_origins: extra ``Origin`` values allowed to open table websockets (same origin always is).
+        max_ws_per_room: open websockets allowed per room (players and spectators together).
+        max_ws_per_address: open websockets allowed per client address (all rooms).
+        ws_ping_interval_s: seconds between websocket pings; a peer that does not answer within
+            ``ws_ping_timeout_s`` is closed (a dropped client then counts as away).
+        ws_ping_timeout_s: see ``ws_ping_interval_s``.
+        hash_concurrency: password hashes computed at once (argon2, about 170 ms and 64 MiB each).
+        db_timeout_s: seconds a request waits for a database connection before a 503 ``database_busy``.
     """
 
     db_url: str = field(default_factory=lambda: os.environ.get("GUANDAN_DATABASE_URL", DEFAULT_DB_URL))
     static_dir: Path = STATIC_DIR
     bot_delay_s: float = 0.6
     session_days: int = 30
+    seeded_deals: bool = False
+    max_body_bytes: int = 16 * 1024
+    forwarded_allow_ips: tuple[str, ...] = ()
+    allowed_origins: tuple[str, ...] = ()
+    max_ws_per_room: int = 200
+    max_ws_per_address: int = 50
+    ws_ping_interval_s: float = 5.0
+    ws_ping_timeout_s: float = 5.0
+    hash_concurrency: int = 2
+    db_timeout_s: float = 5.0

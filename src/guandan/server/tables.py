@@ -32,6 +32,7 @@ import dataclasses
 import functools
 import json
 import logging
+import secrets
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
@@ -81,7 +82,7 @@ class RoomInfo:
     Attributes:
         id: 8-character room id; ``name``, ``preset``: as created; ``options``: ``RuleSet.to_dict()``.
         status: ``waiting``, ``playing`` or ``finished``; ``owner``/``owner_id``: the creator.
-        seed: seed of the room's game (``random.Random``); ``seats``: four :class:`SeatInfo`.
+        seed: unused (``0``) unless ``settings.seeded_deals`` (tests); ``seats``: four :class:`SeatInfo`.
         record: the JSON Lines record text so far (``""`` before the game starts).
     """
 
@@ -470,16 +471,26 @@ class Table:
     # -- lifecycle -------------------------------------------------------------------------
     def start_game(self) -> None:
         """Create the game from the room's options and seed (status becomes ``playing``)."""
-        self.game = Game(self.info.rules, seed=self.info.seed, max_games=1)
+        self.game = self._new_game()
         self._lines = []
         self.info.status = PLAYING
         self.manager.store.save(self.id, self.record_text(), PLAYING)
+
+    def _new_game(self) -> Game:
+        """A new game for the room. Its deals (R4), first leader (R51) and random ties (R46,
+        AMB-04) come from ``secrets.SystemRandom``: no seed exists, so no client can compute the
+        hands; the record stores every deal's hands (``"seed": null``, ``"hands": "explicit"``)
+        and a restart replays from them. ``settings.seeded_deals`` (tests only) deals from
+        ``random.Random(room seed)`` instead."""
+        if getattr(self.manager.settings, "seeded_deals", False):
+            return Game(self.info.rules, seed=self.info.seed, max_games=1)
+        return Game(self.info.rules, rng=secrets.SystemRandom(), max_games=1)
 
     def restore_game(self) -> None:
         """Rebuild the game by replaying the stored record (raises ``RecordError`` if corrupt)."""
         lines = [ln for ln in self.info.record.split("\n") if ln.strip()]
         if not lines:
-            self.game = Game(self.info.rules, seed=self.info.seed, max_games=1)
+            self.game = self._new_game()
             self._lines = []
             return
         result = replay_lines(lines)
@@ -644,7 +655,9 @@ class Table:
     def _agent(self, seat: int, name: str) -> Agent:
         key = (seat, name)
         if key not in self._agents:
-            self._agents[key] = make_agent(name, self.info.seed * 8 + seat * 2 + (name == "heuristic"))
+            seeded = getattr(self.manager.settings, "seeded_deals", False)
+            base = self.info.seed if seeded else secrets.randbits(62)
+            self._agents[key] = make_agent(name, base * 8 + seat * 2 + (name == "heuristic"))
         return self._agents[key]
 
     def _apply(self, seat: int, act: PlayT) -> None:
