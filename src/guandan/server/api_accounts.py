@@ -50,6 +50,7 @@ from guandan.server.auth import AuthError, CurrentUser, RequiredUser
 from guandan.server.db import DbSession, SessionFactory, make_engine, make_session_factory, migrate
 from guandan.server.models import NAME_MAX, GamePlayer, GameRow, Room, User, utcnow
 from guandan.server.ratings import display_rating, parse_record, team_of, update_ratings
+from guandan.server.hardening import bad_text
 
 #: Largest request body accepted by these endpoints (bytes).
 MAX_BODY = 16 * 1024
@@ -179,6 +180,23 @@ def _limiter(request: Request) -> auth.LoginLimiter:
     return lim
 
 
+def _address_limit(request: Request, what: str) -> auth.RateLimiter:
+    """The per-address limit of ``what`` (``registrations``: ``settings.registrations_per_hour``;
+    ``guest accounts``: ``settings.guests_per_hour``; 0 = unlimited)."""
+    state = request.app.state
+    limits = getattr(state, "address_limits", None)
+    if limits is None:
+        with _limiter_lock:
+            limits = getattr(state, "address_limits", None)
+            if limits is None:
+                settings = getattr(state, "settings", None)
+                per_hour = {"registrations": getattr(settings, "registrations_per_hour", 20),
+                            "guest accounts": getattr(settings, "guests_per_hour", 120)}
+                limits = {k: auth.RateLimiter(v if v > 0 else 10**9, 3600.0, k) for k, v in per_hour.items()}
+                state.address_limits = limits
+    return limits[what]
+
+
 def _client(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
@@ -198,6 +216,7 @@ def _start_session(db: Session, request: Request, response: Response, user: User
 @router.post("/api/register")
 def register(body: Credentials, request: Request, response: Response, db: DbSession) -> Any:
     """Create an account and log it in: ``{user}``; 400 bad name/password, 409 name taken."""
+    _address_limit(request, "registrations").hit(_client(request))
     user = auth.register(db, body.name, body.password)
     _start_session(db, request, response, user)
     return {"user": user_json(user)}
@@ -209,14 +228,9 @@ def login(body: Credentials, request: Request, response: Response, db: DbSession
     limiter = _limiter(request)
     client = _client(request)
     key = body.name if isinstance(body.name, str) else ""
-    limiter.check(client, key[:64])
-    try:
-        user = auth.authenticate(db, body.name, body.password)
-    except AuthError as exc:
-        if exc.status == 401:
-            limiter.failed(client, key[:64])
-        raise
-    limiter.succeeded(client, key[:64])
+    limiter.attempt(client, key)  # checks the limits and counts this try in one step
+    user = auth.authenticate(db, body.name, body.password)
+    limiter.succeeded(client, key)
     _start_session(db, request, response, user)
     return {"user": user_json(user)}
 
@@ -232,6 +246,7 @@ def guest(
     """Play as a guest: ``{user}`` named ``guest-xxxxxx`` (already logged in: that user, unchanged)."""
     if user is not None:
         return {"user": user_json(user)}
+    _address_limit(request, "guest accounts").hit(_client(request))
     user = auth.create_guest(db)
     _start_session(db, request, response, user)
     return {"user": user_json(user)}
@@ -256,7 +271,7 @@ def me(user: RequiredUser) -> Any:
 
 
 def _find_or_404(db: Session, name: str) -> User:
-    if len(name) > 4 * NAME_MAX:
+    if len(name) > 4 * NAME_MAX or bad_text(name):
         raise error(404, "no such player")
     user = auth.find_user(db, name)
     if user is None:
@@ -333,7 +348,7 @@ def history(
     user: RequiredUser,
     db: DbSession,
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    before: Annotated[int | None, Query(ge=1)] = None,
+    before: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
 ) -> Any:
     """The logged-in user's games, newest first: ``{games: [...]}`` (page with ``before=<last id>``); 401."""
     games = _game_summaries(db, user, limit, before)
@@ -469,7 +484,10 @@ def setup_storage(app: FastAPI, settings: Any, *, run_migrations: bool = True) -
         ValueError: a database URL that cannot be read.
         sqlalchemy.exc.OperationalError: the database cannot be reached.
     """
-    engine = make_engine(settings.db_url)
+    # a bounded wait for a connection: an exhausted pool answers 503 database_busy (hardening)
+    engine = make_engine(settings.db_url, pool_size=10, max_overflow=20,
+                         pool_timeout=float(getattr(settings, "db_timeout_s", 5.0)))
+    auth.HASH_GATE.configure(int(getattr(settings, "hash_concurrency", 2)))
     if run_migrations:
         migrate(engine)
     factory = make_session_factory(engine)

@@ -25,6 +25,7 @@ from guandan.core.errors import RuleConfigError
 from guandan.core.rules import PRESET_NAMES, RuleSet
 
 from .errors import error_body
+from .hardening import bad_text, valid_room_id
 from .tables import BOT_NAMES, FINISHED, PLAYING, WAITING, TableManager, room_info
 
 #: Longest room name (characters).
@@ -112,6 +113,16 @@ def build_rules(preset: Any, options: Any, clock_lead_s: Any = None, clock_follo
     return rules
 
 
+def _from_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run the coroutine function ``fn(*args)`` on the event loop from a handler's worker thread.
+
+    The handlers are plain functions: FastAPI runs them in its thread pool, so their database
+    calls never block the event loop (issue 11: a login flood froze every table)."""
+    from anyio.from_thread import run
+
+    return run(fn, *args)
+
+
 def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager, settings: Any = None) -> APIRouter:
     """The rooms endpoints as a FastAPI router (include it in the app).
 
@@ -138,7 +149,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         return user
 
     def room_of(db: Any, room_id: str) -> Any:
-        room = db.get(models.Room, room_id) if isinstance(room_id, str) and len(room_id) <= 16 else None
+        room = db.get(models.Room, room_id) if valid_room_id(room_id) else None
         if room is None:
             raise ApiError(404, f"no room {room_id!r}")
         return room
@@ -151,7 +162,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         return {row.seat: row for row in room.seats}
 
     @router.get("/api/rooms")
-    async def list_rooms(request: Request) -> Any:
+    def list_rooms(request: Request) -> Any:
         """Rooms waiting or being played, most recently updated first (at most 100)."""
         with session_factory() as db:
             rooms = db.scalars(
@@ -163,11 +174,11 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
             return {"rooms": [room_info(db, r).summary(manager.connected(r.id)) for r in rooms]}
 
     @router.post("/api/rooms")
-    async def create_room(request: Request) -> Any:
+    def create_room(request: Request) -> Any:
         """Create a room from ``{name?, preset, options?, clock_lead_s?, clock_follow_s?}``; the
         creator takes seat 0. Answers ``{room}``."""
         try:
-            body = await _body(request)
+            body = _from_thread(_body, request)
             with session_factory() as db:
                 user = user_of(db, request)
                 preset = body.get("preset", "official")
@@ -183,6 +194,9 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                     name = f"{user.name}'s table"
                 if not isinstance(name, str):
                     raise ApiError(400, "name must be a string")
+                if bad_text(name):
+                    raise ApiError(400, "the room name holds a character that is not allowed (NUL or a lone "
+                                   "surrogate)", "invalid_text", {"field": "name"})
                 name = " ".join(name.split())
                 if len(name) > ROOM_NAME_MAX:
                     raise ApiError(400, f"the room name must have at most {ROOM_NAME_MAX} characters")
@@ -209,7 +223,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
             return _error(e)
 
     @router.get("/api/rooms/{room_id}")
-    async def get_room(room_id: str) -> Any:
+    def get_room(room_id: str) -> Any:
         """``{room}`` of ``room_id`` (404 when unknown)."""
         try:
             with session_factory() as db:
@@ -218,11 +232,11 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
             return _error(e)
 
     @router.post("/api/rooms/{room_id}/seat")
-    async def take_seat(room_id: str, request: Request) -> Any:
+    def take_seat(room_id: str, request: Request) -> Any:
         """Take seat ``{seat: 0-3}`` (an empty one, or one held by a bot), or move to it.
         Only while the room waits. Answers ``{room}``."""
         try:
-            body = await _body(request)
+            body = _from_thread(_body, request)
             with session_factory() as db:
                 user = user_of(db, request)
                 room = room_of(db, room_id)
@@ -242,13 +256,13 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 target.bot = None
                 db.commit()
                 out = {"room": summary(db, room)}
-            await manager.room_changed(room_id)
+            _from_thread(manager.room_changed, room_id)
             return out
         except ApiError as e:
             return _error(e)
 
     @router.post("/api/rooms/{room_id}/leave")
-    async def leave(room_id: str, request: Request) -> Any:
+    def leave(room_id: str, request: Request) -> Any:
         """Give up one's seat while the room waits. Answers ``{room}``."""
         try:
             with session_factory() as db:
@@ -265,16 +279,16 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                     r.user_id = None
                 db.commit()
                 out = {"room": summary(db, room)}
-            await manager.room_changed(room_id)
+            _from_thread(manager.room_changed, room_id)
             return out
         except ApiError as e:
             return _error(e)
 
     @router.post("/api/rooms/{room_id}/bots")
-    async def fill_bots(room_id: str, request: Request) -> Any:
+    def fill_bots(room_id: str, request: Request) -> Any:
         """Owner only: put ``{bot: 'heuristic'|'random'}`` in every empty seat. Answers ``{room}``."""
         try:
-            body = await _body(request)
+            body = _from_thread(_body, request)
             with session_factory() as db:
                 user = user_of(db, request)
                 room = room_of(db, room_id)
@@ -290,13 +304,13 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                         row.bot = bot
                 db.commit()
                 out = {"room": summary(db, room)}
-            await manager.room_changed(room_id)
+            _from_thread(manager.room_changed, room_id)
             return out
         except ApiError as e:
             return _error(e)
 
     @router.post("/api/rooms/{room_id}/start")
-    async def start(room_id: str, request: Request) -> Any:
+    def start(room_id: str, request: Request) -> Any:
         """Owner only: start the game once the four seats are filled. Answers ``{room}``."""
         try:
             with session_factory() as db:
@@ -316,7 +330,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 room.status = PLAYING
                 db.commit()
             try:
-                await manager.start_game(room_id)
+                _from_thread(manager.start_game, room_id)
             except Exception as e:  # noqa: BLE001 - put the room back so that it can be started again
                 with session_factory() as db:
                     r = db.get(models.Room, room_id)

@@ -16,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 
 from . import api_accounts
 from .api_rooms import make_rooms_router
+from .hardening import GuardMiddleware, install_catch_all
 from .settings import Settings
 from .tables import TableManager
 from .ws import make_ws_router
@@ -56,6 +57,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.manager = manager
     app.include_router(make_rooms_router(session_factory, manager, settings))
     app.include_router(make_ws_router(session_factory, manager, settings))
+    install_catch_all(app)
+    app.add_middleware(GuardMiddleware, max_body_bytes=settings.max_body_bytes)
     app.mount("/static", StaticFiles(directory=str(settings.static_dir)), name="static")
     index = settings.static_dir / "index.html"
 

@@ -72,9 +72,57 @@ class AuthError(ValueError):
 # -- passwords and names ---------------------------------------------------------------------------
 
 
+class HashGate:
+    """Bounds the argon2 work done at once (each hash or check takes about 170 ms of one core and
+    64 MiB): at most ``concurrency`` run, at most ``queue`` more wait (up to ``wait_s`` seconds);
+    beyond that a login or registration fails fast with 503 ``server_busy`` instead of piling up
+    threads. Callers hold no database connection while they wait or hash.
+
+    Args:
+        concurrency: hashes at once; queue: callers allowed to wait; wait_s: longest wait (s).
+    """
+
+    def __init__(self, concurrency: int = 2, queue: int = 16, wait_s: float = 5.0) -> None:
+        self.configure(concurrency, queue, wait_s)
+
+    def configure(self, concurrency: int, queue: int | None = None, wait_s: float | None = None) -> None:
+        """Set the limits (``create_app`` applies ``settings.hash_concurrency``)."""
+        self.concurrency = max(1, int(concurrency))
+        self.queue = max(0, int(queue if queue is not None else getattr(self, "queue", 16)))
+        self.wait_s = float(wait_s if wait_s is not None else getattr(self, "wait_s", 5.0))
+        self._sem = threading.BoundedSemaphore(self.concurrency)
+        self._lock = threading.Lock()
+        self._waiting = 0
+
+    def __enter__(self) -> HashGate:
+        with self._lock:
+            if self._waiting >= self.concurrency + self.queue:
+                raise AuthError(503, "the server is busy; try again in a moment", "server_busy")
+            self._waiting += 1
+        if not self._sem.acquire(timeout=self.wait_s):
+            with self._lock:
+                self._waiting -= 1
+            raise AuthError(503, "the server is busy; try again in a moment", "server_busy")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._sem.release()
+        with self._lock:
+            self._waiting -= 1
+
+
+#: The process's :class:`HashGate` (every hash and password check goes through it).
+HASH_GATE = HashGate()
+
+
 def hash_password(password: str) -> str:
-    """Argon2id hash of ``password`` (a string starting ``$argon2id$``)."""
-    return _hasher.hash(password)
+    """Argon2id hash of ``password`` (a string starting ``$argon2id$``).
+
+    Raises:
+        AuthError(503, ``server_busy``): too many hashes are running or waiting (:data:`HASH_GATE`).
+    """
+    with HASH_GATE:
+        return _hasher.hash(password)
 
 
 def verify_password(password_hash: str | None, password: str) -> bool:
@@ -87,9 +135,16 @@ def verify_password(password_hash: str | None, password: str) -> bool:
 
 def _safe_verify(password_hash: str, password: str) -> bool:
     try:
-        return _hasher.verify(password_hash, password)
+        with HASH_GATE:
+            return _hasher.verify(password_hash, password)
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         return False
+
+
+def _check_text(value: str, field: str) -> None:
+    from guandan.server.hardening import check_text
+
+    check_text(value, field)  # AuthError(400, "invalid_text"): NUL or a lone surrogate
 
 
 def normalize_name(name: str) -> str:
@@ -110,6 +165,7 @@ def validate_name(name: object, *, guest: bool = False) -> str:
         raise AuthError(400, "the name must be a string")
     if len(name) > 4 * NAME_MAX:
         raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters")
+    _check_text(name, "name")
     name = normalize_name(name)
     if len(name) < NAME_MIN or len(name) > NAME_MAX:
         raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters")
@@ -128,6 +184,7 @@ def validate_password(password: object) -> str:
     """
     if not isinstance(password, str):
         raise AuthError(400, "the password must be a string")
+    _check_text(password, "password")
     if len(password) < PASSWORD_MIN:
         raise AuthError(400, f"the password must have at least {PASSWORD_MIN} characters")
     if len(password) > PASSWORD_MAX:
@@ -152,9 +209,10 @@ def register(db: Session, name: object, password: object) -> User:
     """
     name = validate_name(name)
     password = validate_password(password)
+    password_hash = hash_password(password)  # before any query: no connection is held while hashing
     if find_user(db, name) is not None:
         raise AuthError(409, f"the name {name!r} is already taken")
-    user = User(name=name, password_hash=hash_password(password), is_guest=False)
+    user = User(name=name, password_hash=password_hash, is_guest=False)
     db.add(user)
     try:
         with db.begin_nested():
@@ -175,8 +233,11 @@ def authenticate(db: Session, name: object, password: object) -> User:
         raise AuthError(400, "give a name and a password")
     if len(name) > 4 * NAME_MAX or len(password) > PASSWORD_MAX:
         raise AuthError(401, "wrong name or password")
+    _check_text(name, "name")
+    _check_text(password, "password")
     user = find_user(db, name)
     hashed = user.password_hash if user is not None and not user.is_guest else None
+    db.commit()  # ends the read: the connection goes back to the pool before the slow check
     if not verify_password(hashed, password) or user is None:
         raise AuthError(401, "wrong name or password")
     if _hasher.check_needs_rehash(user.password_hash or ""):
@@ -299,14 +360,35 @@ RequiredUser = Annotated[User, Depends(require_user)]
 # -- login rate limiting ---------------------------------------------------------------------------
 
 
+def limiter_key(name: str) -> str:
+    """The account a login attempt is for, as the limiter counts it: :func:`normalize_name`, lower
+    case (every spelling that :func:`find_user` treats as one account is one key)."""
+    try:
+        return normalize_name(name[: 4 * NAME_MAX]).lower()
+    except (TypeError, ValueError):
+        return ""
+
+
 @dataclass
 class LoginLimiter:
-    """In-memory limit on failed logins: at most ``max_failures`` per ``window_s`` seconds for one
-    (client address, name) pair, and ``5 * max_failures`` per address. Thread-safe; per process.
+    """In-memory limit on failed logins over the last ``window_s`` seconds, per process:
+
+    * ``max_failures`` per (client address, account);
+    * ``account_failures`` per account, from any address (a botnet guessing one password);
+    * ``address_failures`` per client address, over every account (one address trying many
+      names; higher, so that people sharing a proxy or a NAT are not locked out by one another).
+
+    The account is :func:`limiter_key` of the name (the normalised name, lower case), so the
+    spellings of one name share their tries. :meth:`attempt` checks the limits and counts the
+    attempt in one step under a lock, so concurrent guesses cannot pass the limit; a good login
+    takes its attempt back (:meth:`succeeded`). The client address is the TCP peer, or the
+    ``X-Forwarded-For`` address only from proxies named by ``--forwarded-allow-ips``.
     """
 
     max_failures: int = 10
     window_s: float = 300.0
+    account_failures: int = 30
+    address_failures: int = 100
 
     def __post_init__(self) -> None:
         self._fails: dict[tuple[str, str], deque[float]] = {}
@@ -322,30 +404,96 @@ class LoginLimiter:
             del self._fails[key]
         return q
 
+    def _keys(self, client: str, name: str) -> list[tuple[tuple[str, str], int]]:
+        account = limiter_key(name)
+        return [((client, account), self.max_failures), (("*", account), self.account_failures),
+                ((client, "*"), self.address_failures)]
+
+    def _check(self, client: str, name: str, now: float) -> None:
+        for key, limit in self._keys(client, name):
+            q = self._recent(key, now)
+            if len(q) >= limit:
+                wait = int(q[0] + self.window_s - now) + 1
+                raise AuthError(429, f"too many failed logins; try again in {wait} s", "too_many_logins",
+                                {"retry_after_s": wait})
+
+    def _count(self, client: str, name: str, now: float) -> None:
+        if len(self._fails) > 100_000:  # bound memory under a flood of distinct keys
+            self._fails.clear()
+        for key, _ in self._keys(client, name):
+            self._fails.setdefault(key, deque()).append(now)
+
+    def attempt(self, client: str, name: str, now: float | None = None) -> None:
+        """Check the limits and count this attempt as a failure, atomically (call before checking
+        the password; :meth:`succeeded` takes it back after a good password).
+
+        Raises:
+            AuthError(429, code ``too_many_logins``, params ``retry_after_s``): a limit is reached.
+        """
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            self._check(client, name, now)
+            self._count(client, name, now)
+
     def check(self, client: str, name: str, now: float | None = None) -> None:
-        """Refuse a login attempt while the client is over the limit.
+        """Refuse a login attempt while a limit is reached (does not count it; see :meth:`attempt`).
 
         Raises:
             AuthError(429): too many recent failures; the message gives the seconds to wait.
         """
         now = time.monotonic() if now is None else now
         with self._lock:
-            for key, limit in (((client, name.lower()), self.max_failures), ((client, ""), 5 * self.max_failures)):
-                q = self._recent(key, now)
-                if len(q) >= limit:
-                    wait = int(q[0] + self.window_s - now) + 1
-                    raise AuthError(429, f"too many failed logins; try again in {wait} s")
+            self._check(client, name, now)
 
     def failed(self, client: str, name: str, now: float | None = None) -> None:
         """Count one failed login of ``client`` for ``name``."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            if len(self._fails) > 100_000:  # bound memory under a flood of distinct keys
-                self._fails.clear()
-            for key in ((client, name.lower()), (client, "")):
-                self._fails.setdefault(key, deque()).append(now)
+            self._count(client, name, now)
 
     def succeeded(self, client: str, name: str) -> None:
-        """Forget the failures of ``client`` for ``name`` after a good login."""
+        """A good login: forget the failures of ``client`` for this account and take back the
+        attempt counted by :meth:`attempt` from the account and address totals."""
         with self._lock:
-            self._fails.pop((client, name.lower()), None)
+            keys = self._keys(client, name)
+            self._fails.pop(keys[0][0], None)
+            for key, _ in keys[1:]:
+                q = self._fails.get(key)
+                if q:
+                    q.pop()
+
+
+class RateLimiter:
+    """At most ``limit`` events per ``window_s`` seconds per key (a client address), in memory,
+    thread-safe; used for registrations and guest accounts.
+
+    Args:
+        limit: events allowed per window; window_s: the window in seconds.
+        what: what is limited, for the message (``"registrations"``).
+    """
+
+    def __init__(self, limit: int, window_s: float, what: str) -> None:
+        self.limit = limit
+        self.window_s = window_s
+        self.what = what
+        self._events: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+
+    def hit(self, key: str, now: float | None = None) -> None:
+        """Count one event for ``key``.
+
+        Raises:
+            AuthError(429, code ``rate_limited``, params ``retry_after_s``): over the limit.
+        """
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            if len(self._events) > 100_000:
+                self._events.clear()
+            q = self._events.setdefault(key, deque())
+            while q and q[0] <= now - self.window_s:
+                q.popleft()
+            if len(q) >= self.limit:
+                wait = int(q[0] + self.window_s - now) + 1
+                raise AuthError(429, f"too many {self.what} from this address; try again in {wait} s",
+                                "rate_limited", {"retry_after_s": wait})
+            q.append(now)

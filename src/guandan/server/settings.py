@@ -35,6 +35,8 @@ class Settings:
         ws_ping_timeout_s: see ``ws_ping_interval_s``.
         hash_concurrency: password hashes computed at once (argon2, about 170 ms and 64 MiB each).
         db_timeout_s: seconds a request waits for a database connection before a 503 ``database_busy``.
+        registrations_per_hour: accounts one client address may register per hour (0: no limit).
+        guests_per_hour: guest accounts one client address may create per hour (0: no limit).
     """
 
     db_url: str = field(default_factory=lambda: os.environ.get("GUANDAN_DATABASE_URL", DEFAULT_DB_URL))
@@ -51,3 +53,5 @@ class Settings:
     ws_ping_timeout_s: float = 5.0
     hash_concurrency: int = 2
     db_timeout_s: float = 5.0
+    registrations_per_hour: int = 20
+    guests_per_hour: int = 120

@@ -35,6 +35,7 @@ import logging
 import secrets
 import time
 from collections import deque
+from concurrent.futures import ThreadPoolExecutor
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC
@@ -184,12 +185,24 @@ class RoomStore:
         """Mark the room finished and store the game (``api_accounts.record_finished_game``).
 
         Returns:
-            The stored game's id (``None`` if the storage call returned none).
+            The stored game's id (``None`` if the storage call returned none, or when the room is
+            no longer ``playing``: its game was stored already and is not stored twice).
         """
         from . import models
         from .api_accounts import record_finished_game
 
+        from sqlalchemy import update
+
         with self.session_factory() as db:
+            # compare-and-set: only the game that is still "playing" is stored, so a room never
+            # stores the same game twice (a retried write, a second server on the database)
+            claimed = db.execute(
+                update(models.Room).where(models.Room.id == info.id, models.Room.status == PLAYING)
+                .values(status=FINISHED).execution_options(synchronize_session=False)
+            ).rowcount
+            if not claimed:
+                db.rollback()
+                return None
             room = db.get(models.Room, info.id)
             if room is None:
                 return None
@@ -474,7 +487,7 @@ class Table:
         self.game = self._new_game()
         self._lines = []
         self.info.status = PLAYING
-        self.manager.store.save(self.id, self.record_text(), PLAYING)
+        self._save(self.record_text(), PLAYING)
 
     def _new_game(self) -> Game:
         """A new game for the room. Its deals (R4), first leader (R51) and random ties (R46,
@@ -675,28 +688,19 @@ class Table:
         if game.over:
             self.info.status = FINISHED
             winner = game.winner if game.winner is not None else 0
-            try:
-                self.game_id = self.manager.store.finish(self.info, record, winner)
-            except Exception:  # storage failure must not kill the table
-                log.exception("room %s: storing the finished game failed", self.id)
-                self._save(record, FINISHED)
             self._schedule()
             self._broadcast(frames)
-            go = {"type": "game_over", "winner_team": winner, "game_id": self.game_id}
-            for c in list(self.conns):
-                c.send(go)
-            self.manager._finished(self)
+            # stored off the event loop after the pending saves; then game_over (with the game id)
+            self.manager.writer.finish(self, record, winner)
             return
         self._save(record, PLAYING)
         self._schedule()
         self._broadcast(frames)
 
     def _save(self, record: str, status: str) -> None:
-        # the record is cumulative: if one write fails the next one stores everything
-        try:
-            self.manager.store.save(self.id, record, status)
-        except Exception:
-            log.exception("room %s: saving the record failed", self.id)
+        # written off the event loop, in order; the record is cumulative, so only the newest
+        # pending one is written and a failed write is retried (RecordWriter)
+        self.manager.writer.save(self.id, record, status)
 
     def _cancel(self) -> None:
         task = self._task
@@ -795,6 +799,9 @@ class TableManager:
         self.closing = False
         self.tables: dict[str, Table] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        #: database work of the tables runs here, never on the event loop
+        self.db_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="guandan-db")
+        self.writer = RecordWriter(self)
 
     @property
     def settings_bot_delay(self) -> float:
@@ -802,9 +809,19 @@ class TableManager:
         return float(getattr(self.settings, "bot_delay_s", 0.6))
 
     def connected(self, room_id: str) -> list[bool]:
-        """Per seat of ``room_id``: whether the seated person has an open connection."""
+        """Per seat of ``room_id``: whether the seated person has an open connection (callable
+        from a worker thread: a set changed meanwhile is read again)."""
         t = self.tables.get(room_id)
-        return t.connected() if t is not None else [False] * 4
+        for _ in range(5):
+            try:
+                return t.connected() if t is not None else [False] * 4
+            except RuntimeError:  # the loop changed the connections while this thread read them
+                continue
+        return [False] * 4
+
+    async def run_db(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Run the blocking ``fn(*args)`` (database work) in :attr:`db_executor`; returns its result."""
+        return await asyncio.get_running_loop().run_in_executor(self.db_executor, functools.partial(fn, *args))
 
     def restore(self, db: Any = None) -> int:
         """Rebuild every room with status ``playing`` by replaying its stored record.
@@ -852,6 +869,8 @@ class TableManager:
         self.closing = True
         for table in list(self.tables.values()):
             table.shutdown()
+        await self.writer.flush()
+        self.db_executor.shutdown(wait=False)
 
     async def open(self, room_id: str) -> Table | None:
         """The table of ``room_id`` for a new connection, loading the room if needed (``None``: no
@@ -864,7 +883,7 @@ class TableManager:
             table = self.tables.get(room_id)
             if table is not None:
                 return table
-            info = self.store.load(room_id)
+            info = await self.run_db(self.store.load, room_id)
             if info is None:
                 return None
             table = Table(self, info)
@@ -885,7 +904,7 @@ class TableManager:
         table = self.tables.get(room_id)
         if table is None:
             return
-        info = self.store.load(room_id)
+        info = await self.run_db(self.store.load, room_id)
         if info is not None:
             await table.refresh(info)
 
@@ -897,7 +916,7 @@ class TableManager:
         Raises:
             LookupError: no such room.
         """
-        info = self.store.load(room_id)
+        info = await self.run_db(self.store.load, room_id)
         if info is None:
             raise LookupError(f"no room {room_id!r}")
         table = self.tables.get(room_id)
@@ -905,6 +924,7 @@ class TableManager:
             table = Table(self, info)
             self.tables[room_id] = table
         await table.begin(info)
+        await self.writer.wait(room_id)  # the started game is stored when the API answers
         return table
 
     def _finished(self, table: Table) -> None:
@@ -917,6 +937,100 @@ class TableManager:
         t = self.tables.get(room_id)
         if t is not None and not t.conns and (t.game is None or t.game.over):
             self.tables.pop(room_id, None)
+
+
+class RecordWriter:
+    """Writes the tables' records to the database off the event loop (issue 11: a blocking save
+    on the loop froze every table while the connection pool was exhausted).
+
+    Per room, one write runs at a time in :attr:`TableManager.db_executor`; while it runs, newer
+    records replace the pending one (records are cumulative, so the newest holds everything). A
+    failed write is retried with a growing pause (up to :data:`RETRIES` times) unless a newer
+    record supersedes it; nothing is lost while the database comes back. A game's end
+    (:meth:`finish`) is stored after the room's pending saves, then ``game_over`` is sent.
+
+    Args:
+        manager: the :class:`TableManager` (its ``store`` and ``db_executor``).
+    """
+
+    #: attempts of one write before it is given up (logged)
+    RETRIES = 30
+
+    def __init__(self, manager: TableManager) -> None:
+        self.manager = manager
+        self._pending: dict[str, tuple[Any, ...]] = {}
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        #: writes that failed for good (tests and monitoring)
+        self.lost = 0
+        #: writes that failed once and were retried
+        self.retried = 0
+
+    def save(self, room_id: str, record: str, status: str) -> None:
+        """Queue the room's newest record and status."""
+        self._queue(room_id, ("save", record, status))
+
+    def finish(self, table: Table, record: str, winner: int) -> None:
+        """Queue the end of ``table``'s game: store it (``RoomStore.finish``), then send every
+        connection ``{"type": "game_over", "winner_team", "game_id"}``."""
+        self._queue(table.id, ("finish", table, record, winner))
+
+    def _queue(self, room_id: str, item: tuple[Any, ...]) -> None:
+        prev = self._pending.get(room_id)
+        if prev is not None and prev[0] == "finish":  # a finish is never replaced by a save
+            return
+        self._pending[room_id] = item
+        task = self._tasks.get(room_id)
+        if task is None or task.done():
+            self._tasks[room_id] = asyncio.get_running_loop().create_task(self._run(room_id))
+
+    async def _run(self, room_id: str) -> None:
+        store = self.manager.store
+        while room_id in self._pending:
+            item = self._pending.pop(room_id)
+            for attempt in range(self.RETRIES):
+                try:
+                    if item[0] == "save":
+                        await self.manager.run_db(store.save, room_id, item[1], item[2])
+                    else:
+                        await self._finish(*item[1:])
+                    break
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # noqa: BLE001 - retried; a newer record may supersede it
+                    newer = self._pending.get(room_id)
+                    if item[0] == "save" and newer is not None:
+                        break
+                    self.retried += 1
+                    if attempt == self.RETRIES - 1:
+                        self.lost += 1
+                        log.exception("room %s: writing the record failed for good", room_id)
+                    else:
+                        log.warning("room %s: writing the record failed; retrying", room_id)
+                        await asyncio.sleep(min(5.0, 0.2 * (attempt + 1)))
+        self._tasks.pop(room_id, None)
+
+    async def _finish(self, table: Table, record: str, winner: int) -> None:
+        try:
+            table.game_id = await self.manager.run_db(self.manager.store.finish, table.info, record, winner)
+        except Exception:  # the game is stored as the room's record at least
+            log.exception("room %s: storing the finished game failed", table.id)
+            await self.manager.run_db(self.manager.store.save, table.id, record, FINISHED)
+        go = {"type": "game_over", "winner_team": winner, "game_id": table.game_id}
+        for c in list(table.conns):
+            c.send(go)
+        self.manager._finished(table)
+
+    async def wait(self, room_id: str, timeout_s: float = 30.0) -> None:
+        """Wait (at most ``timeout_s`` seconds) until the room's queued writes are done."""
+        task = self._tasks.get(room_id)
+        if task is not None and not task.done():
+            await asyncio.wait([task], timeout=timeout_s)
+
+    async def flush(self, timeout_s: float = 30.0) -> None:
+        """Wait (at most ``timeout_s`` seconds) until every queued write is done."""
+        end = time.monotonic() + timeout_s
+        while self._tasks and time.monotonic() < end:
+            await asyncio.wait(list(self._tasks.values()), timeout=max(0.01, end - time.monotonic()))
 
 
 def frame_json(frame: dict[str, Any]) -> str:

@@ -29,6 +29,7 @@ from guandan.core.cards import parse_card, parse_rank
 from guandan.core.errors import GuandanError, IllegalAction
 from guandan.core.match import action_from_json, action_to_json
 
+from .hardening import valid_room_id
 from .tables import Conn, Table, TableManager, error_frame, frame_json
 
 log = logging.getLogger("guandan.server.ws")
@@ -131,6 +132,17 @@ async def handle_message(
         return error_frame(f"internal error: {_one_line(e)}", "internal")
 
 
+def _user_of_token(session_factory: Callable[[], Any], token: str) -> tuple[int | None, str | None]:
+    """``(user id, name)`` of a live session token, or ``(None, None)`` (blocking: run it in a thread)."""
+    from .auth import user_from_token
+
+    with session_factory() as db:
+        user = user_from_token(db, token)
+        out = (user.id, user.name) if user is not None else (None, None)
+        db.commit()
+    return out
+
+
 async def _writer(websocket: WebSocket, conn: Conn) -> None:
     """Send the connection's queued frames in order until it closes."""
     try:
@@ -167,7 +179,7 @@ def make_ws_router(
     Returns:
         An ``APIRouter`` serving ``/ws/rooms/{room_id}``.
     """
-    from .auth import COOKIE_NAME, user_from_token
+    from .auth import COOKIE_NAME
 
     router = APIRouter()
 
@@ -177,13 +189,9 @@ def make_ws_router(
         name: str | None = None
         try:
             token = websocket.cookies.get(COOKIE_NAME)
-            if token:
-                with session_factory() as db:
-                    user = user_from_token(db, token)
-                    if user is not None:
-                        user_id, name = user.id, user.name
-                    db.commit()
-            table = await manager.open(room_id) if len(room_id) <= 16 else None
+            if token:  # looked up in the manager's thread pool, never on the event loop
+                user_id, name = await manager.run_db(_user_of_token, session_factory, token)
+            table = await manager.open(room_id) if valid_room_id(room_id) else None
         except Exception:
             log.exception("websocket for room %s: set-up failed", room_id)
             table = None

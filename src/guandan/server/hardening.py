@@ -1,0 +1,185 @@
+"""Protections of the web server against hostile input (README "Security").
+
+* :class:`GuardMiddleware` (pure ASGI, outermost): reads a request body only up to
+  ``settings.max_body_bytes`` (a larger ``Content-Length``, or a chunked body that grows past the
+  limit, gets 413 ``body_too_large`` at once and the rest is never read); requires
+  ``application/json`` for a request with a body (415 ``unsupported_media_type``: a cross-site form
+  or ``text/plain`` fetch cannot post JSON); adds the security headers of :data:`SECURITY_HEADERS`
+  to every answer.
+* :func:`install_catch_all` answers anything unexpected with 500 ``internal_error`` as JSON, never a
+  traceback.
+* :func:`check_text` rejects text that no database stores: lone UTF-16 surrogates and NUL
+  characters (400 ``invalid_text``).
+* :func:`valid_room_id` tells whether a string can be a room id (ids are ``secrets.token_urlsafe(6)``).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from .errors import error_body
+
+log = logging.getLogger("guandan.server")
+
+#: Content-Security-Policy of every page: only same-origin scripts, styles, images and sockets; no
+#: framing (clickjacking), no plugins, no <base> changes.
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+#: Headers added to every HTTP answer (the API docs page at ``/api/docs`` loads Swagger UI from a
+#: CDN, so it gets every header but the CSP).
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"same-origin"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+)
+_NO_CSP_PATHS = ("/api/docs", "/api/redoc")
+_BODY_METHODS = {"POST", "PUT", "PATCH", "DELETE"}
+_ROOM_ID_RE = re.compile(r"[A-Za-z0-9_-]{1,16}")
+_BAD_TEXT_RE = re.compile("[\x00\ud800-\udfff]")
+
+
+def valid_room_id(room_id: object) -> bool:
+    """Whether ``room_id`` has the shape of a room id: 1-16 of ``A-Z a-z 0-9 _ -``."""
+    return isinstance(room_id, str) and _ROOM_ID_RE.fullmatch(room_id) is not None
+
+
+def bad_text(value: object) -> bool:
+    """Whether ``value`` is a string holding a NUL character or a lone surrogate (not storable)."""
+    return isinstance(value, str) and _BAD_TEXT_RE.search(value) is not None
+
+
+def check_text(value: object, field: str) -> None:
+    """Refuse text no database can store.
+
+    Raises:
+        ValueError subclass ``AuthError(400, ..., "invalid_text", {"field": field})``: ``value``
+            holds a NUL character or a lone UTF-16 surrogate.
+    """
+    if bad_text(value):
+        from .auth import AuthError
+
+        raise AuthError(400, f"{field} holds a character that is not allowed (NUL or a lone surrogate)",
+                        "invalid_text", {"field": field})
+
+
+async def _send_json(send: Any, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]]) -> None:
+    raw = json.dumps(body).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode()),
+               (b"connection", b"close"), *extra]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": raw, "more_body": False})
+
+
+def _is_json(content_type: str) -> bool:
+    media = content_type.split(";", 1)[0].strip().lower()
+    return media == "application/json" or (media.startswith("application/") and media.endswith("+json"))
+
+
+class GuardMiddleware:
+    """Body limit, JSON-only bodies and security headers (see the module docstring).
+
+    Args:
+        app: the ASGI app to protect.
+        max_body_bytes: largest request body read (bytes); more gives 413 ``body_too_large``.
+    """
+
+    def __init__(self, app: Any, max_body_bytes: int = 16 * 1024) -> None:
+        self.app = app
+        self.max_body_bytes = int(max_body_bytes)
+
+    def _headers(self, path: str) -> list[tuple[bytes, bytes]]:
+        out = list(SECURITY_HEADERS)
+        if not path.startswith(_NO_CSP_PATHS):
+            out.append((b"content-security-policy", CSP.encode()))
+        return out
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        extra = self._headers(scope.get("path", ""))
+        limit = self.max_body_bytes
+        too_large = error_body(f"the request body is too large (at most {limit} bytes)", "body_too_large",
+                               {"max_bytes": limit})
+        headers = {k.lower(): v for k, v in scope.get("headers", [])}
+        length = headers.get(b"content-length")
+        if length is not None:
+            try:
+                declared = int(length)
+            except ValueError:
+                declared = -1
+            if declared < 0:
+                await _send_json(send, 400, error_body("bad Content-Length", "bad_request"), extra)
+                return
+            if declared > limit:
+                await _send_json(send, 413, too_large, extra)
+                return
+        chunks: list[bytes] = []
+        total = 0
+        disconnected = False
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                disconnected = True
+                break
+            part = message.get("body", b"")
+            total += len(part)
+            if total > limit:  # a chunked body (no Content-Length) that keeps growing
+                await _send_json(send, 413, too_large, extra)
+                return
+            chunks.append(part)
+            if not message.get("more_body", False):
+                break
+        body = b"".join(chunks)
+        if (body.strip() and scope.get("method") in _BODY_METHODS
+                and not _is_json(headers.get(b"content-type", b"").decode("latin-1"))):
+            await _send_json(send, 415, error_body("send the request body as application/json",
+                                                   "unsupported_media_type"), extra)
+            return
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed and not disconnected:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive() if not disconnected else {"type": "http.disconnect"}
+
+        async def send_with_headers(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                have = {k.lower() for k, _ in message.get("headers", [])}
+                message = dict(message)
+                message["headers"] = list(message.get("headers", [])) + [h for h in extra if h[0] not in have]
+            await send(message)
+
+        await self.app(scope, replay, send_with_headers)
+
+
+def install_catch_all(app: FastAPI) -> None:
+    """Answer any unexpected exception of a request as 500 ``{"error", "code": "internal_error"}``
+    (one line, no traceback; the traceback goes to the server log). A database pool that stays
+    exhausted for ``settings.db_timeout_s`` gives 503 ``database_busy``."""
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
+        if isinstance(exc, PoolTimeout):
+            return JSONResponse(error_body("the server is busy; try again in a moment", "database_busy"),
+                                status_code=503, headers={"Retry-After": "2"})
+        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
+        return JSONResponse(error_body("internal server error", "internal_error"), status_code=500)
+
+    app.add_exception_handler(Exception, unexpected)
+    app.add_exception_handler(PoolTimeout, unexpected)
+
+
+__all__ = ["CSP", "GuardMiddleware", "SECURITY_HEADERS", "bad_text", "check_text", "install_catch_all",
+           "valid_room_id"]
