@@ -121,6 +121,8 @@ def test_sampled_worlds_agree_with_the_public_record(seed, preset, deal_number, 
         deal = world_deal(view, world)
         assert sorted(deal.legal_actions()) == sorted(view.legal_actions)
         assert deal.to_act() == viewer and deal.top == view.top
+        assert deal.passes == game.deal.passes and deal.top_seat == game.deal.top_seat
+        assert deal.n_cards == game.deal.n_cards and deal.finished == game.deal.finished
 
 
 def _second_deal_game(rules: RuleSet, hands2, first_hands=None, seed: int = 5) -> Game:

@@ -440,11 +440,13 @@ def world_deal(view: SeatView, world: Sequence[Sequence[int]], rng: random.Rando
     deal.trick = trick
     deal.top = view.top
     deal.top_seat = view.top_seat
+    # passes since the play to beat: trailing passes of the (chronological) history
     passes = 0
-    for _s, a in reversed(trick):
-        if a[0] != "pass":
-            break
-        passes += 1
+    if view.top is not None:
+        for _s, a in reversed(view.history):
+            if a[0] != "pass":
+                break
+            passes += 1
     deal.passes = passes
     deal.leader = trick[0][0] if trick else view.to_act
     deal.turn = view.to_act
