@@ -236,3 +236,25 @@ def test_hard_with_a_tiny_budget_plays_a_whole_game():
     run_game(game, agents)
     assert game.over
     assert all(a.failures == 0 for a in agents[::2])
+
+
+@pytest.mark.parametrize("command", [["arena", "--help"], ["play", "--help"], ["simulate", "--help"],
+                                     ["compat", "join", "--help"]])
+def test_bot_options_list_the_levels(command):
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    out = CliRunner().invoke(app, command, env={"COLUMNS": "200"}).output
+    for name in ("easy", "normal", "hard", "heuristic", "random"):
+        assert name in out, f"{' '.join(command)} does not list {name}"
+
+
+def test_simulate_accepts_a_level_and_rejects_a_bad_option():
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(app, ["simulate", "-n", "1", "--bot", "hard:speed=2"])
+    assert res.exit_code == 2 and "valid options" in res.output
