@@ -375,6 +375,8 @@ class SearchAgent:
         #: decisions that fell back to the heuristic because the search failed
         self.failures = 0
         self.last = SearchStats()
+        #: worlds completed by each searched decision (for reports: how much search a budget buys)
+        self.worlds_log: list[int] = []
 
     def act(self, view: SeatView) -> PlayT:
         """Choose one of ``view.legal_actions`` (module docstring).
@@ -438,8 +440,10 @@ class SearchAgent:
                 done += d
                 sums = [a + b for a, b in zip(sums, part)]
         if done == 0:
+            self.worlds_log.append(0)
             self.last = SearchStats(cands, 0, [], self.clock() - start, first)
             return first
+        self.worlds_log.append(done)
         means = [s / (_UNITS * done) for s in sums]
         scored = [(m + (self.prior_bonus if c == first else 0.0), -i) for i, (c, m) in enumerate(zip(cands, means))]
         best = max(range(len(cands)), key=lambda i: scored[i])
