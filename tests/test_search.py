@@ -258,3 +258,17 @@ def test_simulate_accepts_a_level_and_rejects_a_bad_option():
     runner = CliRunner()
     res = runner.invoke(app, ["simulate", "-n", "1", "--bot", "hard:speed=2"])
     assert res.exit_code == 2 and "valid options" in res.output
+
+
+def test_a_broken_worker_pool_falls_back_to_searching_in_process(monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    def broken(_workers):
+        raise BrokenProcessPool("a worker died")
+
+    monkeypatch.setattr("guandan.agents.search._pool", broken)
+    v = _views(9, 1, skip=40)[0]
+    agent = SearchAgent(seed=1, worlds=2, workers=2)
+    ref = SearchAgent(seed=1, worlds=2, workers=1)
+    assert agent.act(v) == ref.act(v)
+    assert agent.pool_failures == 1 and agent.failures == 0 and agent.last.worlds == 2

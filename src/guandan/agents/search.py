@@ -45,6 +45,7 @@ import atexit
 import multiprocessing
 import os
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -295,12 +296,28 @@ _POOLS: dict[int, ProcessPoolExecutor] = {}
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
+    """The process-wide pool of ``workers`` processes (created on first use).
+
+    ``fork`` when this process runs a single thread (no re-import of the caller's main module,
+    so scripts without a ``__main__`` guard work), else ``forkserver`` or ``spawn`` (forking a
+    threaded process, e.g. a web server, can deadlock).
+    """
     pool = _POOLS.get(workers)
     if pool is None:
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        methods = multiprocessing.get_all_start_methods()
+        if "fork" in methods and threading.active_count() == 1:
+            method = "fork"
+        else:
+            method = "forkserver" if "forkserver" in methods else "spawn"
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
         _POOLS[workers] = pool
     return pool
+
+
+def _drop_pool(workers: int) -> None:
+    pool = _POOLS.pop(workers, None)
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 @atexit.register
@@ -375,6 +392,8 @@ class SearchAgent:
         #: decisions that fell back to the heuristic because the search failed
         self.failures = 0
         self.last = SearchStats()
+        #: decisions whose worker pool failed (searched in this process instead)
+        self.pool_failures = 0
         #: worlds completed by each searched decision (for reports: how much search a budget buys)
         self.worlds_log: list[int] = []
 
@@ -402,6 +421,10 @@ class SearchAgent:
             self.last = SearchStats([first], 0, [], self.clock() - start, first, fell_back=True)
             return first
 
+    def _parallel(self, view: SeatView, cands: list[PlayT], seed_key: str,
+                  deadline: float | None) -> tuple[int, list[Any]] | None:
+        return _parallel_worlds(self, view, cands, seed_key, deadline)
+
     def _candidates(self, view: SeatView, first: PlayT) -> list[PlayT]:
         if self.candidate_policy is not None:
             cands = [a for a in self.candidate_policy(view, first) if a in view.legal_actions]
@@ -418,27 +441,12 @@ class SearchAgent:
         seed_key = f"{self.seed}:{view.game_number}:{view.deal_number}:{len(view.history)}:{view.seat}"
         deadline = None if self.worlds is not None else start + self.budget_s
         parallel = self.workers > 1 and (self.worlds is not None or self.budget_s >= MIN_PARALLEL_BUDGET)
-        if not parallel:
+        result = self._parallel(view, cands, seed_key, deadline) if parallel else None
+        if result is None:  # in this process (also when the pool broke)
             task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
                          self.level_units, self.rollout_policy, self.value_fn, self.rollout_depth)
-            done, sums = _run_worlds(task, self.clock)
-        else:
-            # the workers stop by wall-clock time: their clocks are their own
-            wall_deadline = None if deadline is None else time.time() + (deadline - self.clock())
-            pool = _pool(self.workers)
-            futures = [
-                pool.submit(
-                    _run_worlds_wall,
-                    _Task(view, tuple(cands), seed_key, w, self.workers, self.worlds, wall_deadline,
-                          self.level_units, self.rollout_policy, self.value_fn, self.rollout_depth),
-                )
-                for w in range(self.workers)
-            ]
-            done, sums = 0, [0] * len(cands)
-            for fut in futures:
-                d, part = fut.result()
-                done += d
-                sums = [a + b for a, b in zip(sums, part)]
+            result = _run_worlds(task, self.clock)
+        done, sums = result
         if done == 0:
             self.worlds_log.append(0)
             self.last = SearchStats(cands, 0, [], self.clock() - start, first)
@@ -449,6 +457,36 @@ class SearchAgent:
         best = max(range(len(cands)), key=lambda i: scored[i])
         self.last = SearchStats(cands, done, means, self.clock() - start, cands[best])
         return cands[best]
+
+
+def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], seed_key: str,
+                     deadline: float | None) -> tuple[int, list[Any]] | None:
+    """Share the worlds out over the pool; ``None`` when the pool cannot be used (then the
+    pool is dropped and the caller searches in its own process)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    # the workers stop by wall-clock time: their clocks are their own
+    wall_deadline = None if deadline is None else time.time() + (deadline - agent.clock())
+    try:
+        pool = _pool(agent.workers)
+        futures = [
+            pool.submit(
+                _run_worlds_wall,
+                _Task(view, tuple(cands), seed_key, w, agent.workers, agent.worlds, wall_deadline,
+                      agent.level_units, agent.rollout_policy, agent.value_fn, agent.rollout_depth),
+            )
+            for w in range(agent.workers)
+        ]
+        done, sums = 0, [0] * len(cands)
+        for fut in futures:
+            d, part = fut.result()
+            done += d
+            sums = [a + b for a, b in zip(sums, part)]
+        return done, sums
+    except (BrokenProcessPool, OSError, RuntimeError):
+        agent.pool_failures += 1
+        _drop_pool(agent.workers)
+        return None
 
 
 def _run_worlds_wall(task: _Task) -> tuple[int, list[Any]]:
