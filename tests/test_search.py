@@ -169,7 +169,8 @@ def test_value_function_hook_cuts_rollouts():
     agent = SearchAgent(seed=1, worlds=2, value_fn=value_fn, rollout_depth=3)
     agent.act(v)
     assert calls and agent.last.worlds == 2
-    assert all(abs(m - (0.03 if i == 0 else 0.0)) < 1e-9 or abs(m) < 1e-9 for i, m in enumerate(agent.last.means))
+    assert agent.last.means == [0.0] * len(agent.last.candidates)
+    assert agent.last.chosen == agent.last.candidates[0]  # no evidence against the heuristic's move
 
 
 def test_level_names_and_specs():
@@ -272,3 +273,18 @@ def test_a_broken_worker_pool_falls_back_to_searching_in_process(monkeypatch):
     ref = SearchAgent(seed=1, worlds=2, workers=1)
     assert agent.act(v) == ref.act(v)
     assert agent.pool_failures == 1 and agent.failures == 0 and agent.last.worlds == 2
+
+
+def test_switching_needs_a_significant_paired_gain():
+    """_select keeps the heuristic's move (index 0) unless another candidate wins on the same
+    worlds by more than the margin with switch_z standard errors to spare."""
+    agent = SearchAgent(seed=1, worlds=10, prior_bonus=0.02, switch_z=2.0, min_worlds=4)
+    u = 1000  # one deal win in the integer sums
+    # 10 worlds: candidate 1 wins every world the heuristic's move loses (diff +2 wins each)
+    sums = [-10 * u, 10 * u, 10 * (2 * u) ** 2 * 0, 10 * (2 * u) ** 2]
+    assert agent._select(sums, 2, 10) == 1
+    # candidate 1 better on average (+0.4) but by +2 on 6 worlds and -2 on 4: not significant
+    sums = [0, 4 * u, 0, 10 * (2 * u) ** 2]
+    assert agent._select(sums, 2, 10) == 0
+    # too few worlds to overrule the heuristic
+    assert agent._select([-3 * u, 3 * u, 0, 3 * (2 * u) ** 2], 2, 3) == 0

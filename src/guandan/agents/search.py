@@ -17,8 +17,11 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    and then scored by ``value_fn``.
 4. **Target**: the team of 头游 wins the deal (R35); levels are the tie-break. A rollout scores
    ``±1 ± level_weight * levels`` (levels 3/2/1 for 1-2/1-3/1-4, RULES.md R35) from the searching
-   seat's team's side. The candidate with the best mean wins; the heuristic's own choice gets
-   ``prior_bonus`` (a small lead that keeps noise from overruling it on few worlds).
+   seat's team's side. The heuristic's choice stands unless another candidate beats it on the
+   same worlds by more than ``prior_bonus`` with ``switch_z`` standard errors of the paired
+   difference to spare (and at least ``min_worlds`` worlds): with a few dozen worlds the
+   largest of several noisy means is mostly noise, and a conservative switch keeps the search
+   from playing worse than its heuristic.
 
 Budget and determinism
 ----------------------
@@ -42,6 +45,7 @@ actions``), ``value_fn`` (``(deal, team) -> expected score in [-1 - 3w, 1 + 3w]`
 from __future__ import annotations
 
 import atexit
+import math
 import multiprocessing
 import os
 import random
@@ -256,7 +260,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
     cons = WorldConstraints(view)
     team = view.seat & 1
     k = len(task.candidates)
-    sums: list[Any] = [0] * k
+    sums: list[Any] = [0] * (2 * k)  # score sums, then sums of squared differences to candidate 0
     done = 0
     units = _UNITS
     deadline = task.deadline
@@ -288,6 +292,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
             break
         for j in range(k):
             sums[j] += row[j]
+            sums[k + j] += (row[j] - row[0]) ** 2
         done += 1
     return done, sums
 
@@ -337,7 +342,10 @@ class SearchAgent:
         workers: worker processes (1: search in this process).
         max_candidates: most candidate actions compared (>= 1).
         level_weight: weight of one level against a deal win (R35 tie-break), 0..0.3.
-        prior_bonus: bonus of the heuristic's own choice in mean score units.
+        prior_bonus: margin (mean score units, a deal win = 1) another candidate must beat the
+            heuristic's choice by, on the same worlds.
+        switch_z: standard errors of the paired difference that margin must hold with.
+        min_worlds: fewest worlds before the heuristic's choice can be overruled.
         rollout_policy: agent used for all seats in rollouts (default :class:`RolloutPolicy`).
         candidate_policy: ``(view, heuristic_move) -> actions`` replacing :func:`candidate_actions`.
         value_fn: ``(deal, team) -> score`` used after ``rollout_depth`` actions of a rollout.
@@ -357,7 +365,9 @@ class SearchAgent:
         workers: int = 1,
         max_candidates: int = 5,
         level_weight: float = 0.05,
-        prior_bonus: float = 0.03,
+        prior_bonus: float = 0.02,
+        switch_z: float = 2.0,
+        min_worlds: int = 4,
         rollout_policy: Agent | None = None,
         candidate_policy: Callable[[SeatView, PlayT], Sequence[PlayT]] | None = None,
         value_fn: Callable[[Deal, int], float] | None = None,
@@ -383,6 +393,8 @@ class SearchAgent:
         self.max_candidates = max_candidates
         self.level_units = round(level_weight * _UNITS)
         self.prior_bonus = prior_bonus
+        self.switch_z = switch_z
+        self.min_worlds = min_worlds
         self.heuristic = HeuristicAgent(seed)
         self.rollout_policy: Agent = rollout_policy if rollout_policy is not None else RolloutPolicy(seed)
         self.candidate_policy = candidate_policy
@@ -421,6 +433,21 @@ class SearchAgent:
             self.last = SearchStats([first], 0, [], self.clock() - start, first, fell_back=True)
             return first
 
+    def _select(self, sums: list[Any], k: int, done: int) -> int:
+        """Index of the chosen candidate: the heuristic's move (0) unless another one beats it on
+        the same worlds by more than ``prior_bonus`` with ``switch_z`` standard errors to spare
+        (paired differences; at least ``min_worlds`` worlds)."""
+        if done < self.min_worlds:
+            return 0
+        best, best_d = 0, 0.0
+        for j in range(1, k):
+            d = (sums[j] - sums[0]) / done
+            var = max(0.0, sums[k + j] / done - d * d)
+            se = math.sqrt(var / done)
+            if d - self.switch_z * se > self.prior_bonus * _UNITS and d > best_d:
+                best, best_d = j, d
+        return best
+
     def _parallel(self, view: SeatView, cands: list[PlayT], seed_key: str,
                   deadline: float | None) -> tuple[int, list[Any]] | None:
         return _parallel_worlds(self, view, cands, seed_key, deadline)
@@ -452,9 +479,9 @@ class SearchAgent:
             self.last = SearchStats(cands, 0, [], self.clock() - start, first)
             return first
         self.worlds_log.append(done)
-        means = [s / (_UNITS * done) for s in sums]
-        scored = [(m + (self.prior_bonus if c == first else 0.0), -i) for i, (c, m) in enumerate(zip(cands, means))]
-        best = max(range(len(cands)), key=lambda i: scored[i])
+        k = len(cands)
+        means = [s / (_UNITS * done) for s in sums[:k]]
+        best = self._select(sums, k, done)
         self.last = SearchStats(cands, done, means, self.clock() - start, cands[best])
         return cands[best]
 
