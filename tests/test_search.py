@@ -211,7 +211,9 @@ def test_easy_never_gives_away_a_bomb_the_heuristic_keeps():
     assert checked > 50 and easy.mistakes > 10
 
 
-@pytest.mark.parametrize("name", ["random", "heuristic", "easy", "normal", "hard:worlds=1,candidates=2,workers=1"])
+@pytest.mark.parametrize(
+    "name", ["random", "heuristic", "easy", "normal", "hard:worlds=1,candidates=2,workers=1"]
+)
 def test_each_level_plays_a_complete_game(name):
     """A whole game (level 2 to passing A) with the agent in seats 0 and 2 against the heuristic;
     the driver checks every action (``apply``)."""
@@ -232,7 +234,8 @@ def test_each_level_plays_a_complete_game(name):
 @pytest.mark.slow
 def test_hard_with_a_tiny_budget_plays_a_whole_game():
     """CI smoke game of ``hard`` with a tiny time budget: a complete game, every action legal."""
-    agents = [make_agent("hard:budget=0.02,workers=1", s) if s % 2 == 0 else HeuristicAgent() for s in range(4)]
+    agents = [make_agent("hard:budget=0.02,workers=1", s) if s % 2 == 0 else HeuristicAgent()
+              for s in range(4)]
     game = Game(seed=22)
     run_game(game, agents)
     assert game.over

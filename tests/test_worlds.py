@@ -55,7 +55,8 @@ def _truth_checks(game: Game, viewer: int, world) -> None:
     played = Counter(f for _s, a in d.history if a[0] in PLAY_TYPES for f in a[2])
     total = Counter(f for h in world for f in h) + played
     assert total == Counter({f: 2 for f in range(54)}), "hands plus played cards are not the 108-card deck"
-    played_by = [Counter(f for s2, a in d.history if s2 == s and a[0] in PLAY_TYPES for f in a[2]) for s in range(4)]
+    played_by = [Counter(f for s2, a in d.history if s2 == s and a[0] in PLAY_TYPES for f in a[2])
+                 for s in range(4)]
     plan = d.plan
     if plan is None or d.phase in ("tribute",):
         return
@@ -175,7 +176,8 @@ def _hands_with(rng: random.Random, wants: dict[int, list[int]]) -> list[list[in
                 # take f from another seat, give back a card not wanted by anyone
                 for o in range(4):
                     if o != s and f in hands[o] and Counter(hands[o])[f] > Counter(wants.get(o, []))[f]:
-                        give = next(g for g in hands[s] if Counter(hands[s])[g] > Counter(fs)[g] and g not in need)
+                        give = next(g for g in hands[s]
+                                    if Counter(hands[s])[g] > Counter(fs)[g] and g not in need)
                         hands[o].remove(f)
                         hands[o].append(give)
                         hands[s].remove(give)
@@ -234,7 +236,8 @@ def test_tribute_payer_never_gets_cards_above_its_tribute():
             for _ in range(20):
                 w = Counter(sample_world(view, rng)[payer])
                 for f in range(54):
-                    if f != wild_face(level) and STRENGTH[level][FACE_RANK[f]] > STRENGTH[level][FACE_RANK[t]]:
+                    above = STRENGTH[level][FACE_RANK[f]] > STRENGTH[level][FACE_RANK[t]]
+                    if f != wild_face(level) and above:
                         assert w[f] <= back[f]
                 assert w[BIG_JOKER] <= back[BIG_JOKER]
         return

@@ -65,7 +65,9 @@ from guandan.core.worlds import WorldConstraints, world_deal
 from .base import Agent
 from .heuristic import Decomposition, HeuristicAgent, _Ctx, _signature, decompose
 
-__all__ = ["RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "rollout"]
+__all__ = [
+    "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "rollout",
+]
 
 #: Levels gained by the winning team per result (R35, official upgrade table).
 _LEVELS = {"1-2": 3, "1-3": 2, "1-4": 1}
@@ -280,7 +282,8 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
             d = base.clone()
             d.apply_unchecked(c)
             try:
-                r = rollout(d, task.policy, team, task.level_weight_units, task.value_fn, task.rollout_depth, stop)
+                r = rollout(d, task.policy, team, task.level_weight_units, task.value_fn,
+                            task.rollout_depth, stop)
             except RolloutStopped:
                 aborted = True
                 break

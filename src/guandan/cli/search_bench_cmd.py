@@ -9,7 +9,9 @@ from .app import app
 
 @app.command("bench-search")
 def bench_search_command(
-    positions: int = typer.Option(6, "--positions", min=1, help="Seeded start positions (first decision of a deal)."),
+    positions: int = typer.Option(
+        6, "--positions", min=1, help="Seeded start positions (first decision of a deal)."
+    ),
     rollouts: int = typer.Option(3, "--rollouts", min=1, help="Rollouts per position and policy."),
     seed: int = typer.Option(1, "--seed", help="Seed of the world sampling."),
     as_json: bool = typer.Option(False, "--json", help="Print the results as one JSON object."),
@@ -27,7 +29,9 @@ def bench_search_command(
 
     err = Console(stderr=True)
     with err.status("measuring") as status:
-        result = run_search_bench(positions, rollouts, seed, progress=lambda s: status.update(f"measuring {s}"))
+        result = run_search_bench(
+            positions, rollouts, seed, progress=lambda s: status.update(f"measuring {s}")
+        )
     if as_json:
         typer.echo(json.dumps(result))
         return

@@ -65,7 +65,9 @@ DEALT = 27
 
 World = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
-__all__ = ["DEALT", "World", "WorldConstraints", "InconsistentView", "sample_world", "world_deal", "played_by_seat"]
+__all__ = [
+    "DEALT", "World", "WorldConstraints", "InconsistentView", "sample_world", "world_deal", "played_by_seat",
+]
 
 
 class InconsistentView(ValueError):
@@ -274,7 +276,8 @@ class WorldConstraints:
             hands[s].extend(rest[i : i + k])
             i += k
         hands[self.seat] = list(self.hand)
-        return (tuple(sorted(hands[0])), tuple(sorted(hands[1])), tuple(sorted(hands[2])), tuple(sorted(hands[3])))
+        h = [tuple(sorted(x)) for x in hands]
+        return (h[0], h[1], h[2], h[3])
 
     def _greedy(self, rng: random.Random) -> World | None:
         hands, pool, slots = self._start()
@@ -434,7 +437,8 @@ def world_deal(view: SeatView, world: Sequence[Sequence[int]], rng: random.Rando
     deal = Deal(view.rules, view.level, hands, rng or random.Random(0), first_leader=view.to_act)
     played = played_by_seat(view.history)
     deal.initial_hands = tuple(
-        tuple(sorted(list(hands[s]) + [f for f in range(N_FACES) for _ in range(played[s][f])])) for s in range(4)
+        tuple(sorted(list(hands[s]) + [f for f in range(N_FACES) for _ in range(played[s][f])]))
+        for s in range(4)
     )
     trick = list(view.trick)
     deal.trick = trick
