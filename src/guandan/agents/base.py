@@ -40,19 +40,27 @@ class RandomAgent:
         return self.rng.choice(view.legal_actions)
 
 
-AGENT_NAMES: tuple[str, ...] = ("random", "heuristic")
+AGENT_NAMES: tuple[str, ...] = ("random", "heuristic", "search", "easy", "normal", "hard")
 
 
 def make_agent(name: str, seed: int | None = None) -> Agent:
-    """Build an agent by name (``random`` or ``heuristic``).
+    """Build an agent by name: ``random``, ``heuristic``, ``search``, or a difficulty level
+    ``easy``, ``normal`` (= heuristic), ``hard`` (= search); options may follow a colon, e.g.
+    ``hard:budget=0.25,workers=1`` (see :mod:`guandan.agents.levels`).
 
     Raises:
-        ValueError: unknown name, listing the valid ones.
+        ValueError: unknown name or option, listing the valid ones.
     """
-    if name == "random":
+    from .levels import make_level_agent, parse_spec
+
+    base, kwargs = parse_spec(name)
+    if base == "random" and not kwargs:
         return RandomAgent(seed)
-    if name == "heuristic":
+    if base == "heuristic" and not kwargs:
         from .heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
+    agent = make_level_agent(base, seed, kwargs)
+    if agent is not None:
+        return agent  # type: ignore[no-any-return]
     raise ValueError(f"unknown agent {name!r}; valid agents: {', '.join(AGENT_NAMES)}")
