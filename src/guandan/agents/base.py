@@ -40,14 +40,16 @@ class RandomAgent:
         return self.rng.choice(view.legal_actions)
 
 
-AGENT_NAMES: tuple[str, ...] = ("random", "heuristic")
+AGENT_NAMES: tuple[str, ...] = ("random", "heuristic", "policy")
 
 
 def make_agent(name: str, seed: int | None = None) -> Agent:
-    """Build an agent by name (``random`` or ``heuristic``).
+    """Build an agent by name (``random``, ``heuristic`` or ``policy``, the policy network
+    alone: :class:`guandan.agents.nets.PolicyAgent`).
 
     Raises:
-        ValueError: unknown name, listing the valid ones.
+        ValueError: unknown name, listing the valid ones; a learned agent (``policy``) when
+            NumPy (the ``[bots]`` extra) is not installed, saying how to install it.
     """
     if name == "random":
         return RandomAgent(seed)
@@ -55,4 +57,18 @@ def make_agent(name: str, seed: int | None = None) -> Agent:
         from .heuristic import HeuristicAgent
 
         return HeuristicAgent(seed)
+    if name == "policy":
+        return _learned_agent(name, seed)
     raise ValueError(f"unknown agent {name!r}; valid agents: {', '.join(AGENT_NAMES)}")
+
+
+def _learned_agent(name: str, seed: int | None) -> Agent:
+    """A bot that needs NumPy (the ``[bots]`` extra); ``ValueError`` with the install command
+    when NumPy is missing, so every place a bot can sit reports it the same way."""
+    try:
+        from .nets import PolicyAgent, require_numpy
+
+        require_numpy()
+    except ImportError as e:
+        raise ValueError(f"agent {name!r}: {e}") from None
+    return PolicyAgent(seed)
