@@ -136,6 +136,9 @@ class ArenaResult:
     actions: int
     ms_per_action: float
     records: list[DealRecord] = field(default_factory=list)
+    #: decision times of A's and B's agents (every ``act`` call): ``{"n", "mean_ms", "p99_ms", "max_ms"}``
+    decision_ms_a: dict[str, float] = field(default_factory=dict)
+    decision_ms_b: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready dict (records included when kept)."""
@@ -146,11 +149,45 @@ class ArenaResult:
         return d
 
 
-def _agents(name_a: str, name_b: str, a_seats: tuple[int, int], seed: int) -> list[Agent]:
+#: ``{"a": [seconds, ...], "b": [...]}``: decision times collected by :class:`_Timed`.
+Timer = dict[str, list[float]]
+
+
+class _Timed:
+    """An agent whose ``act`` calls are timed into a list (seconds, ``time.perf_counter``)."""
+
+    def __init__(self, agent: Agent, bucket: list[float]) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.bucket = bucket
+
+    def act(self, view: Any) -> Any:
+        import time
+
+        t0 = time.perf_counter()
+        try:
+            return self.agent.act(view)
+        finally:
+            self.bucket.append(time.perf_counter() - t0)
+
+
+def decision_summary(times: Sequence[float]) -> dict[str, float]:
+    """``{"n", "mean_ms", "p99_ms", "max_ms"}`` of decision times given in seconds."""
+    if not times:
+        return {"n": 0, "mean_ms": 0.0, "p99_ms": 0.0, "max_ms": 0.0}
+    xs = sorted(times)
+    p99 = xs[min(len(xs) - 1, max(0, math.ceil(0.99 * len(xs)) - 1))]
+    return {"n": len(xs), "mean_ms": 1000.0 * sum(xs) / len(xs), "p99_ms": 1000.0 * p99, "max_ms": 1000.0 * xs[-1]}
+
+
+def _agents(name_a: str, name_b: str, a_seats: tuple[int, int], seed: int, timer: Timer | None = None) -> list[Agent]:
     out: list[Agent] = []
     for s in range(4):
         name = name_a if s in a_seats else name_b
-        out.append(make_agent(name, seed * 4 + s))
+        agent = make_agent(name, seed * 4 + s)
+        if timer is not None:
+            agent = _Timed(agent, timer["a" if s in a_seats else "b"])
+        out.append(agent)
     return out
 
 
@@ -181,7 +218,8 @@ def _board_deal(rules: RuleSet, board_seed: int) -> tuple[list[list[int]], int]:
 
 
 def play_board_deal(
-    agent_a: str, agent_b: str, rules: RuleSet, board: int, board_seed: int, a_seats: tuple[int, int]
+    agent_a: str, agent_b: str, rules: RuleSet, board: int, board_seed: int, a_seats: tuple[int, int],
+    timer: Timer | None = None,
 ) -> tuple[DealRecord, int]:
     """Play board ``board`` once with team A in ``a_seats`` ((0, 2) or (1, 3)).
 
@@ -192,7 +230,7 @@ def play_board_deal(
     """
     hands, leader = _board_deal(rules, board_seed)
     game = Game(rules, seed=board_seed, hands=hands, first_leader=leader)
-    agents = _agents(agent_a, agent_b, a_seats, board_seed)
+    agents = _agents(agent_a, agent_b, a_seats, board_seed, timer)
     n = _play_until(game, agents, lambda g: bool(g.settlements), 20_000)
     st = game.settlements[0]
     a_team = a_seats[0] & 1
@@ -223,7 +261,8 @@ def game_hand_source(game_seed: int) -> Callable[[int, int], list[list[int]]]:
 
 
 def play_game(
-    agent_a: str, agent_b: str, rules: RuleSet, game_seed: int, a_seats: tuple[int, int], max_deals: int = 200
+    agent_a: str, agent_b: str, rules: RuleSet, game_seed: int, a_seats: tuple[int, int], max_deals: int = 200,
+    timer: Timer | None = None,
 ) -> tuple[Game, int]:
     """Play one whole game (R5) with team A in ``a_seats`` ((0, 2) or (1, 3)).
 
@@ -238,20 +277,21 @@ def play_game(
     source = game_hand_source(game_seed)
     first = _first_leader(rules, source(1, 1), random.Random(game_seed))
     game = Game(rules, seed=game_seed, hands=source, first_leader=first)
-    agents = _agents(agent_a, agent_b, a_seats, game_seed)
+    agents = _agents(agent_a, agent_b, a_seats, game_seed, timer)
     n = _play_until(game, agents, lambda g: len(g.settlements) >= max_deals, 2_000_000)
     return game, n
 
 
 def play_duplicate_game(
-    agent_a: str, agent_b: str, rules: RuleSet, game_seed: int, a_seats: tuple[int, int], max_deals: int = 200
+    agent_a: str, agent_b: str, rules: RuleSet, game_seed: int, a_seats: tuple[int, int], max_deals: int = 200,
+    timer: Timer | None = None,
 ) -> tuple[float, int, int]:
     """:func:`play_game`, summarised.
 
     Returns:
         ``(A's score: 1 win, 0 loss, 0.5 unfinished after max_deals; deals played; actions)``.
     """
-    game, n = play_game(agent_a, agent_b, rules, game_seed, a_seats, max_deals)
+    game, n = play_game(agent_a, agent_b, rules, game_seed, a_seats, max_deals, timer)
     if not game.over:
         return 0.5, len(game.settlements), n
     return (1.0 if game.winner == (a_seats[0] & 1) else 0.0), len(game.settlements), n
@@ -304,10 +344,11 @@ def duplicate_match(
     results_a = {"1-2": 0, "1-3": 0, "1-4": 0}
     board_scores: list[float] = []
     records: list[DealRecord] = []
+    timer: Timer = {"a": [], "b": []}
     for i, bs in enumerate(board_seeds):
         score = 0.0
         for a_seats in ((0, 2), (1, 3)):
-            rec, n = play_board_deal(agent_a, agent_b, rules, i, bs, a_seats)
+            rec, n = play_board_deal(agent_a, agent_b, rules, i, bs, a_seats, timer)
             actions += n
             if rec.a_won:
                 wins += 1
@@ -325,7 +366,7 @@ def duplicate_match(
     game_deals = 0
     for gs in game_seeds:
         for a_seats in ((0, 2), (1, 3)):
-            sc, nd, n = play_duplicate_game(agent_a, agent_b, rules, gs, a_seats, max_deals)
+            sc, nd, n = play_duplicate_game(agent_a, agent_b, rules, gs, a_seats, max_deals, timer)
             game_wins += sc
             game_deals += nd
             actions += n
@@ -358,4 +399,6 @@ def duplicate_match(
         actions=actions,
         ms_per_action=1000.0 * secs / actions if actions else 0.0,
         records=records,
+        decision_ms_a=decision_summary(timer["a"]),
+        decision_ms_b=decision_summary(timer["b"]),
     )

@@ -1,6 +1,7 @@
 """Players that act from a :class:`~guandan.core.views.SeatView` (never the full state).
 
-``make_agent(name, seed)`` builds an agent by name: ``random`` or ``heuristic``.
+``make_agent(name, seed)`` builds an agent by name: ``random``, ``heuristic``, ``search``, or a
+difficulty level ``easy``, ``normal``, ``hard`` (see :mod:`guandan.agents.levels`).
 """
 
 from __future__ import annotations

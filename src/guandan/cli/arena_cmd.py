@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import typer
 
-from .app import PRESET_HELP, RULE_HELP, app, load_rules
+from .app import AGENT_HELP, PRESET_HELP, RULE_HELP, app, load_rules
 
 
 @app.command("arena")
 def arena_command(
-    agent_a: str = typer.Argument(..., help="Team A's agent (seats 0 and 2 first): random or heuristic."),
-    agent_b: str = typer.Argument(..., help="Team B's agent (seats 1 and 3 first): random or heuristic."),
+    agent_a: str = typer.Argument(..., help="Team A's agent (seats 0 and 2 first): " + AGENT_HELP),
+    agent_b: str = typer.Argument(..., help="Team B's agent (seats 1 and 3 first): " + AGENT_HELP),
     deals: int = typer.Option(
         100, "--deals", "-n", help="Boards: single deals at level 2, each played twice with seats swapped."
     ),
@@ -93,5 +93,9 @@ def arena_command(
         table.add_row(f"game win rate of A ({result.games} games)", pct(result.game_win_rate), ci(result.game_ci))
         table.add_row("  mean deals per game", f"{result.mean_game_deals:.1f}", "")
     table.add_row("time", f"{result.seconds:.1f} s ({result.ms_per_action:.2f} ms/action)", "")
+    for team, name, dm in (("A", agent_a, result.decision_ms_a), ("B", agent_b, result.decision_ms_b)):
+        if dm.get("n"):
+            table.add_row(f"decision time of {team} ({name}), mean / p99 / max",
+                          f"{dm['mean_ms']:.1f} / {dm['p99_ms']:.1f} / {dm['max_ms']:.1f} ms", "")
     Console().print(table)
     Console().print("CI: Wilson score interval (deals and games taken as independent trials).")

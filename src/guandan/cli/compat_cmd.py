@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from .app import PRESET_HELP, RULE_HELP, app, load_rules
+from .app import AGENT_HELP, PRESET_HELP, RULE_HELP, app, load_rules
 
 compat_app = typer.Typer(
     help="Host or join games in the Guandan AI-competition websocket protocol.", no_args_is_help=True
@@ -71,7 +71,7 @@ def serve_command(
 @compat_app.command("join")
 def join_command(
     url: str = typer.Argument(..., help="Host address, e.g. ws://127.0.0.1:23456/game/client1"),
-    bot: str = typer.Option("heuristic", "--bot", help="Bot that plays: heuristic or random."),
+    bot: str = typer.Option("heuristic", "--bot", help="Bot that plays: " + AGENT_HELP),
     seed: int = typer.Option(None, "--seed", help="Bot seed."),
     delay: float = typer.Option(0.0, "--delay", min=0.0, help="Seconds to wait before each reply."),
 ) -> None:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from .app import PRESET_HELP, RULE_HELP, app, load_rules
+from .app import AGENT_HELP, PRESET_HELP, RULE_HELP, app, load_rules
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -738,7 +738,7 @@ def play_command(
     seed: int | None = typer.Option(
         None, "--seed", help="Seed of the game (shuffles, bots); random when omitted."
     ),
-    bot: str = typer.Option("heuristic", "--bot", help="Bot for the other three seats: heuristic or random."),
+    bot: str = typer.Option("heuristic", "--bot", help="Bot for the other three seats: " + AGENT_HELP),
     lang: str = typer.Option("en", "--lang", help="Language of the screens (only en for now)."),
     delay: float | None = typer.Option(
         None,
@@ -768,9 +768,14 @@ def play_command(
     if lang != "en":
         err.print(f"[red]error:[/red] --lang {lang!r} is not available; valid: en", highlight=False)
         raise typer.Exit(2)
-    if bot not in ("heuristic", "random"):
-        err.print(f"[red]error:[/red] unknown bot {bot!r}; valid bots: heuristic, random", highlight=False)
-        raise typer.Exit(2)
+    try:
+        from guandan.agents import make_agent
+
+        make_agent(bot, 0)  # validates the name and its options
+    except ValueError as e:
+        msg = str(e).replace("unknown agent", "unknown bot").replace("valid agents", "valid bots")
+        err.print(f"[red]error:[/red] {msg}", highlight=False, markup=True)
+        raise typer.Exit(2) from None
     if seed is None:
         seed = random.SystemRandom().randrange(1, 1_000_000)
     console = Console(highlight=False)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
-from .app import PRESET_HELP, RULE_HELP, app, load_rules
+from .app import AGENT_HELP, PRESET_HELP, RULE_HELP, app, load_rules
 
 
 def game_stats(events: list[dict[str, Any]]) -> dict[str, Any]:
@@ -64,7 +64,7 @@ def simulate_command(
     ] = 10,
     preset: Annotated[str, typer.Option("--preset", "-p", help=PRESET_HELP)] = "official",
     rule: Annotated[list[str] | None, typer.Option("--rule", "-r", help=RULE_HELP)] = None,
-    bot: Annotated[str, typer.Option("--bot", "-b", help="Bot for all four seats: heuristic or random.")] = "heuristic",
+    bot: Annotated[str, typer.Option("--bot", "-b", help="Bot for all four seats: " + AGENT_HELP)] = "heuristic",
     seed: Annotated[
         int | None,
         typer.Option("--seed", "-s", help="Base seed: game i (0-based) uses seed+i; default: drawn at random and shown."),
@@ -94,7 +94,7 @@ def simulate_command(
     from rich.table import Table
     from rich.text import Text
 
-    from guandan.agents import AGENT_NAMES, make_agent
+    from guandan.agents import make_agent
     from guandan.core.match import Game
     from guandan.driver import run_game
     from guandan.records import write_record
@@ -102,11 +102,12 @@ def simulate_command(
     err = Console(stderr=True, soft_wrap=True)
     out = Console()
     rules = load_rules(preset, rule)
-    if bot not in AGENT_NAMES:
-        err.print(Text(f"error: unknown bot {bot!r}; valid bots: {', '.join(AGENT_NAMES)}"))
-        raise typer.Exit(2)
     try:
         make_agent(bot, 0)
+    except ValueError as e:  # unknown name or option
+        msg = str(e).replace("unknown agent", "unknown bot").replace("valid agents", "valid bots")
+        err.print(Text(f"error: {msg}"))
+        raise typer.Exit(2) from None
     except ImportError as e:
         err.print(Text(f"error: the {bot} bot is not available ({e}); try --bot random"))
         raise typer.Exit(2) from None

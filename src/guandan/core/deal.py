@@ -175,6 +175,7 @@ class Deal:
         self.turn: int | None = None
         self.phase = PLAY
         self._legal: list[PlayT] | None = None
+        self._undo: list[Any] = []  # push_unchecked/pop_unchecked records (search only)
         self.plan: TributePlan | None = None
         if prev is None:
             if first_leader is None:
@@ -543,6 +544,7 @@ class Deal:
         new.trick = self.trick[:]
         new.history = self.history[:]
         new._legal = None
+        new._undo = []
         if self.plan is not None:
             p = self.plan
             new.plan = TributePlan(
@@ -550,6 +552,47 @@ class Deal:
                 list(p.returns_due), dict(p.returned), p.first_leader,
             )
         return new
+
+    # -- push/pop for search (play phase, unchecked) ------------------------------------------
+    def push_unchecked(self, act: PlayT) -> None:
+        """Apply a normalised legal play-phase action without checking, remembering how to undo
+        it with :meth:`pop_unchecked` (search code only; ``apply`` keeps checking everything).
+
+        Raises:
+            ValueError: the deal is not in the play phase (tribute and return cannot be undone).
+        """
+        if self.phase != PLAY:
+            raise ValueError(f"push_unchecked works in the play phase, not {self.phase!r}")
+        undo = (
+            act, self.turn, self.top, self.top_seat, self.passes, self.leader, self.jiefeng_seat,
+            self.trick, len(self.finished), self.result,
+        )
+        self.trick = self.trick[:]  # _start_play replaces it, a play appends: keep the old list
+        self._undo.append(undo)
+        self.apply_unchecked(act)
+
+    def pop_unchecked(self) -> PlayT:
+        """Undo the last :meth:`push_unchecked`; returns the action undone.
+
+        Raises:
+            IndexError: nothing to undo.
+        """
+        if not self._undo:
+            raise IndexError("no pushed action to undo")
+        act, turn, top, top_seat, passes, leader, jiefeng, trick, n_fin, result = self._undo.pop()
+        seat = turn
+        if act[0] != PASS_TYPE:
+            hand = self.hands[seat]
+            for f in act[2]:
+                hand[f] += 1
+            self.n_cards[seat] += len(act[2])
+        self.history.pop()
+        del self.finished[n_fin:]
+        self.turn, self.top, self.top_seat, self.passes = turn, top, top_seat, passes
+        self.leader, self.jiefeng_seat, self.trick, self.result = leader, jiefeng, trick, result
+        self.phase = PLAY
+        self._legal = None
+        return act
 
 
 def _rank_name(rank: Any) -> str:

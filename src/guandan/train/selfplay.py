@@ -17,6 +17,10 @@ array               shape, dtype                meaning
 ``p_label``         ``[D]`` int32               index of the teacher's choice within its rows
 ==================  ==========================  ===============================================
 
+Policy samples are the teacher's labelled decisions: an agent with a false ``labelled``
+attribute after ``act`` (expert iteration's :class:`guandan.train.expert.MixedTeacher`)
+contributes no policy sample for that decision.
+
 Value samples: each play-phase decision is recorded with probability ``value_rate`` from two
 points of view, the seat to act and the next seat (one per team), so both labels appear for
 every recorded state. Policy samples: every play-phase decision with at least two legal
@@ -152,7 +156,8 @@ def play_shard(
                         buf.v_pov.append((len(deal_outcomes), pov & 1))
                         pending.append(len(buf.v_state) - 1)
                 legal = view.legal_actions
-                if len(legal) >= 2:
+                # a teacher may act without labelling (expert iteration labels a sample only)
+                if len(legal) >= 2 and getattr(agents[seat], "labelled", True):
                     cands = list(legal)
                     if len(cands) > max_candidates:
                         keep = [a for a in cands if a == act or a[0] == PASS_TYPE]

@@ -1,0 +1,94 @@
+"""Difficulty levels and agent specs: names → agents (DESIGN.md section 6).
+
+Levels (issue: difficulty levels everywhere a bot can sit):
+
+=========  ===========================================================================
+``easy``   a casual player: the heuristic with believable mistakes (:mod:`.easy`)
+``normal`` the heuristic (:mod:`.heuristic`)
+``hard``   determinized search over sampled deals, 1 s per decision (:mod:`.search`)
+``expert`` the search with the learned value and policy networks (:mod:`.expert`; NumPy)
+=========  ===========================================================================
+
+The plain names ``random``, ``heuristic`` and ``search`` (= ``hard``) are agents too. A spec
+may carry options after a colon, ``name:key=value,key=value``:
+
+* ``search``/``hard``: ``budget`` (seconds per decision), ``worlds`` (rollout-count mode),
+  ``workers`` (processes), ``candidates`` (most candidate actions);
+* ``expert``: the ``search`` options plus ``depth`` (rollout actions before the value
+  network scores the position; 0 for full rollouts) and ``rollout`` (``heuristic`` or
+  ``policy``);
+* ``easy``: ``mistakes`` (probability of a mistake, 0..1).
+
+Example: ``hard:budget=0.25,workers=1``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: Difficulty names, weakest first.
+LEVEL_NAMES: tuple[str, ...] = ("easy", "normal", "hard", "expert")
+
+_OPTIONS: dict[str, dict[str, tuple[str, type]]] = {
+    "search": {
+        "budget": ("budget_s", float),
+        "worlds": ("worlds", int),
+        "workers": ("workers", int),
+        "candidates": ("max_candidates", int),
+    },
+    "easy": {"mistakes": ("mistake_rate", float)},
+    "expert": {
+        "budget": ("budget_s", float),
+        "worlds": ("worlds", int),
+        "workers": ("workers", int),
+        "candidates": ("max_candidates", int),
+        "depth": ("rollout_depth", int),
+        "rollout": ("rollout", str),
+    },
+}
+_ALIASES = {"hard": "search", "normal": "heuristic"}
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """Split ``name:key=value,...`` into the agent name and constructor keyword arguments.
+
+    Returns:
+        ``(base name, kwargs)`` with the level aliases resolved (``hard`` → ``search``,
+        ``normal`` → ``heuristic``).
+    Raises:
+        ValueError: an unknown option or a value of the wrong type, naming the valid options.
+    """
+    name, _, opts = spec.partition(":")
+    name = name.strip()
+    base = _ALIASES.get(name, name)
+    kwargs: dict[str, Any] = {}
+    if not opts.strip():
+        return base, kwargs
+    allowed = _OPTIONS.get(base, {})
+    for item in opts.split(","):
+        key, eq, value = item.partition("=")
+        key = key.strip()
+        if not eq or key not in allowed:
+            valid = ", ".join(allowed) or "none"
+            raise ValueError(f"bad option {item.strip()!r} for agent {name!r}; valid options: {valid}")
+        arg, typ = allowed[key]
+        try:
+            kwargs[arg] = typ(value.strip())
+        except ValueError:
+            raise ValueError(f"option {key} of agent {name!r} needs a {typ.__name__}, not {value.strip()!r}") from None
+    return base, kwargs
+
+
+def make_level_agent(base: str, seed: int | None, kwargs: dict[str, Any]) -> Any:
+    """Build ``easy`` or ``search`` with options; ``None`` for other names."""
+    if base == "search":
+        from .search import SearchAgent, default_workers
+
+        kwargs = dict(kwargs)
+        kwargs.setdefault("workers", default_workers())
+        return SearchAgent(seed, **kwargs)
+    if base == "easy":
+        from .easy import EasyAgent
+
+        return EasyAgent(seed, **kwargs)
+    return None

@@ -1,0 +1,456 @@
+"""Determinized search over sampled deals (name ``search``, difficulty ``hard``).
+
+How it decides (play phase; tribute and return are left to the heuristic, R45/R47)
+------------------------------------------------------------------------------------
+1. **Candidates** (:func:`candidate_actions`): a short list of plays worth comparing: the
+   heuristic's choice first, PASS when following (R28), the smallest bomb when following and a
+   bomb is legal (R24), then the combinations of the heuristic's hand decomposition that are
+   legal now (weakest first), deduplicated up to suits. A ``candidate_policy`` can replace it.
+2. **Worlds**: hidden hands are sampled from the seat's view by the one world sampler
+   (:class:`guandan.core.worlds.WorldConstraints`: counts, plays, tribute and return cards,
+   anti-tribute jokers). World ``i`` of a decision comes from its own ``random.Random`` seeded by
+   the agent's seed, the position (game, deal, actions so far, seat) and ``i``, so that a
+   decision is reproducible whatever the number of worker processes.
+3. **Rollouts**: every candidate is played out on the **same** worlds (common random numbers)
+   with a fast rollout policy for all four seats (default :class:`RolloutPolicy`, the heuristic
+   with a cheaper follow rule) until the deal ends (R29-R33), or for ``rollout_depth`` actions
+   and then scored by ``value_fn``.
+4. **Target**: the team of 头游 wins the deal (R35); levels are the tie-break. A rollout scores
+   ``±1 ± level_weight * levels`` (levels 3/2/1 for 1-2/1-3/1-4, RULES.md R35) from the searching
+   seat's team's side. The candidate with the best mean wins; the heuristic's own choice gets
+   ``prior_bonus`` (a small lead that keeps noise from overruling it on few worlds).
+
+Budget and determinism
+----------------------
+* **Time mode** (default): worlds are played until ``budget_s`` seconds (``clock`` time,
+  injectable for tests) have passed since the decision started; a world is counted only when
+  every candidate has been played on it (anytime: the best so far is returned).
+* **Rollout-count mode** (``worlds=N``): exactly ``N`` worlds per decision; the choice is then a
+  pure function of the view and the seed (outcomes are summed as integers, so the order in which
+  workers finish does not matter).
+* **Processes**: with ``workers > 1`` (and a budget of at least ``MIN_PARALLEL_BUDGET`` seconds
+  in time mode) the worlds are shared out over a process pool kept for the whole process.
+* **Fallback**: any exception inside the search (or a candidate that is not legal) is counted in
+  :attr:`SearchAgent.failures` and the heuristic's move is played.
+
+Hooks for learned evaluation (difficulty ``expert``): ``rollout_policy`` (an agent acting from a
+:class:`~guandan.core.views.SeatView`), ``candidate_policy`` (``(view, heuristic_move) -> list of
+actions``), ``value_fn`` (``(deal, team) -> expected score in [-1 - 3w, 1 + 3w]``) with
+``rollout_depth``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import multiprocessing
+import os
+import random
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from guandan.core.cards import faces_of
+from guandan.core.deal import OVER, Deal
+from guandan.core.plays import BOMB_TYPES, PASS, PlayT, play_key
+from guandan.core.views import SeatView
+from guandan.core.worlds import WorldConstraints, world_deal
+
+from .base import Agent
+from .heuristic import Decomposition, HeuristicAgent, _Ctx, _signature, decompose
+
+__all__ = ["RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "rollout"]
+
+#: Levels gained by the winning team per result (R35, official upgrade table).
+_LEVELS = {"1-2": 3, "1-3": 2, "1-4": 1}
+#: Below this time budget (seconds) a decision is searched in-process (no worker pool).
+MIN_PARALLEL_BUDGET = 0.25
+_MAX_ACTIONS = 2_000
+#: One deal win in the integer score sums (a level counts ``level_weight * _UNITS``).
+_UNITS = 1000
+
+
+class RolloutPolicy(HeuristicAgent):
+    """The heuristic made about 3x cheaper, for rollouts (name ``rollout``).
+
+    It evaluates one answer that breaks a combination (``MAX_EVAL = 1``) and decomposes hands
+    with a smaller search budget (``DEC_BUDGET`` nodes per straight-flush choice instead of
+    400); the rules for leading, bombs and tribute are the heuristic's.
+    """
+
+    name = "rollout"
+    MAX_EVAL = 1
+    EVAL_BUDGET = 40
+    #: decomposition budget (search nodes) for the hand itself
+    DEC_BUDGET = 60
+
+    def _dec(self, counts: Sequence[int], budget: int = 400) -> Decomposition:
+        return decompose(counts, self._level, self.fhjp, min(budget, self.DEC_BUDGET), self.MODEL)
+
+    def _cost(self, counts: Sequence[int], budget: int = 400) -> float:
+        return self._dec(counts, budget).cost
+
+
+def deal_view(deal: Deal, seat: int) -> SeatView:
+    """A :class:`SeatView` of ``seat`` in a bare play-phase ``deal`` (inside a rollout).
+
+    Only the deal's own facts are filled in (levels, match scores and tribute events are
+    neutral): enough for policies that play one deal.
+    """
+    legal = tuple(deal.legal_actions()) if deal.turn == seat else ()
+    return SeatView(
+        seat=seat,
+        phase="play" if deal.phase != OVER else "game_over",
+        to_act=deal.turn,
+        hand=faces_of(deal.hands[seat]),
+        card_counts=tuple(deal.n_cards),
+        level=deal.level,
+        levels=(deal.level, deal.level),
+        game_number=1,
+        deal_number=1,
+        trick=tuple(deal.trick),
+        top=deal.top,
+        top_seat=deal.top_seat,
+        finished=tuple(deal.finished),
+        history=tuple(deal.history),
+        tribute_events=(),
+        legal_actions=legal,
+        a_fails=(0, 0),
+        points=(0, 0, 0, 0),
+        rules=deal.rules,
+    )
+
+
+class RolloutStopped(Exception):
+    """A rollout was stopped by its ``should_stop`` callback (the time budget ran out)."""
+
+
+def rollout(
+    deal: Deal,
+    policy: Agent,
+    team: int,
+    level_weight_units: int = 1,
+    value_fn: Callable[[Deal, int], float] | None = None,
+    rollout_depth: int | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> tuple[int, int] | float:
+    """Play ``deal`` out in place with ``policy`` for every seat.
+
+    Returns:
+        ``(win, levels)`` from ``team``'s side when the deal ends: ``win`` is +1 or -1 (R35),
+        ``levels`` ±3/2/1 times ``level_weight_units``; or ``value_fn(deal, team)`` (a float)
+        after ``rollout_depth`` actions when both are given.
+    Raises:
+        RolloutStopped: ``should_stop()`` returned true (checked before every fourth action).
+        RuntimeError: the deal did not end within 2,000 actions (a policy bug).
+    """
+    n = 0
+    while deal.phase != OVER:
+        if should_stop is not None and n % 4 == 0 and should_stop():
+            raise RolloutStopped
+        if value_fn is not None and rollout_depth is not None and n >= rollout_depth:
+            return float(value_fn(deal, team))
+        seat = deal.turn
+        assert seat is not None
+        legal = deal.legal_actions()
+        act = legal[0] if len(legal) == 1 else policy.act(deal_view(deal, seat))
+        deal.apply_unchecked(act)
+        n += 1
+        if n > _MAX_ACTIONS:
+            raise RuntimeError("rollout did not end")
+    res = deal.result
+    assert res is not None
+    sign = 1 if res.winner_team == team else -1
+    return sign, sign * _LEVELS[res.result] * level_weight_units
+
+
+def candidate_actions(view: SeatView, heuristic: HeuristicAgent, first: PlayT, limit: int = 5) -> list[PlayT]:
+    """A short list of legal actions worth searching (module docstring, step 1).
+
+    Args:
+        view: a play-phase view of the seat to act.
+        heuristic: the heuristic agent whose decomposition proposes plays.
+        first: the heuristic's own choice (listed first).
+        limit: most candidates returned.
+    Returns:
+        Distinct legal actions, ``first`` first, at most ``limit``.
+    """
+    legal = view.legal_actions
+    legal_set = set(legal)
+    level = view.level
+    out: list[PlayT] = []
+    seen: set[Any] = set()
+
+    def add(a: PlayT | None) -> None:
+        if a is None or a not in legal_set or len(out) >= limit:
+            return
+        sig = _signature(a, level)
+        if sig in seen:
+            return
+        seen.add(sig)
+        out.append(a)
+
+    add(first)
+    following = view.top is not None
+    if following:
+        add(PASS)
+        bombs = [a for a in legal if a[0] in BOMB_TYPES]
+        if bombs and first[0] not in BOMB_TYPES:
+            add(min(bombs, key=lambda a: (play_key(a, level), len(a[2]))))
+    ctx = _Ctx(view)
+    heuristic._level = level
+    d = heuristic._dec(ctx.counts)
+    combos = sorted(d.combos, key=lambda c: (c[0] in BOMB_TYPES, -c[4], -c.size))
+    for c in combos:
+        if len(out) >= limit:
+            break
+        if following and c[0] != view.top[0]:  # type: ignore[index]
+            continue
+        add(heuristic._combo_action(ctx, c, d))
+    if following and len(out) < limit:
+        answers = [a for a in legal if a[0] not in BOMB_TYPES and a[0] != "pass"]
+        if answers:
+            add(min(answers, key=lambda a: play_key(a, level)))
+            add(max(answers, key=lambda a: play_key(a, level)))
+    return out
+
+
+@dataclass
+class SearchStats:
+    """What the last search did: candidates, worlds completed, per-candidate mean scores,
+    seconds spent and whether the heuristic's move was played because of a failure."""
+
+    candidates: list[PlayT] = field(default_factory=list)
+    worlds: int = 0
+    means: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+    chosen: PlayT | None = None
+    fell_back: bool = False
+
+
+@dataclass(frozen=True)
+class _Task:
+    view: SeatView
+    candidates: tuple[PlayT, ...]
+    seed_key: str
+    offset: int  # world indices offset, offset + stride, … (below ``count`` when it is set)
+    stride: int
+    count: int | None
+    deadline: float | None  # clock() value to stop at (time mode), None: play all indices
+    level_weight_units: int
+    policy: Agent
+    value_fn: Callable[[Deal, int], float] | None
+    rollout_depth: int | None
+
+
+def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> tuple[int, list[Any]]:
+    """Play every candidate on the task's worlds; ``(worlds completed, per-candidate score sums)``.
+
+    Scores are summed as integers in thousandths of a win (``win * 1000 + levels * units``)
+    unless a value function is used, so that sums do not depend on the order worlds are
+    played in or on how they are shared out between processes.
+    """
+    view = task.view
+    cons = WorldConstraints(view)
+    team = view.seat & 1
+    k = len(task.candidates)
+    sums: list[Any] = [0] * k
+    done = 0
+    units = _UNITS
+    deadline = task.deadline
+    stop = None if deadline is None else (lambda: clock() >= deadline)
+    i = task.offset - task.stride
+    while True:
+        i += task.stride
+        if task.count is not None and i >= task.count:
+            break
+        if task.deadline is not None and clock() >= task.deadline:
+            break
+        rng = random.Random(f"{task.seed_key}:{i}")
+        base = world_deal(view, cons.sample(rng))
+        row: list[Any] = []
+        aborted = False
+        for c in task.candidates:
+            d = base.clone()
+            d.apply_unchecked(c)
+            try:
+                r = rollout(d, task.policy, team, task.level_weight_units, task.value_fn, task.rollout_depth, stop)
+            except RolloutStopped:
+                aborted = True
+                break
+            if isinstance(r, tuple):
+                row.append(r[0] * units + r[1])
+            else:
+                row.append(r * units)
+        if aborted:
+            break
+        for j in range(k):
+            sums[j] += row[j]
+        done += 1
+    return done, sums
+
+
+_POOLS: dict[int, ProcessPoolExecutor] = {}
+
+
+def _pool(workers: int) -> ProcessPoolExecutor:
+    pool = _POOLS.get(workers)
+    if pool is None:
+        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
+        _POOLS[workers] = pool
+    return pool
+
+
+@atexit.register
+def _shutdown_pools() -> None:
+    for pool in _POOLS.values():
+        pool.shutdown(wait=True, cancel_futures=True)
+    _POOLS.clear()
+
+
+class SearchAgent:
+    """Determinized search bot (name ``search``; see the module docstring).
+
+    Args:
+        seed: seed of the world sampling (the same seed and view give the same worlds).
+        budget_s: seconds per decision in time mode (default 1.0); must be > 0.
+        worlds: rollout-count mode: exactly this many worlds per decision (``None``: time mode).
+        workers: worker processes (1: search in this process).
+        max_candidates: most candidate actions compared (>= 1).
+        level_weight: weight of one level against a deal win (R35 tie-break), 0..0.3.
+        prior_bonus: bonus of the heuristic's own choice in mean score units.
+        rollout_policy: agent used for all seats in rollouts (default :class:`RolloutPolicy`).
+        candidate_policy: ``(view, heuristic_move) -> actions`` replacing :func:`candidate_actions`.
+        value_fn: ``(deal, team) -> score`` used after ``rollout_depth`` actions of a rollout.
+        rollout_depth: rollout length before ``value_fn`` (needs ``value_fn``).
+        clock: time source in seconds (tests inject a fake one).
+    Raises:
+        ValueError: a bad budget, world count, worker count or candidate limit.
+    """
+
+    name = "search"
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        budget_s: float = 1.0,
+        worlds: int | None = None,
+        workers: int = 1,
+        max_candidates: int = 5,
+        level_weight: float = 0.05,
+        prior_bonus: float = 0.03,
+        rollout_policy: Agent | None = None,
+        candidate_policy: Callable[[SeatView, PlayT], Sequence[PlayT]] | None = None,
+        value_fn: Callable[[Deal, int], float] | None = None,
+        rollout_depth: int | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if not budget_s > 0:
+            raise ValueError(f"budget_s must be > 0 seconds, not {budget_s!r}")
+        if worlds is not None and (isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1):
+            raise ValueError(f"worlds must be a positive int or None, not {worlds!r}")
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be a positive int, not {workers!r}")
+        if max_candidates < 1:
+            raise ValueError(f"max_candidates must be >= 1, not {max_candidates!r}")
+        if not 0 <= level_weight <= 0.3:
+            raise ValueError(f"level_weight must be in [0, 0.3], not {level_weight!r}")
+        if rollout_depth is not None and value_fn is None:
+            raise ValueError("rollout_depth needs a value_fn")
+        self.seed = 0 if seed is None else seed
+        self.budget_s = float(budget_s)
+        self.worlds = worlds
+        self.workers = workers
+        self.max_candidates = max_candidates
+        self.level_units = round(level_weight * _UNITS)
+        self.prior_bonus = prior_bonus
+        self.heuristic = HeuristicAgent(seed)
+        self.rollout_policy: Agent = rollout_policy if rollout_policy is not None else RolloutPolicy(seed)
+        self.candidate_policy = candidate_policy
+        self.value_fn = value_fn
+        self.rollout_depth = rollout_depth
+        self.clock = clock
+        #: decisions that fell back to the heuristic because the search failed
+        self.failures = 0
+        self.last = SearchStats()
+
+    def act(self, view: SeatView) -> PlayT:
+        """Choose one of ``view.legal_actions`` (module docstring).
+
+        Raises:
+            ValueError: the view offers no legal action.
+        """
+        legal = view.legal_actions
+        if not legal:
+            raise ValueError(f"seat {view.seat} has no legal action")
+        start = self.clock()
+        first = self.heuristic.act(view)
+        if len(legal) == 1 or view.phase != "play":
+            self.last = SearchStats([first], 0, [], 0.0, first)
+            return first
+        try:
+            choice = self._search(view, first, start)
+            if choice not in legal:
+                raise RuntimeError(f"search chose an illegal action {choice!r}")
+            return choice
+        except Exception:  # noqa: BLE001 - any failure: play the heuristic's move
+            self.failures += 1
+            self.last = SearchStats([first], 0, [], self.clock() - start, first, fell_back=True)
+            return first
+
+    def _candidates(self, view: SeatView, first: PlayT) -> list[PlayT]:
+        if self.candidate_policy is not None:
+            cands = [a for a in self.candidate_policy(view, first) if a in view.legal_actions]
+            if first not in cands:
+                cands.insert(0, first)
+            return cands[: self.max_candidates]
+        return candidate_actions(view, self.heuristic, first, self.max_candidates)
+
+    def _search(self, view: SeatView, first: PlayT, start: float) -> PlayT:
+        cands = self._candidates(view, first)
+        if len(cands) <= 1:
+            self.last = SearchStats(cands, 0, [], self.clock() - start, first)
+            return first
+        seed_key = f"{self.seed}:{view.game_number}:{view.deal_number}:{len(view.history)}:{view.seat}"
+        deadline = None if self.worlds is not None else start + self.budget_s
+        parallel = self.workers > 1 and (self.worlds is not None or self.budget_s >= MIN_PARALLEL_BUDGET)
+        if not parallel:
+            task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
+                         self.level_units, self.rollout_policy, self.value_fn, self.rollout_depth)
+            done, sums = _run_worlds(task, self.clock)
+        else:
+            # the workers stop by wall-clock time: their clocks are their own
+            wall_deadline = None if deadline is None else time.time() + (deadline - self.clock())
+            pool = _pool(self.workers)
+            futures = [
+                pool.submit(
+                    _run_worlds_wall,
+                    _Task(view, tuple(cands), seed_key, w, self.workers, self.worlds, wall_deadline,
+                          self.level_units, self.rollout_policy, self.value_fn, self.rollout_depth),
+                )
+                for w in range(self.workers)
+            ]
+            done, sums = 0, [0] * len(cands)
+            for fut in futures:
+                d, part = fut.result()
+                done += d
+                sums = [a + b for a, b in zip(sums, part)]
+        if done == 0:
+            self.last = SearchStats(cands, 0, [], self.clock() - start, first)
+            return first
+        means = [s / (_UNITS * done) for s in sums]
+        scored = [(m + (self.prior_bonus if c == first else 0.0), -i) for i, (c, m) in enumerate(zip(cands, means))]
+        best = max(range(len(cands)), key=lambda i: scored[i])
+        self.last = SearchStats(cands, done, means, self.clock() - start, cands[best])
+        return cands[best]
+
+
+def _run_worlds_wall(task: _Task) -> tuple[int, list[Any]]:
+    return _run_worlds(task, time.time)
+
+
+def default_workers() -> int:
+    """Worker processes for the ``hard`` level: 2 when the machine has 2 or more cores, else 1."""
+    return 2 if (os.cpu_count() or 1) >= 2 else 1
