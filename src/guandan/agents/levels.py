@@ -6,6 +6,7 @@ Levels (issue: difficulty levels everywhere a bot can sit):
 ``easy``   a casual player: the heuristic with believable mistakes (:mod:`.easy`)
 ``normal`` the heuristic (:mod:`.heuristic`)
 ``hard``   determinized search over sampled deals, 1 s per decision (:mod:`.search`)
+``expert`` the search with the learned value and policy networks (:mod:`.expert`; NumPy)
 =========  ===========================================================================
 
 The plain names ``random``, ``heuristic`` and ``search`` (= ``hard``) are agents too. A spec
@@ -13,6 +14,9 @@ may carry options after a colon, ``name:key=value,key=value``:
 
 * ``search``/``hard``: ``budget`` (seconds per decision), ``worlds`` (rollout-count mode),
   ``workers`` (processes), ``candidates`` (most candidate actions);
+* ``expert``: the ``search`` options plus ``depth`` (rollout actions before the value
+  network scores the position; 0 for full rollouts) and ``rollout`` (``heuristic`` or
+  ``policy``);
 * ``easy``: ``mistakes`` (probability of a mistake, 0..1).
 
 Example: ``hard:budget=0.25,workers=1``.
@@ -23,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 #: Difficulty names, weakest first.
-LEVEL_NAMES: tuple[str, ...] = ("easy", "normal", "hard")
+LEVEL_NAMES: tuple[str, ...] = ("easy", "normal", "hard", "expert")
 
 _OPTIONS: dict[str, dict[str, tuple[str, type]]] = {
     "search": {
@@ -33,6 +37,14 @@ _OPTIONS: dict[str, dict[str, tuple[str, type]]] = {
         "candidates": ("max_candidates", int),
     },
     "easy": {"mistakes": ("mistake_rate", float)},
+    "expert": {
+        "budget": ("budget_s", float),
+        "worlds": ("worlds", int),
+        "workers": ("workers", int),
+        "candidates": ("max_candidates", int),
+        "depth": ("rollout_depth", int),
+        "rollout": ("rollout", str),
+    },
 }
 _ALIASES = {"hard": "search", "normal": "heuristic"}
 
