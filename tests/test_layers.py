@@ -91,6 +91,8 @@ LAYERS = {
     "guandan.records": ("guandan.core", "guandan.records"),
     "guandan.conformance": ("guandan.core", "guandan.conformance"),
     "guandan.arena": ("guandan.core", "guandan.agents", "guandan.arena"),
+    # the research environment: core and agents (+ its optional extra), never server/compat
+    "guandan.rl": ("guandan.core", "guandan.agents", "guandan.rl", "numpy", "pettingzoo", "gymnasium"),
 }
 
 
