@@ -394,3 +394,47 @@ def test_public_state_counts_plays():
     g.apply(("pair", 1, parse_cards("3S 3H")))
     p.sync(g)
     assert p.played[0, 4] == 1 and p.played_total.sum() == 2 and p.last_action[0][0] == "pair"
+
+
+def test_sample_world_is_the_shared_sampler_and_consistent_with_the_public_record():
+    """env.sample_world(seat, rng) calls guandan.core.worlds.sample_world: own hand real, counts
+    as public (R32), hands + played = the 108-card deck (R1), and the seat's observation and legal
+    actions are the same in the sampled world."""
+    from guandan.core import worlds
+
+    e = GuandanAEC(reward="levels")
+    e.reset(seed=17)
+    rng = np.random.default_rng(4)
+    prng = random.Random(9)
+    checked = 0
+    for step in range(400):
+        t = e.table
+        if t.done:
+            e.reset()
+            continue
+        if step % 25 == 0 and t.game.phase == "play":
+            seat = t.to_act
+            d = t.game.deal
+            from guandan.core.views import seat_view
+
+            state = prng.getstate()
+            world = e.sample_world(f"seat_{seat}", prng)
+            prng.setstate(state)
+            assert world == [list(h) for h in worlds.sample_world(seat_view(t.game, seat), prng)]
+            assert sorted(world[seat]) == [f for f in range(54) for _ in range(d.hands[seat][f])]
+            assert [len(h) for h in world] == list(d.n_cards)
+            total = np.zeros(54, int)
+            for h in world:
+                np.add.at(total, h, 1)
+            assert (total + t.pub.played_total == 2).all()
+            w = t.world_table(world)
+            a = np.zeros(t.obs_size, np.float32)
+            b = np.zeros(t.obs_size, np.float32)
+            t.observe(seat, a)
+            w.observe(seat, b)
+            assert np.array_equal(a, b)
+            assert w.legal() == t.legal()
+            checked += 1
+        obs = e.observe(e.agent_selection)
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert checked >= 8

@@ -268,26 +268,30 @@ class Table:
         :func:`guandan.core.worlds.sample_world`).
 
         Returns:
-            Four hands as sorted face lists; ``seat``'s own hand is its real one.
+            Four hands as sorted face lists; ``seat``'s own hand is its real one, finished
+            seats get ``[]``, and the hands plus the cards played are the 108-card deck.
         Raises:
             ValueError: ``seat`` is not 0..3.
         """
         from guandan.core.views import seat_view
         from guandan.core.worlds import sample_world
 
-        world = sample_world(seat_view(self.game, seat), rng)
-        hands = getattr(world, "hands", world)
-        return [sorted(h) for h in hands]
+        return [list(h) for h in sample_world(seat_view(self.game, seat), rng)]
 
     def world_table(self, hands: Sequence[Sequence[int]]) -> Table:
         """A clone of this table whose current deal holds ``hands`` (e.g. from :meth:`sample_world`),
-        for determinised search."""
+        for determinised search (play phase; the rest of the state is the real one).
+
+        Raises:
+            ValueError: a hand's size differs from the seat's card count.
+        """
         from guandan.core.cards import counts_of
 
         new = self.clone()
         d = new.game.deal
+        if [len(h) for h in hands] != list(d.n_cards):
+            raise ValueError(f"hand sizes {[len(h) for h in hands]} differ from the card counts {list(d.n_cards)}")
         d.hands = [counts_of(h) for h in hands]
-        d.n_cards = [sum(h) for h in d.hands]
         d._legal = None
         new._refresh()
         return new
