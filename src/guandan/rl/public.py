@@ -22,6 +22,10 @@ class PublicState:
     Attributes:
         played: ``int16 [4, 54]`` faces played so far this deal per seat (R50: plays are public).
         played_total: ``int16 [54]`` the sum over seats.
+        played_rel: ``float32 [4, 216]``: for viewer ``v``, the played cards of relative seats
+            0..3 (``v``, next, partner, previous) as four 54-blocks (kept incrementally so an
+            encoder copies one row instead of gathering and converting).
+        unseen_base: ``float32 [54]``: ``2 - played_total`` (cards not yet played, per face).
         last_action: per seat, its most recent action of this deal (``None`` before it acted).
         level: the deal's level (rank index 0..12); ``levels``: team levels ``(team02, team13)``.
         phase: ``tribute``, ``return``, ``play`` or ``game_over``; ``to_act``: seat or ``None``.
@@ -34,7 +38,7 @@ class PublicState:
     """
 
     __slots__ = (
-        "played", "played_total", "last_action", "level", "levels", "phase", "to_act", "n_cards",
+        "played", "played_total", "played_rel", "unseen_base", "last_action", "level", "levels", "phase", "to_act", "n_cards",
         "counts_visible", "trick", "top", "top_seat", "finished", "return_target", "a_fails",
         "_deal", "_seen", "_le10",
     )
@@ -42,6 +46,8 @@ class PublicState:
     def __init__(self) -> None:
         self.played = np.zeros((4, 54), dtype=np.int16)
         self.played_total = np.zeros(54, dtype=np.int16)
+        self.played_rel = np.zeros((4, 216), dtype=np.float32)
+        self.unseen_base = np.full(54, 2.0, dtype=np.float32)
         self.last_action: list[PlayT | None] = [None, None, None, None]
         self._deal: object = None
         self._seen = 0
@@ -55,11 +61,14 @@ class PublicState:
             self._seen = 0
             self.played.fill(0)
             self.played_total.fill(0)
+            self.played_rel.fill(0.0)
+            self.unseen_base.fill(2.0)
             self.last_action = [None, None, None, None]
             self._le10 = game.rules.card_counts == "le10"
         hist = d.history
         if self._seen < len(hist):
             played, total, last = self.played, self.played_total, self.last_action
+            rel, unseen = self.played_rel, self.unseen_base
             for seat, act in hist[self._seen :]:
                 t = act[0]
                 if t != TRIBUTE_TYPE and t != RETURN_TYPE:
@@ -69,6 +78,9 @@ class PublicState:
                         for f in act[2]:
                             row[f] += 1
                             total[f] += 1
+                            unseen[f] -= 1.0
+                            for v in range(4):
+                                rel[v, 54 * ((seat - v) & 3) + f] += 1.0
             self._seen = len(hist)
         self.level = d.level
         self.levels = (game.score.levels[0], game.score.levels[1])
@@ -94,5 +106,7 @@ class PublicState:
                 setattr(new, name, getattr(self, name))
         new.played = self.played.copy()
         new.played_total = self.played_total.copy()
+        new.played_rel = self.played_rel.copy()
+        new.unseen_base = self.unseen_base.copy()
         new.last_action = list(self.last_action)
         return new
