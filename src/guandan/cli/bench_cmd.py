@@ -83,8 +83,12 @@ _HELP = (
 )
 
 
-@app.command("bench", help=_HELP)
+@app.command("bench", help=_HELP + "\n\n`guandan bench rl`: the RL environment's speed against RLCard and DouZero "
+             "(see guandan.rl.bench; needs the [rl] extra).")
 def bench_command(
+    suite: Annotated[
+        str, typer.Argument(help="What to measure: 'engine' (default) or 'rl' (the research environment).")
+    ] = "engine",
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as one JSON object.")] = False,
     repeat: Annotated[
         int, typer.Option("--repeat", "-n", help="Timed legal-move calls per scenario (the median is reported).")
@@ -105,6 +109,13 @@ def bench_command(
 
     Exits with status 2 and a one-line message on bad options or an unreadable ``--hands`` file.
     """
+    if suite == "rl":
+        from .bench_rl import bench_rl
+
+        bench_rl(as_json, deals_seconds, _fail)
+        return
+    if suite != "engine":
+        _fail(f"unknown benchmark {suite!r}; valid: engine, rl")
     from guandan import bench
 
     if repeat < 1:

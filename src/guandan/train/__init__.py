@@ -1,5 +1,5 @@
-"""Training of the learned evaluation (``guandan train``): self-play data, PyTorch training on
-the CPU, export to the NumPy ``.npz`` format that :mod:`guandan.agents.nets` reads.
+"""Training code (optional extra ``pyguandan[train]``: PyTorch on the CPU). The only package that
+imports PyTorch (DESIGN.md section 6); nothing at play time imports it, and it never imports the server.
 
 Modules:
 
@@ -7,8 +7,10 @@ Modules:
   samples (full deal states and the deal's outcome) and policy samples (a seat's view, its
   candidate actions and the teacher's choice); NumPy only.
 * :mod:`guandan.train.trainer` — PyTorch models mirroring :class:`guandan.agents.nets.MLP`,
-  seeded training with resumable checkpoints, export, and the expert-iteration loop.
+  seeded training with resumable checkpoints, export to the NumPy ``.npz`` format that
+  :mod:`guandan.agents.nets` reads, and the expert-iteration loop (``guandan train``).
+* :mod:`guandan.train.dmc` — a compact Deep Monte-Carlo trainer on the research environment
+  :mod:`guandan.rl` (``guandan train-rl``).
 
-PyTorch is the optional extra ``[train]`` (``pip install torch==2.13.0`` takes the CPU build);
-nothing at play time imports it.
+``pip install torch==2.13.0`` takes the CPU build.
 """

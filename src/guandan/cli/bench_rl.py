@@ -1,0 +1,93 @@
+"""``guandan bench rl``: render :func:`guandan.rl.bench.run_rl_bench` (called from ``bench_cmd``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import typer
+
+
+def _status(ok: bool | None) -> Any:
+    from rich.text import Text
+
+    if ok is None:
+        return Text("-")
+    return Text("PASS", style="green") if ok else Text("BELOW TARGET", style="bold red")
+
+
+def render(result: dict[str, Any]) -> Any:
+    """Rich tables of an RL benchmark result."""
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    c = result["checks"]
+    env = Table(title="guandan.rl env, one core, random legal actions (steps = decisions)", title_justify="left")
+    for col in ("action mode", "observation", "steps/s"):
+        env.add_column(col, justify="right" if col == "steps/s" else "left")
+    for r in result["env"]:
+        env.add_row(r["action_mode"], r["obs"], f"{r['steps_per_s']:,.0f}")
+    main = next(r["steps_per_s"] for r in result["env"] if r["action_mode"] == "abstract" and r["obs"] == "default")
+    v = result["vec"]
+    vec = Table(title=f"VecEnv, {v['tables']} tables, abstract + default encoding", title_justify="left")
+    vec.add_column("backend")
+    vec.add_column("decisions/s", justify="right")
+    vec.add_column("vs one core", justify="right")
+    vec.add_column("target")
+    vec.add_column("status")
+    vec.add_row("sync (1 process)", f"{v['sync_decisions_per_s']:,.0f}", f"{v['sync_decisions_per_s'] / main:.2f}x", "-",
+                Text("-"))
+    vec.add_row(f"process ({v['workers']} workers)", f"{v['process_decisions_per_s']:,.0f}", f"{c['vec_ratio']:.2f}x",
+                "≥ 2x", _status(c["vec_ratio_target"]))
+    ref = result["references"]
+    refs = Table(title="references, same run (benchmark-only packages)", title_justify="left")
+    refs.add_column("environment")
+    refs.add_column("steps/s", justify="right")
+    refs.add_column("ours (abstract+default) / it", justify="right")
+    refs.add_column("status")
+    rl = ref["rlcard_doudizhu_steps_per_s"]
+    refs.add_row("RLCard doudizhu (with its encoding)", "-" if rl is None else f"{rl:,.0f}",
+                 "-" if rl is None else f"{c['vs_rlcard_doudizhu']:.2f}x", _status(c["faster_than_rlcard"]))
+    dz = ref["douzero_gameenv_steps_per_s"]
+    refs.add_row("DouZero GameEnv (no encoding)", "-" if dz is None else f"{dz:,.0f}",
+                 "-" if dz is None else f"{c['vs_douzero']:.2f}x", Text("-"))
+    notes = [n for n in (ref["rlcard_note"], ref["douzero_note"]) if n]
+    target = Text(
+        f"single-core target ≥ {result['targets']['single_core_steps_per_s']:,} steps/s (abstract + default): "
+        f"{main:,.0f} — "
+    )
+    target.append_text(_status(c["single_core_target"]))
+    parts: list[Any] = [env, vec, refs, target]
+    parts += [Text(f"skipped: {n}", style="yellow") for n in notes]
+    parts.append(Text(f"{result['seconds']:g} s per figure"))
+    return Group(*parts)
+
+
+def bench_rl(as_json: bool, seconds: float, fail: Callable[[str], None]) -> None:
+    """Run the RL benchmark with ``seconds`` per figure; print tables or JSON."""
+    if seconds <= 0:
+        fail("--deals-seconds must be > 0 for `guandan bench rl` (seconds per figure)")
+    try:
+        from guandan.rl import bench
+    except ImportError as e:
+        fail(f"guandan bench rl needs the [rl] extra (pip install 'pyguandan[rl]'): {e}")
+    if as_json:
+        typer.echo(json.dumps(bench.run_rl_bench(seconds)))
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn
+
+    console = Console()
+    with Progress(TextColumn("{task.description}"), BarColumn(), console=console, auto_refresh=False,
+                  transient=True) as prog:
+        task = prog.add_task("benchmarking", total=13)
+
+        def step(label: str) -> None:
+            prog.advance(task)
+            prog.update(task, description=f"benchmarking: {label}")
+            prog.refresh()
+
+        result = bench.run_rl_bench(seconds, progress=step)
+    console.print(render(result))

@@ -1,0 +1,187 @@
+"""``guandan bench rl``: environment speed, ours and the references, measured in one run.
+
+Figures (each a loop of uniformly random legal actions for ``seconds`` of wall time):
+
+* ``env``: one :class:`~guandan.rl.table.Table` on one core, per action mode, without and with
+  observation encoding (``none``, ``default``, ``danzero``). A step = one decision: the action
+  mask (or legal list) is built, a random legal action is drawn and applied; "with encoding"
+  also encodes the acting seat's observation. Episodes reset (next deal) when they end.
+* ``vec``: :class:`~guandan.rl.vec.VecEnv` decisions/s (rows × steps / s) with the default
+  encoding and abstract mode, sync (one process) and ``process`` backend with ``workers``
+  worker processes.
+* references, measured only when their packages are installed (benchmark-only, never a
+  dependency): RLCard's Doudizhu env (``rlcard.make("doudizhu")``: ``reset``/``step`` with a
+  random legal action id; its step includes its own state encoding) and DouZero's ``GameEnv``
+  (``douzero.env.game``: random agents choosing from ``infoset.legal_actions``; no encoding).
+
+Targets (issue 9): ≥ 20,000 steps/s for ``abstract`` + ``default`` on one core; the process
+VecEnv ≥ 2× that; per step faster than RLCard's Doudizhu env.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .table import Table
+from .vec import VecEnv
+
+TARGET_STEPS_PER_S = 20_000
+TARGET_VEC_RATIO = 2.0
+
+
+def env_steps_per_s(action_mode: str, obs: str | None, seconds: float, seed: int = 0) -> float:
+    """Decisions per second of one table with random legal actions (see the module docstring).
+
+    Args:
+        action_mode: ``abstract``, ``candidates`` or ``cards``.
+        obs: ``None`` (no encoding) or an encoder name.
+        seconds: wall time to run (s).
+    """
+    t = Table(seed=seed, action_mode=action_mode, obs=obs or "default")
+    rng = random.Random(seed)
+    mask = np.zeros(t.n_actions, bool)
+    buf = np.zeros(t.obs_size, np.float32)
+    feats = np.zeros((t.max_candidates, t.encoder.action_size), np.float32) if action_mode == "candidates" else None
+    n = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(64):
+            if t.done:
+                t.reset()
+            seat = t.to_act
+            if obs is not None:
+                t.observe(seat, buf)  # type: ignore[arg-type]
+                if feats is not None:
+                    t.candidate_features(feats)
+            t.mask(mask)
+            ids = np.flatnonzero(mask)
+            t.apply(int(ids[rng.randrange(len(ids))]))
+            n += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return n / (now - start)
+
+
+def vec_decisions_per_s(n_tables: int, backend: str, workers: int, seconds: float) -> float:
+    """Decisions per second of a :class:`VecEnv` (abstract mode, default encoding)."""
+    with VecEnv(n_tables, backend=backend, n_workers=workers, seed=1) as vec:
+        _, mask, _ = vec.reset()
+        rng = np.random.default_rng(0)
+        n = 0
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            _, mask, _, _, _ = vec.step(vec.random_actions(mask, rng))
+            n += n_tables
+        return n / (time.perf_counter() - start)
+
+
+def rlcard_doudizhu_steps_per_s(seconds: float) -> float | None:
+    """RLCard Doudizhu env steps/s with random legal actions, or ``None`` when not installed."""
+    try:
+        import rlcard
+    except ImportError:
+        return None
+    env = rlcard.make("doudizhu", config={"seed": 0})
+    rng = random.Random(0)
+    n = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state, _ = env.reset()
+        while not env.is_over():
+            state, _ = env.step(rng.choice(list(state["legal_actions"].keys())))
+            n += 1
+    return n / (time.perf_counter() - start)
+
+
+def douzero_steps_per_s(seconds: float) -> float | None:
+    """DouZero ``GameEnv`` steps/s with random agents, or ``None`` when not installed."""
+    try:
+        from douzero.env.game import GameEnv
+    except ImportError:
+        return None
+    rng = random.Random(0)
+
+    class _Random:
+        def act(self, infoset: Any) -> Any:
+            return rng.choice(infoset.legal_actions)
+
+    players = {p: _Random() for p in ("landlord", "landlord_up", "landlord_down")}
+    game = GameEnv(players)
+    deck = [c for c in range(3, 15) for _ in range(4)] + [17] * 4 + [20, 30]
+    n = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        rng.shuffle(deck)
+        game.card_play_init({
+            "landlord": sorted(deck[:20]), "landlord_up": sorted(deck[20:37]),
+            "landlord_down": sorted(deck[37:54]), "three_landlord_cards": sorted(deck[17:20]),
+        })
+        while not game.game_over:
+            game.step()
+            n += 1
+        game.reset()
+    return n / (time.perf_counter() - start)
+
+
+def run_rl_bench(
+    seconds: float = 3.0,
+    tables: int = 64,
+    workers: int = 2,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Measure everything above; returns a JSON-ready dict (``env``, ``vec``, ``references``,
+    ``targets``, ``checks``).
+
+    Raises:
+        ValueError: ``seconds`` not > 0 or ``tables``/``workers`` < 1.
+    """
+    if not seconds > 0:
+        raise ValueError(f"seconds must be > 0, not {seconds}")
+    if tables < 1 or workers < 1:
+        raise ValueError("tables and workers must be at least 1")
+    say = progress or (lambda _label: None)
+    env_rows = []
+    for mode in ("abstract", "candidates", "cards"):
+        for obs in (None, "default", "danzero"):
+            if mode != "abstract" and obs == "danzero":
+                continue
+            say(f"env {mode} / {obs or 'no encoding'}")
+            env_rows.append({"action_mode": mode, "obs": obs or "none",
+                             "steps_per_s": env_steps_per_s(mode, obs, seconds)})
+    say("VecEnv sync")
+    vec_sync = vec_decisions_per_s(tables, "sync", 1, seconds)
+    say(f"VecEnv {workers} processes")
+    vec_proc = vec_decisions_per_s(tables, "process", workers, seconds)
+    say("RLCard Doudizhu")
+    rlc = rlcard_doudizhu_steps_per_s(seconds)
+    say("DouZero GameEnv")
+    dz = douzero_steps_per_s(seconds)
+    main = next(r["steps_per_s"] for r in env_rows if r["action_mode"] == "abstract" and r["obs"] == "default")
+    checks = {
+        "single_core_target": main >= TARGET_STEPS_PER_S,
+        "vec_ratio": vec_proc / main,
+        "vec_ratio_target": vec_proc >= TARGET_VEC_RATIO * main,
+        "vs_rlcard_doudizhu": None if rlc is None else main / rlc,
+        "faster_than_rlcard": None if rlc is None else main > rlc,
+        "vs_douzero": None if dz is None else main / dz,
+    }
+    return {
+        "seconds": seconds,
+        "env": env_rows,
+        "vec": {"tables": tables, "workers": workers, "sync_decisions_per_s": vec_sync,
+                "process_decisions_per_s": vec_proc},
+        "references": {
+            "rlcard_doudizhu_steps_per_s": rlc,
+            "rlcard_note": None if rlc is not None else "rlcard not installed (pip install rlcard)",
+            "douzero_gameenv_steps_per_s": dz,
+            "douzero_note": None if dz is not None else "douzero not installed (pip install douzero)",
+        },
+        "targets": {"single_core_steps_per_s": TARGET_STEPS_PER_S, "vec_ratio": TARGET_VEC_RATIO},
+        "checks": checks,
+    }

@@ -1,0 +1,94 @@
+"""guandan.rl: VecEnv (sync and worker processes) and the Gymnasium single-seat wrapper.
+
+Rewards are team-shared and zero-sum (R35): each finished episode pays +v to one team and -v
+to the other.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+np = pytest.importorskip("numpy", reason="guandan.rl needs the [rl] extra (numpy, pettingzoo, gymnasium)")
+pytest.importorskip("gymnasium", reason="guandan.rl needs the [rl] extra")
+
+from guandan.rl.gym_env import SingleSeatEnv  # noqa: E402
+from guandan.rl.vec import VecEnv  # noqa: E402
+
+
+def _run(vec, steps, seed=0):
+    obs, mask, seat = vec.reset()
+    assert obs.shape == (vec.n_tables, vec.obs_size) and mask.shape == (vec.n_tables, vec.n_actions)
+    rng = np.random.default_rng(seed)
+    dones = 0
+    trace = []
+    for _ in range(steps):
+        assert mask.any(axis=1).all()
+        a = vec.random_actions(mask, rng)
+        assert mask[np.arange(vec.n_tables), a].all()
+        obs, mask, seat, rew, done = vec.step(a)
+        dones += int(done.sum())
+        for b in np.flatnonzero(done):
+            r = rew[b]
+            assert r[0] == r[2] == -r[1] == -r[3] != 0  # team-shared, zero-sum
+        assert not rew[~done].any()
+        trace.append((obs.sum(), seat.tolist(), rew.sum(axis=0).tolist()))
+    return dones, trace
+
+
+def test_vecenv_sync_auto_resets_and_pays_team_rewards():
+    with VecEnv(6, seed=1) as vec:
+        dones, _ = _run(vec, 700)
+    assert dones >= 6
+
+
+def test_vecenv_process_backend_matches_sync():
+    with VecEnv(4, seed=3) as a:
+        _, ta = _run(a, 120)
+    with VecEnv(4, backend="process", n_workers=2, seed=3) as b:
+        _, tb = _run(b, 120)
+    assert ta == tb
+
+
+def test_vecenv_rejects_bad_input():
+    with pytest.raises(ValueError, match="n_tables"):
+        VecEnv(0)
+    with pytest.raises(ValueError, match="backend"):
+        VecEnv(2, backend="threads")
+    with VecEnv(2) as vec:
+        vec.reset()
+        with pytest.raises(ValueError, match="expected 2 actions"):
+            vec.step(np.zeros(3, int))
+
+
+def test_single_seat_env_with_random_heuristic_and_callable_opponents():
+    calls = []
+
+    def first_legal(view):
+        calls.append(view.seat)
+        return view.legal_actions[0]
+
+    env = SingleSeatEnv(seat=1, opponents=["random", "heuristic", first_legal], seed=5)
+    obs, info = env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    total, episodes = 0.0, 0
+    for _ in range(3000):
+        legal = np.flatnonzero(obs["action_mask"])
+        assert len(legal) > 0
+        obs, r, term, trunc, info = env.step(int(rng.choice(legal)))
+        if term:
+            assert r in (1.0, -1.0)
+            total += r
+            episodes += 1
+            if episodes == 3:
+                break
+            obs, info = env.reset()
+        else:
+            assert r == 0.0
+    assert episodes == 3 and set(calls) == {3}
+
+
+def test_single_seat_env_rejects_bad_specs():
+    with pytest.raises(ValueError, match="seat"):
+        SingleSeatEnv(seat=4)
+    with pytest.raises(ValueError, match="opponent"):
+        SingleSeatEnv(opponents=42)
