@@ -21,10 +21,28 @@ def serve_command(
     rule: list[str] = typer.Option(None, "--rule", "-r", help=RULE_HELP),
     timeout: float = typer.Option(30.0, "--timeout", min=0.01, help="Seconds per decision before the fallback bot plays it."),
     record: str = typer.Option(None, "--record", help="Directory for one pyguandan record per game."),
-    seed: int = typer.Option(None, "--seed", help="Seed of the shuffles (default: random)."),
+    seed: int = typer.Option(
+        None, "--seed",
+        help="Make the run reproducible: anyone who knows the seed knows the cards. Default: every deal is "
+        "shuffled by the system's cryptographic random generator.",
+    ),
     max_deals: int = typer.Option(500, "--max-deals", min=1, help="Deals after which a game counts as a draw."),
+    send_timeout: float = typer.Option(
+        10.0, "--send-timeout", min=0.01,
+        help="Seconds one message to a client may take; a client that stops reading is then treated as "
+        "disconnected and the fallback bot plays its seat.",
+    ),
+    start_delay: float = typer.Option(
+        0.3, "--start-delay", min=0.0,
+        help="Seconds between the 4th connection and the first message (ws4py clients need a pause).",
+    ),
 ) -> None:
-    """Serve ws://HOST:PORT/game/{name}; seats by connection order; starts at the 4th client."""
+    """Serve ws://HOST:PORT/game/{name}; seats by connection order; starts at the 4th client.
+
+    Without --seed every deal is shuffled by the system's cryptographic random generator, so no
+    client can work out the other hands; records then store every deal's hands and replay without
+    a seed. Each decision the fallback bot makes is logged with its seat and reason.
+    """
     import asyncio
     import logging
 
@@ -37,7 +55,8 @@ def serve_command(
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     console = Console()
     try:
-        h = CompatHost(rules, games=games, timeout=timeout, record_dir=record, seed=seed, max_deals=max_deals, preset=preset)
+        h = CompatHost(rules, games=games, timeout=timeout, record_dir=record, seed=seed, max_deals=max_deals,
+                       preset=preset, send_timeout=send_timeout, start_delay=start_delay)
     except OSError as e:
         Console(stderr=True).print(f"[red]error:[/red] --record {record}: {e.strerror or e}")
         raise typer.Exit(2) from None
@@ -62,6 +81,13 @@ def serve_command(
         t.add_row(str(s), summary.names[s], str(summary.victories[s]), str(summary.draws[s]),
                   str(summary.fallback_decisions[s]), str(summary.bad_replies[s]))
     console.print(t)
+    for s in summary.mostly_fallback():
+        reasons = ", ".join(f"{r} {n}" for r, n in sorted(summary.fallback_reasons[s].items()))
+        console.print(
+            f"[yellow]warning:[/yellow] seat {s} ({summary.names[s]}) was played mostly by the fallback bot "
+            f"({summary.fallback_decisions[s]} of {summary.decisions[s]} decisions: {reasons}); its results "
+            "are the fallback bot's, not its client's"
+        )
     if summary.seconds > 0:
         console.print(f"{summary.games / summary.seconds * 60:.1f} games/min")
     for path in summary.records:
