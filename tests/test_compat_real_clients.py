@@ -84,10 +84,12 @@ async def real_client_run(workdir: Path, bots: list[str], seed: int | None, star
 
 
 def dead_seats(summary: object, stats: list[dict]) -> list[int]:
-    """Seats whose client did not play to the end itself."""
+    """Seats whose connection died: the client did not get ``gameResult``, its socket was not
+    closed with 1000, or the host lost it (a fallback decision for a reason other than a slow
+    answer: a decision past the host's timeout on a loaded machine is not a dead connection)."""
     return [s for s in range(4)
-            if not stats[s]["got_game_result"] or summary.fallback_decisions[s]  # type: ignore[attr-defined]
-            or stats[s]["closed"] is None or stats[s]["closed"][0] != 1000]
+            if not stats[s]["got_game_result"] or stats[s]["closed"] is None or stats[s]["closed"][0] != 1000
+            or set(summary.fallback_reasons[s]) - {"timeout"}]  # type: ignore[attr-defined]
 
 
 @pytest.mark.slow

@@ -61,7 +61,8 @@ class RunSummary:
         ``timeout``, ``disconnected``, ``send timed out``); ``deal_results``: one entry per
         finished deal, ``{"game", "deal", "level", "winner_team", "upgrade", "result",
         "finish_order"}`` (the engine's settlement, R35); ``game_winners``: per game, the winning
-        team (0: seats 0/2, 1: seats 1/3) or ``None`` for a draw.
+        team (0: seats 0/2, 1: seats 1/3) or ``None`` for a draw; ``deal_hands``: ``(game, deal)
+        -> the four hands dealt`` (text notation), to check that duplicate runs got the same cards.
     """
 
     games: int = 0
@@ -77,6 +78,7 @@ class RunSummary:
     fallback_reasons: list[dict[str, int]] = field(default_factory=lambda: [{}, {}, {}, {}])
     deal_results: list[dict[str, Any]] = field(default_factory=list)
     game_winners: list[int | None] = field(default_factory=list)
+    deal_hands: dict[tuple[int, int], list[list[str]]] = field(default_factory=dict)
 
     def fallback_share(self, seat: int) -> float:
         """Share of ``seat``'s decisions made by the fallback bot, in ``[0, 1]`` (0 when none)."""
@@ -369,6 +371,7 @@ class CompatHost:
             seen += 1
             t = ev["type"]
             if t == "deal":
+                self.summary.deal_hands[(self.summary.games + 1, ev["deal"])] = ev["hands"]
                 levels = game.score.levels
                 await asyncio.gather(*(link.send(M.beginning(deal, link.seat, levels)) for link in self.links))
             elif t == "anti_tribute":
@@ -382,7 +385,7 @@ class CompatHost:
             elif t == "deal_end":
                 assert self._ended_deal is not None
                 self.summary.deal_results.append({
-                    "game": game.game_number, "deal": self._ended_deal_number,
+                    "game": self.summary.games + 1, "deal": self._ended_deal_number,
                     "level": self._ended_deal.level, "winner_team": ev["winner_team"], "upgrade": ev["upgrade"],
                     "result": ev["result"], "finish_order": ev["finish_order"],
                 })
@@ -582,8 +585,13 @@ async def serve(
             bound = sock.getsockname()[1]
     if ready is not None:
         ready(bound)
-    summary = await host.run()
-    await asyncio.sleep(0.05)  # let the last frames flush
-    server.should_exit = True
-    await serve_task
+    try:
+        summary = await host.run()
+        await asyncio.sleep(0.05)  # let the last frames flush
+    finally:  # also when cancelled: stop uvicorn cleanly, so that no connection task is left behind
+        server.should_exit = True
+        try:
+            await asyncio.wait_for(asyncio.shield(serve_task), 15)
+        except (asyncio.TimeoutError, asyncio.CancelledError, SystemExit):
+            serve_task.cancel()
     return summary
