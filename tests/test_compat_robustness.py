@@ -20,7 +20,7 @@ from guandan.agents import make_agent
 from guandan.compat import messages as M
 from guandan.compat.client import ProtocolState, choose_index, join
 from guandan.compat.host import CompatHost, serve
-from guandan.core.cards import parse_rank, rank_char
+from guandan.core.cards import parse_rank
 from guandan.core.deal import Deal
 from guandan.core.match import Game, shuffle_deal
 from guandan.core.rules import RuleSet
@@ -226,6 +226,12 @@ def test_unseeded_runs_deal_different_cards_from_the_system_csprng_and_records_r
         assert header["seed"] is None and header["hands"] == "explicit"  # nothing depends on a seed
         res = replay(path)  # re-checks every action; the deals come from the recorded hands
         assert res.n_deals >= 2 and res.n_actions > 20
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    r = CliRunner().invoke(app, ["replay", a[0]])
+    assert r.exit_code == 0, r.output
 
 
 def test_seeded_runs_repeat_their_cards_and_games_of_a_run_differ(tmp_path: Path) -> None:
