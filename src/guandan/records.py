@@ -380,7 +380,7 @@ def replay_lines(
 
     seed = header["seed"]
     no_seed = seed is None
-    rng = random.Random(0 if no_seed else seed)
+    rng = _RecordedDraws(events) if no_seed else random.Random(seed)
     hint = " (the record has no seed, so the game's random draws cannot be reproduced)" if no_seed else ""
 
     def explicit_source(g: int, d: int) -> list[list[int]] | None:
@@ -404,6 +404,8 @@ def replay_lines(
             first_leader=header["first_leader"],
             max_games=header["max_games"],
         )
+        if isinstance(rng, _RecordedDraws):
+            rng.game = game
         k = 0  # game events matched so far
         n_actions = 0
         for line_no, ev in events:
@@ -458,6 +460,60 @@ def replay_lines(
         n_deals=sum(1 for _, ev in events if ev["type"] == "deal"),
         complete=game.over,
     )
+
+
+class _RecordedDraws(random.Random):
+    """The random draws of a game recorded without a seed, read back from its events.
+
+    A game dealt by a generator that cannot be replayed (the operating system's CSPRNG, issue 11)
+    is recorded with ``"seed": null`` and explicit hands; its other random draws are visible in
+    the events: the first leader of a game's first deal (R51, the ``deal`` event's
+    ``first_leader``) and the payer whose card goes to the 1st out on a double-tribute tie
+    (AMB-04, the ``tribute_paid`` event). This generator answers those draws from the record, so
+    such records replay exactly; any other draw falls back to ``random.Random(0)``.
+    """
+
+    def __init__(self, events: list[tuple[int, dict[str, Any]]]) -> None:
+        super().__init__(0)
+        #: the game being replayed (set once it exists; the first deal is dealt in its constructor)
+        self.game: Game | None = None
+        self.first_leaders: dict[tuple[int, int], int] = {}
+        self.to_head: dict[tuple[int, int], int] = {}
+        key = (1, 1)
+        head: int | None = None
+        for _, ev in events:
+            t = ev.get("type")
+            if t == "deal" and _is_int(ev.get("game")) and _is_int(ev.get("deal")):
+                key = (ev["game"], ev["deal"])
+                if _is_int(ev.get("first_leader")):
+                    self.first_leaders[key] = ev["first_leader"]
+            elif t == "deal_end" and isinstance(ev.get("finish_order"), list) and ev["finish_order"]:
+                head = ev["finish_order"][0]
+            elif t == "game_over":
+                head = None
+            elif t == "tribute_paid" and head is not None and isinstance(ev.get("tributes"), list):
+                for row in ev["tributes"]:
+                    if isinstance(row, list) and len(row) == 3 and row[1] == head:
+                        self.to_head[key] = row[0]
+
+    def _key(self) -> tuple[int, int]:
+        g = self.game
+        return (1, 1) if g is None else (g.game_number, g.deal_number)
+
+    def randrange(self, *args: Any, **kwargs: Any) -> int:  # type: ignore[override]
+        leader = self.first_leaders.get(self._key())  # R51 random_seat
+        return leader if leader is not None else super().randrange(*args, **kwargs)
+
+    def choice(self, seq: Any) -> Any:
+        g = self.game
+        if g is not None and g.deal.phase == "tribute" and g.deal.plan is not None:
+            payer = self.to_head.get(self._key())  # AMB-04: the tie's winner
+            if payer in seq:
+                return payer
+        leader = self.first_leaders.get(self._key())  # R51 turned_card: the holder of the card
+        if leader is not None and leader in seq:
+            return leader
+        return super().choice(seq)
 
 
 def replay(
