@@ -113,3 +113,13 @@ def test_project_corpus_from_rules_review() -> None:
     proc = subprocess.run([sys.executable, "-m", "guandan.conformance", str(EXTRA)], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.strip().splitlines()[-1] == f"{n} passed, 0 failed"
+
+
+def test_output_piped_into_head_ends_without_a_traceback() -> None:
+    """``python -m guandan.conformance FILE -v | head -1`` (issue 11): no BrokenPipe traceback."""
+    proc = subprocess.run(
+        f"'{sys.executable}' -m guandan.conformance '{EXTRA}' -v | head -n 1",
+        shell=True, capture_output=True, text=True, check=False,
+    )
+    assert proc.stdout.startswith("ok   ") and proc.stdout.count("\n") == 1
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr

@@ -37,6 +37,7 @@ from guandan.tui import (
 )
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+RULE_ID = re.compile(r"\b(R\d+|AMB-\d+|EC-\d+)\b")
 
 
 def cards(text: str) -> list[int]:
@@ -164,7 +165,8 @@ def test_illegal_inputs_get_one_line_reasons_and_reprompt() -> None:
     rc, out, prompts = run_session(lead_game(), ["ZZ", "p", "9C 9C", "KC", "9C 3S", "q", "n", "q", "y"])
     assert rc == 0
     assert "✗ bad card 'ZZ': write rank then suit, e.g. TH, AS, 7D; jokers SJ and BJ" in out
-    assert "✗ the leader must play, not pass (R27)" in out  # R27: no pass when leading
+    assert "✗ the leader must play, not pass" in out  # R27: no pass when leading
+    assert not RULE_ID.search(out)  # plain words: no rule ids quoted at players (issue 11)
     assert "✗ you hold 9C only once, not 2 times" in out
     assert "✗ KC is not in your hand" in out
     assert "✗ 3S 9C is not a legal play" in out  # R19: no such combination
@@ -224,13 +226,13 @@ def test_double_tribute_prompt_result_screen_and_reveals() -> None:
     assert prompts[0].startswith("Your play") and prompts[1].startswith("Press Enter")
     # R45: highest card not counting the wild 5H: the aces
     assert "Allowed: A♠ (AS), A♦ (AD)" in out
-    assert out.count("✗ the tribute must be your highest card, not counting the wild (R45)") == 2
+    assert out.count("✗ the tribute must be your highest card, not counting the wild") == 2
     assert "✗ give exactly one card as your tribute (you typed 2)" in out
     # R46: BJ > A, so North's BJ goes to 头游 East and your A to West; returns go back (R47)
     assert "Tribute (进贡): North (seat 2) → East (seat 1): BJ" in out
     assert "Tribute (进贡): You (seat 0) → West (seat 3): A♠" in out
     assert "Return (还贡): East (seat 1) → North (seat 2): 2♠" in out  # only card ≤ 10 (R47)
-    assert "North (seat 2) leads the first trick (R49)." in out
+    assert "North (seat 2) leads the first trick." in out
 
 
 def test_return_prompt_lists_allowed_cards() -> None:
@@ -245,7 +247,7 @@ def test_return_prompt_lists_allowed_cards() -> None:
     assert "Your turn: return a card (还贡) to East (seat 1) — you received BJ from East." in out
     # R47 (le10): rank 10 or lower and not a level card: 5D (level) and 5H (wild) excluded
     assert "Allowed: 9S TC" in out
-    assert out.count("✗ the return must rank 10 or lower and not be a level card (R47)") == 2
+    assert out.count("✗ the return must rank 10 or lower and not be a level card") == 2
     assert "Return (还贡): You (seat 0) → East (seat 1): 9♠" in out
 
 
@@ -304,7 +306,7 @@ def test_a_bot_choosing_an_illegal_action_stops_with_one_line() -> None:
         buf.getvalue()
         .strip()
         .endswith(
-            "✗ error: the bad bot at seat 1 chose an illegal action: the leader must play, not pass (R27)"
+            "✗ error: the bad bot at seat 1 chose an illegal action: the leader must play, not pass"
         )
     )
 
@@ -415,3 +417,105 @@ def test_bad_options_are_one_line_errors() -> None:
     assert r.exit_code == 2 and "--lang 'xx' is not available" in r.output
     r = runner.invoke(app, ["play", "--rule", "nonsense=1"])
     assert r.exit_code == 2
+
+
+# --- rank-only input and plain words (issue 11) ---------------------------------------------------
+def test_parse_command_reads_ranks_without_suits() -> None:
+    assert parse_command("QQQ") == parse_command("q q q") == parse_command("Q Q Q")
+    cmd = parse_command("QQQ")
+    assert cmd.kind == "ranks" and cmd.ranks == (parse_rank("Q"),) * 3 and cmd.faces == ()
+    assert parse_command("10 10").ranks == (parse_rank("10"),) * 2
+    mixed = parse_command("55 3h")
+    assert mixed.kind == "ranks" and mixed.ranks == (parse_rank("5"),) * 2 and mixed.faces == (parse_card("3H"),)
+    assert parse_command("TH TD").kind == "cards"  # full cards stay cards
+    with pytest.raises(NotationError):
+        parse_command("QQX")
+
+
+def test_rank_only_pair_uses_natural_cards_not_the_wilds() -> None:
+    game = lead_game()  # You: 3S 3D 4S 4D 2H 2H 9C at level 2 (2H wild, R8)
+    rc, out, _ = run_session(game, ["33"])
+    seat, act = game.deal.history[0]
+    assert seat == 0 and act[0] == "pair" and sorted(act[2]) == sorted(cards("3S 3D"))
+    assert "You (seat 0): pair 3: 3♠ 3♦" in out and rc == 0
+
+
+def test_rank_only_input_picks_the_reading_of_the_typed_ranks() -> None:
+    # R17: 3S 3D 4S 4D 2H 2H reads as tube 2-3-4, tube 3-4-5 or plate 333-444; typed as ranks
+    # 2 2 3 3 4 4 only the tube 2-3-4 (the wilds as the level cards themselves) matches
+    game = lead_game()
+    rc, out, prompts = run_session(game, ["223344"])
+    seat, act = game.deal.history[0]
+    assert act[0] == "tube" and sorted(act[2]) == sorted(cards("3S 3D 4S 4D 2H 2H"))
+    assert not [p for p in prompts if p.startswith("Reading")]  # no question needed
+
+
+def test_rank_only_input_fills_a_missing_card_with_a_wild_and_reports_impossible_ranks() -> None:
+    game = lead_game()
+    rc, out, _ = run_session(game, ["KK", "9999", "999"])
+    assert "✗ you have no K" in out  # two wilds alone are a pair of level cards, not of kings
+    assert "✗ you hold 1 × 9 and 2 wild card(s): not enough for 4" in out
+    seat, act = game.deal.history[0]
+    assert act[0] == "triple" and sorted(act[2]) == sorted(cards("9C 2H 2H"))
+    assert not RULE_ID.search(out)
+
+
+def test_rank_only_straight_keeps_a_straight_flush_and_prefers_a_plain_straight() -> None:
+    # You hold a spade straight flush 3-7 and a second 3-7 in mixed suits: typing 34567 plays
+    # the mixed straight (a plain straight, R13) and keeps the straight flush (R14) intact
+    hands = [cards("3S 4S 5S 6S 7S 3D 4C 5D 6C 7H KD"), cards("AS AD KC"), cards("QS QD JC"), cards("TS TD 8C")]
+    game = Game(hands=hands, first_leader=0)
+    rc, out, _ = run_session(game, ["34567"])
+    seat, act = game.deal.history[0]
+    assert act[0] == "straight"
+    left = [f for f in range(54) for _ in range(game.deal.hands[0][f])]
+    assert sorted(left) == sorted(cards("3S 4S 5S 6S 7S KD"))
+
+
+def test_rank_only_tribute_card() -> None:
+    deal2 = [cards("5H AS AD KS 3C"), cards("SJ 2S"), cards("BJ 4C 6D"), cards("7C 8C")]
+    game = Game(hands=_two_deals(deal2), first_leader=1)
+    rc, out, _ = run_session(game, ["p", "", "K", "A"])
+    assert "✗ the tribute must be your highest card, not counting the wild" in out  # K is not (R45)
+    assert "Tribute (进贡): You (seat 0) → " in out
+
+
+@pytestmark_pty
+def test_pty_rank_only_input_and_no_rule_ids_in_a_whole_demo_game() -> None:
+    import pexpect
+
+    child = spawn("--seed 1 --bot random --autoplay --delay 0")
+    child.expect_exact("Final result", timeout=60)
+    child.expect(pexpect.EOF)
+    child.close()
+    text = ANSI.sub("", child.before or "")
+    assert not RULE_ID.search(text), RULE_ID.search(text)
+
+
+@pytestmark_pty
+def test_pty_chinese_game_prompts_help_and_messages() -> None:
+    import pexpect
+
+    child = spawn("--seed 1 --bot random --delay 0 --lang zh")
+    child.expect_exact("你坐南边（0号位）")
+    prompt = "你出牌（输入牌，p = 不出，h = 提示，? = 帮助，q = 退出）："
+    child.expect_exact(prompt)
+    child.sendline("?")
+    child.expect_exact("不在乎花色时只写点数也可以")
+    child.expect_exact(prompt)
+    child.sendline("ZZ")
+    child.expect_exact("✗ 看不懂 'ZZ'")
+    child.expect_exact(prompt)
+    child.sendline("h")
+    child.expect(r"→ 输入：([0-9A-Zp ]+)\r?\n")
+    child.expect_exact(prompt)
+    child.sendline("q")
+    child.expect_exact("退出游戏？")
+    child.sendline("y")
+    child.expect_exact("再见")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    text = ANSI.sub("", child.before or "")
+    for english in ("Your play", "Levels:", "Your hand", "Game 1"):
+        assert english not in text

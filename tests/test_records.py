@@ -399,3 +399,37 @@ def test_deal_event_hands_are_two_full_decks() -> None:
     faces = [parse_card(c) for h in ev["hands"] for c in h]
     assert sorted(faces) == sorted(list(range(54)) * 2)
     assert ev["level"] == "2" and card_text(wild_face(0)) == "2H"
+
+
+def test_records_without_a_seed_replay_their_random_draws() -> None:
+    """Issue 11: a game whose randomness cannot be replayed (the system CSPRNG) is recorded with
+    ``"seed": null`` and explicit hands; its first leader (R51, random seat) and a double-tribute
+    tie given at random (AMB-04, Anhui) are read back from the events, so the record replays."""
+    from guandan.core.cards import parse_cards as _cards
+    from guandan.core.plays import PASS as _PASS
+    from guandan.records import record_lines, replay_lines
+
+    # deal 1: seat 1 leads its only card and is out, 接风 lets seat 3 out: East & West win 1-2
+    # (R30, R33); deal 2: You and North pay a double tribute of equal aces (R44, R46): a tie
+    d1 = [_cards("3S 4S"), _cards("AS"), _cards("5C 6C"), _cards("KD")]
+    d2 = [_cards("AS 3C 4D"), _cards("SJ 2S 9C"), _cards("AD 4C 6D"), _cards("7C 8C 9D")]
+    anhui = RuleSet.preset("anhui")  # random tie (AMB-04) and random first leader (R51)
+    tie_winners, leaders = set(), set()
+    for s in range(12):
+        game = Game(anhui, rng=random.Random(s), hands=lambda g, d: d1 if d == 1 else d2, first_leader=1)
+        while game.deal_number == 1 or game.phase in ("tribute", "return"):
+            acts = game.legal_actions()
+            game.apply(_PASS if _PASS in acts else acts[0])
+        paid = next(ev for ev in game.events if ev["type"] == "tribute_paid")["tributes"]
+        tie_winners.add(next(p for p, r, _ in paid if r == 1))  # who pays the 1st out, East
+        lines = record_lines(game, "anhui", ["a", "b", "c", "d"], seed=None, hands="explicit")
+        assert replay_lines(lines).n_deals == 2  # raises RecordError when a draw differs
+
+        one = Game(anhui, rng=random.Random(100 + s), hands=d1)  # the first leader is drawn
+        leaders.add(one.deal.turn)
+        for _ in range(3):
+            acts = one.legal_actions()
+            one.apply(_PASS if _PASS in acts else acts[0])
+        lines = record_lines(one, "anhui", ["a", "b", "c", "d"], seed=None, hands="explicit")
+        assert replay_lines(lines).n_actions == 3
+    assert tie_winners == {0, 2} and len(leaders) >= 2  # the draws went both ways, and replayed

@@ -151,3 +151,33 @@ def test_simulate_defaults_to_the_heuristic_bot(tmp_path) -> None:  # type: igno
     assert "bot heuristic" in res.stdout
     r = replay(tmp_path / "game-0001.jsonl")
     assert r.complete and r.header["players"] == ["heuristic"] * 4
+
+
+def test_simulate_interrupted_by_ctrl_c_prints_the_partial_summary(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 11: Ctrl-C during ``guandan simulate`` summarises the finished games, says
+    "interrupted" and exits with status 130 (128 + SIGINT), without a traceback."""
+    import sys
+    import time
+    from pathlib import Path
+
+    pexpect = pytest.importorskip("pexpect")
+    guandan = Path(sys.executable).parent / "guandan"
+    env = {"TERM": "dumb", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin", "COLUMNS": "120"}
+    child = pexpect.spawn(f"{guandan} simulate --games 100000 --seed 3 --record {tmp_path}", encoding="utf-8",
+                          env=env, timeout=60, dimensions=(40, 120))
+    deadline = time.monotonic() + 120
+    while not list(tmp_path.glob("game-*.jsonl")):  # at least one game finished
+        assert time.monotonic() < deadline and child.isalive(), "no game finished"
+        time.sleep(0.2)
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    out = ANSI_RE.sub("", child.before or "")
+    assert child.exitstatus == 130, out
+    m = re.search(r"interrupted after (\d+) of 100000 games", out)
+    assert m and int(m.group(1)) >= 1, out
+    assert re.search(rf"simulate: {m.group(1)} of 100000 games \(interrupted\)", out), out
+    assert "wins team 0/2 : team 1/3" in out and "Traceback" not in out
+
+
+ANSI_RE = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")

@@ -13,6 +13,7 @@ top of the ``official`` preset).
 from __future__ import annotations
 
 import argparse
+import os
 import json
 import random
 import re
@@ -582,5 +583,19 @@ def main(argv: list[str] | None = None) -> int:
     return run_file(args.file, args.verbose)
 
 
+def _cli() -> int:
+    """``main`` for ``python -m``: a reader that stops early (``... | head``) ends the run quietly."""
+    try:
+        status = main()
+        sys.stdout.flush()
+        return status
+    except BrokenPipeError:
+        # the reader went away: send the rest of our output nowhere, so that the interpreter's own
+        # flush at exit does not fail again, and exit like a program killed by SIGPIPE
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(_cli())

@@ -10,7 +10,28 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",  # help paragraphs reflow to the terminal's width (no hard line breaks)
 )
+
+
+def _no_flag_metavars() -> None:
+    """Flags (``--json``, ``--help``) take no value: show no ``<bool>`` type beside them in ``--help``."""
+    from typer.core import TyperOption
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "_guandan_flags", False):
+        return
+
+    def display_type_rich(self: TyperOption, ctx: object) -> str | None:
+        if self.is_flag and not self.count:
+            return None
+        return shown(self, ctx)  # type: ignore[arg-type]
+
+    display_type_rich._guandan_flags = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_no_flag_metavars()
 
 
 def load_rules(preset: str, rule: list[str] | None):  # type: ignore[no-untyped-def]

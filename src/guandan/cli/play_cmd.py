@@ -3,7 +3,10 @@
 The person sits at seat 0 (South), a bot partner at seat 2 (North), bots at seats 1 (East) and
 3 (West). The command is a driver (DESIGN.md section 1): it asks the game what is pending,
 asks a bot or the person, and applies the answer with :meth:`Game.apply`, which checks it.
-Rendering helpers live in :mod:`guandan.tui`.
+Rendering helpers live in :mod:`guandan.tui`; every text goes through
+:func:`guandan.play_i18n.tr` (``--lang en`` or ``zh``) and speaks plain words, without rule ids.
+Cards may be typed in full (``QS QH``) or by rank only (``QQ``): the suits are then picked so that
+no wild card is spent when natural cards do, and straight flushes stay intact where possible.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import typer
+
+from guandan.play_i18n import strip_rule_ids, tr
 
 from .app import AGENT_HELP, PRESET_HELP, RULE_HELP, app, load_rules
 
@@ -111,15 +116,33 @@ class PlaySession:
             raise QuitGame from None
 
     def _confirm_quit(self) -> None:
-        ans = self.ask("Quit the game? [y/N] ").strip().lower()
-        if ans in ("y", "yes"):
+        ans = self.ask(tr("Quit the game? [y/N] ")).strip().lower()
+        if ans in ("y", "yes", "是"):
             raise QuitGame
 
     def _error(self, message: str) -> None:
         from rich.text import Text
 
-        line = " ".join(str(message).split())  # always one line
+        line = " ".join(strip_rule_ids(str(message)).split())  # always one line, no rule ids
         self.console.print(Text("✗ " + line, style="red"), soft_wrap=True)
+
+    def _illegal(self, e: Exception, faces: Sequence[int] = ()) -> None:
+        """Report an :class:`IllegalAction` in plain words (by its reason code)."""
+        from guandan.core.cards import cards_text
+
+        reason = getattr(e, "reason", "")
+        messages = {
+            "must_lead": tr("the leader must play, not pass"),
+            "does_not_beat": tr("that does not beat the play on the table"),
+            "tribute_not_highest": tr("the tribute must be your highest card, not counting the wild"),
+            "return_too_high": tr("the return must rank 10 or lower and not be a level card"),
+        }
+        if reason == "not_a_reading":
+            text = tr("{cards} is not a legal play", cards=cards_text(sorted(faces))) if faces else \
+                tr("those cards are not a legal play")
+        else:
+            text = messages.get(reason, str(e))
+        self._error(text)
 
     # -- main loop -----------------------------------------------------------------------------
     def run(self) -> int:
@@ -136,13 +159,13 @@ class PlaySession:
             self._final_screen()
             return 0
         except QuitGame:
-            self.console.print("Bye — the game was left unfinished.")
+            self.console.print(tr("Bye — the game was left unfinished."))
             return 0
         except KeyboardInterrupt:
-            self.console.print("\ninterrupted")
+            self.console.print("\n" + tr("interrupted"))
             return 130
         except BotFailure as e:
-            self._error(f"error: {e}")
+            self._error(tr("error: {error}", error=e))
             return 1
 
     def _step(self) -> None:
@@ -163,7 +186,9 @@ class PlaySession:
                 applied = game.apply(act, seat)
             except GuandanError as e:  # a bot bug: say so in one line and stop
                 name = getattr(bot, "name", "bot")
-                raise BotFailure(f"the {name} bot at seat {seat} chose an illegal action: {e}") from None
+                raise BotFailure(
+                    tr("the {name} bot at seat {seat} chose an illegal action: {error}", name=name, seat=seat, error=e)
+                ) from None
         self._report_events(deal, seat, applied)
 
     # -- the person's turn ---------------------------------------------------------------------
@@ -179,23 +204,25 @@ class PlaySession:
         self.console.print(self.render_table())
         phase = self.game.phase
         if phase == "tribute":
-            prompt = "Tribute card (h = hint, ? = help, q = quit): "
+            prompt = tr("Tribute card (h = hint, ? = help, q = quit): ")
         elif phase == "return":
-            prompt = "Card to return (h = hint, ? = help, q = quit): "
+            prompt = tr("Card to return (h = hint, ? = help, q = quit): ")
         else:
-            prompt = "Your play (cards, p = pass, h = hint, ? = help, q = quit): "
+            prompt = tr("Your play (cards, p = pass, h = hint, ? = help, q = quit): ")
         while True:
             text = self.ask(prompt)
             try:
                 cmd = parse_command(text)
             except NotationError as e:
-                self._error(str(e))
+                self._error(tr(
+                    "bad card {token!r}: write rank then suit, e.g. TH, AS, 7D; jokers SJ and BJ", token=e.token
+                ) if e.token else str(e))
                 continue
             if cmd.kind == "empty":
                 continue
             if cmd.kind == "help":
                 for line in HELP_LINES:
-                    self.console.print(line, markup=False)
+                    self.console.print(tr(line), markup=False)
                 continue
             if cmd.kind == "table":
                 self.console.print(self.render_table())
@@ -206,7 +233,10 @@ class PlaySession:
             if cmd.kind == "hint":
                 self._show_hint()
                 continue
-            action = self.resolve(cmd.kind, cmd.faces)
+            if cmd.kind == "ranks":
+                action = self.resolve_ranks(cmd.faces, cmd.ranks)
+            else:
+                action = self.resolve(cmd.kind, cmd.faces)
             if action is not None:
                 return action
 
@@ -235,7 +265,7 @@ class PlaySession:
                 return None
             if phase in ("tribute", "return"):
                 if len(faces) != 1:
-                    self._error(f"give exactly one card as your {phase} (you typed {len(faces)})")
+                    self._error(tr("give exactly one card as your {what} (you typed {n})", what=tr(phase), n=len(faces)))
                     return None
                 return game.check((phase, FACE_RANK[faces[0]], faces), HUMAN)
             # play phase: every legal reading of the cards (R17)
@@ -244,28 +274,118 @@ class PlaySession:
                 return legal[0]
             return self._choose_reading(legal)
         except IllegalAction as e:
-            self._error(str(e))
+            self._illegal(e, faces)
             return None
 
-    def _choose_reading(self, readings: Sequence[PlayT]) -> PlayT | None:
+    def resolve_ranks(self, faces: tuple[int, ...], ranks: tuple[int, ...]) -> PlayT | None:
+        """Cards typed by rank only (``QQQ``, ``10 10``, ``55 3H``): pick the suits, then check.
+
+        Only readings whose cards stand for exactly the typed ranks count (``KK`` is never two
+        wilds read as level cards). The choice among the selections whose cards make such a legal
+        play: the fewest wild cards (R8: a wild stands in only when the hand lacks natural cards of
+        a rank), then a plain play rather than a straight flush (R14; type the suits to play one),
+        then the most straight flushes left in the hand. When the best selections make different
+        plays, or the cards have several readings (R17), the person is asked which.
+
+        Returns:
+            The checked action, or ``None`` after a one-line message (the person is asked again).
+        Raises:
+            QuitGame: end of input while choosing.
+        """
+        from guandan.core.cards import FACE_RANK
+        from guandan.core.errors import IllegalAction
+        from guandan.tui import RankShortage, rank_selections, reading_ranks, straight_flushes_left
+
+        game = self.game
+        hand = game.deal.hands[HUMAN]
+        missing = _missing_cards(hand, faces)
+        if missing:
+            self._error(missing)
+            return None
+        try:
+            selections = rank_selections(hand, faces, ranks, game.deal.level)
+        except RankShortage as e:
+            self._error(e.message())
+            return None
+        phase = game.phase
+        if phase in ("tribute", "return"):
+            if len(faces) + len(ranks) != 1:
+                self._error(tr("give exactly one card as your {what} (you typed {n})", what=tr(phase),
+                               n=len(faces) + len(ranks)))
+                return None
+            first: IllegalAction | None = None
+            for sel, _ in selections:
+                try:
+                    return game.check((phase, FACE_RANK[sel[0]], sel), HUMAN)
+                except IllegalAction as e:
+                    first = first or e
+            assert first is not None
+            self._illegal(first, selections[0][0])
+            return None
+        scored: list[tuple[tuple[int, int, int], tuple[int, ...], list[PlayT]]] = []
+        first_error: IllegalAction | None = None
+        want = tuple(sorted([FACE_RANK[f] for f in faces] + list(ranks)))
+        level = game.deal.level
+        for sel, wilds in selections:
+            cards = tuple(sorted(faces + sel))
+            try:
+                readings = [r for r in game.legal_readings(cards, HUMAN) if reading_ranks(r, level) == want]
+            except IllegalAction as e:
+                first_error = first_error or e
+                continue
+            if not readings:  # the wilds would stand for other ranks than those typed
+                first_error = first_error or IllegalAction("not_a_reading", "those cards are not a legal play")
+                continue
+            left = list(hand)
+            for f in cards:
+                left[f] -= 1
+            flush = int(any(r[0] == "straight_flush" for r in readings))
+            scored.append(((wilds, flush, -straight_flushes_left(left)), cards, readings))
+        if not scored:
+            assert first_error is not None
+            if first_error.reason == "not_a_reading":
+                from guandan.core.cards import card_text
+                from guandan.tui import rank_label
+
+                typed = " ".join([rank_label(r) for r in ranks] + [card_text(f) for f in faces])
+                self._error(tr("{cards} is not a legal play", cards=typed))
+            else:
+                self._illegal(first_error)
+            return None
+        scored.sort(key=lambda x: (x[0], x[1]))
+        best = [x for x in scored if x[0] == scored[0][0]]
+        options: dict[tuple[Any, Any], PlayT] = {}
+        for _, _, readings in best:
+            for r in readings:
+                options.setdefault((r[0], r[1]), r)
+        if len(options) == 1:
+            return next(iter(options.values()))
+        if len({cards for _, cards, _ in best}) == 1:
+            return self._choose_reading(best[0][2])
+        return self._choose_reading(list(options.values()), by_cards=True)
+
+    def _choose_reading(self, readings: Sequence[PlayT], by_cards: bool = False) -> PlayT | None:
         from rich.text import Text
 
         from guandan.tui import play_line, reading_name
 
         level = self.game.level
-        self.console.print("These cards can be read several ways (R17); which do you mean?")
+        if by_cards:
+            self.console.print(tr("Those ranks can be played several ways; which cards do you mean?"))
+        else:
+            self.console.print(tr("These cards can be read several ways; which do you mean?"))
         for i, r in enumerate(readings, 1):
             line = Text(f"  {i}) {reading_name(r)}  ")
             line.append_text(play_line(r, level))
             self.console.print(line)
         n = len(readings)
         while True:
-            ans = self.ask(f"Reading [1-{n}, Enter = cancel]: ").strip()
+            ans = self.ask(tr("Reading [1-{n}, Enter = cancel]: ", n=n)).strip()
             if not ans:
                 return None
             if ans.isascii() and ans.isdecimal() and len(ans) < 6 and 1 <= int(ans) <= n:
                 return readings[int(ans) - 1]
-            self._error(f"type a number from 1 to {n}, or just Enter to cancel")
+            self._error(tr("type a number from 1 to {n}, or just Enter to cancel", n=n))
 
     def _show_hint(self) -> None:
         from rich.text import Text
@@ -276,11 +396,11 @@ class PlaySession:
         try:
             act = self.hint_agent.act(seat_view(self.game, HUMAN))
         except Exception as e:  # noqa: BLE001 - a failing hint bot must not end the person's game
-            self._error(f"no hint available: {e}")
+            self._error(tr("no hint available: {error}", error=e))
             return
-        line = Text(f"hint ({self.hint_name} bot): ", style="cyan")
+        line = Text(tr("hint ({name} bot): ", name=self.hint_name), style="cyan")
         line.append_text(play_line(act, self.game.level))
-        line.append("  → type: ", style="cyan")
+        line.append(tr("  → type: "), style="cyan")
         line.append(typed(act), style="bold")
         self.console.print(line, soft_wrap=True)
 
@@ -324,18 +444,19 @@ class PlaySession:
             # payer or receiver has still to choose, the cards stay hidden (R50)
             if deal.phase == act[0]:
                 if seat == HUMAN:
-                    line = Text(f"You chose your {act[0]} card: ")
+                    line = Text(tr("You chose your {what} card: ", what=tr(act[0])))
                     line.append_text(play_line(act, deal.level))
-                    line.append(" (shown to all once every card is in)")
+                    line.append(tr(" (shown to all once every card is in)"))
                     self.console.print(line, style="dim")
                 else:
-                    self.console.print(f"{seat_name(seat)} has chosen a {act[0]} card.", style="dim")
+                    self.console.print(tr("{who} has chosen a {what} card.", who=seat_name(seat), what=tr(act[0])),
+                                       style="dim")
             return
         line = Text(f"{seat_name(seat)}: ", style="bold" if seat == HUMAN else "")
         line.append_text(play_line(act, deal.level))
         if act[0] != "pass" and deal.n_cards[seat] == 0:
             place = place_name(deal.finished.index(seat))
-            line.append(f"   — out, {place}!", style="bold green")
+            line.append(tr("   — out, {place}!", place=place), style="bold green")
         self.console.print(line)
         if (
             act[0] == "pass"
@@ -344,8 +465,10 @@ class PlaySession:
             and deal.jiefeng_seat is None
             and deal.turn is not None
         ):
-            who = "You win" if deal.turn == HUMAN else f"{seat_name(deal.turn, False)} wins"
-            self.console.print(f"  {who} the trick and lead{_s(deal.turn)}.", style="dim")
+            if deal.turn == HUMAN:
+                self.console.print(tr("  You win the trick and lead."), style="dim")
+            else:
+                self.console.print(tr("  {who} wins the trick and leads.", who=seat_name(deal.turn, False)), style="dim")
         if seat != HUMAN or self.autoplay:
             self._pause()
 
@@ -358,38 +481,40 @@ class PlaySession:
 
         from guandan.core.cards import parse_rank
         from guandan.core.deal import team_of
-        from guandan.tui import TEAM_NAMES, level_text, seat_name
+        from guandan.tui import level_text, seat_name, team_name
 
         level = parse_rank(ev["level"])
         self._current = (ev["game"], ev["deal"])
         lv = [level_text(parse_rank(x)) for x in ev["levels"]]
         self.console.print()
         self.console.print(
-            Rule(f"Game {ev['game']} · Deal {ev['deal']} · level {level_text(level)}", style="cyan")
+            Rule(tr("Game {game} · Deal {deal} · level {level}", game=ev["game"], deal=ev["deal"],
+                    level=level_text(level)), style="cyan")
         )
         self.console.print(
-            f"Levels: {TEAM_NAMES[0]} {lv[0]} · {TEAM_NAMES[1]} {lv[1]}.  "
-            f"Wild cards: the two {level_text(level)}♥ ({level_text(level) if level != 8 else 'T'}H).",
+            tr("Levels: {team0} {lv0} · {team1} {lv1}.  Wild cards: the two {level}♥ ({typed}).",
+               team0=team_name(0), lv0=lv[0], team1=team_name(1), lv1=lv[1], level=level_text(level),
+               typed=(level_text(level) if level != 8 else "T") + "H"),
             markup=False,
         )
         if "first_leader" in ev:
             fl = ev["first_leader"]
-            self.console.print(f"No tribute in a game's first deal; {seat_name(fl)} lead{_s(fl)} (R51).")
+            self.console.print(tr("No tribute in a game's first deal; {who} lead{s}.", who=seat_name(fl), s=_s(fl)))
         plan = self.game.deal.plan
         if plan is not None and not plan.anti_tribute:
             if plan.double:
                 self.console.print(
-                    f"Double tribute (双贡): {' and '.join(seat_name(s, False) for s in plan.payers)} "
-                    f"each pay their highest card to {TEAM_NAMES[team_of(plan.head)]}; "
-                    "the higher card goes to the 1st out (R46).",
+                    tr("Double tribute (双贡): {payers} each pay their highest card to {team}; "
+                       "the higher card goes to the 1st out.",
+                       payers=tr(" and ").join(seat_name(s, False) for s in plan.payers), team=team_name(team_of(plan.head))),
                     markup=False,
                 )
             else:
                 payer = plan.payers[0]
                 self.console.print(
-                    f"Tribute (进贡): {seat_name(payer)} pay{_s(payer)} "
-                    f"{'your' if payer == HUMAN else 'their'} highest card to {seat_name(plan.head)}, "
-                    "the 1st out, who returns a card (R44-R47).",
+                    tr("Tribute (进贡): {payer} pay{s} {whose} highest card to {head}, the 1st out, who returns a card.",
+                       payer=seat_name(payer), s=_s(payer), whose=tr("your") if payer == HUMAN else tr("their"),
+                       head=seat_name(plan.head)),
                     markup=False,
                 )
 
@@ -400,13 +525,13 @@ class PlaySession:
         from guandan.tui import card_label, seat_name
 
         deal = self.game.deal
-        line = Text("Anti-tribute (抗贡): ", style="bold yellow")
+        line = Text(tr("Anti-tribute (抗贡): "), style="bold yellow")
         shown = []
         for s in ev["seats"]:
             n = deal.hands[s][BIG_JOKER]
-            shown.append(f"{seat_name(s)} shows " + " ".join([card_label(BIG_JOKER)] * n))
+            shown.append(tr("{who} shows {cards}", who=seat_name(s), cards=" ".join([card_label(BIG_JOKER)] * n)))
         line.append("; ".join(shown))
-        line.append(f" — no tribute; {seat_name(ev['leader'])} lead{_s(ev['leader'])} (R48, R49).")
+        line.append(tr(" — no tribute; {who} lead{s}.", who=seat_name(ev["leader"]), s=_s(ev["leader"])))
         self.console.print(line)
 
     def _tribute_paid(self, ev: dict[str, Any]) -> None:
@@ -418,7 +543,7 @@ class PlaySession:
         level = self.game.deal.level
         for giver, receiver, card in ev["tributes"]:
             f = parse_card(card)
-            line = Text("Tribute (进贡): ", style="bold yellow")
+            line = Text(tr("Tribute (进贡): "), style="bold yellow")
             line.append(f"{seat_name(giver)} → {seat_name(receiver)}: ")
             line.append(card_label(f), style=card_style(f, level))
             self.console.print(line)
@@ -432,12 +557,12 @@ class PlaySession:
         level = self.game.deal.level
         for giver, receiver, card in ev["returns"]:
             f = parse_card(card)
-            line = Text("Return (还贡): ", style="bold yellow")
+            line = Text(tr("Return (还贡): "), style="bold yellow")
             line.append(f"{seat_name(giver)} → {seat_name(receiver)}: ")
             line.append(card_label(f), style=card_style(f, level))
             self.console.print(line)
         leader = ev["leader"]
-        self.console.print(f"{seat_name(leader)} lead{_s(leader)} the first trick (R49).")
+        self.console.print(tr("{who} lead{s} the first trick.", who=seat_name(leader), s=_s(leader)))
 
     def _jiefeng(self, ev: dict[str, Any]) -> None:
         from guandan.core.deal import partner
@@ -446,8 +571,8 @@ class PlaySession:
         leader = ev["leader"]
         out = partner(leader)
         self.console.print(
-            f"  Partner leads: 接风 — {seat_name(out, False)} went out and nobody beat the last play, "
-            f"so {seat_name(leader)} lead{_s(leader)} (R30).",
+            tr("  Partner leads: 接风 — {out} went out and nobody beat the last play, so {who} lead{s}.",
+               out=seat_name(out, False), who=seat_name(leader), s=_s(leader)),
             style="bold yellow",
         )
 
@@ -456,7 +581,7 @@ class PlaySession:
         from rich.table import Table
 
         from guandan.core.scoring import anhui_title
-        from guandan.tui import TEAM_NAMES, level_text, place_name, seat_name
+        from guandan.tui import level_text, place_name, seat_name, team_name
 
         game = self.game
         st = game.settlements[-1]
@@ -466,16 +591,16 @@ class PlaySession:
         grid.add_column()
         places = ", ".join(f"{place_name(i)} {seat_name(s, False)}" for i, s in enumerate(order))
         if len(order) == 2:
-            places += f" — {TEAM_NAMES[1 - st.winner]} double down (双下)"
-        grid.add_row("Finishing order", places)
-        grid.add_row("Result", f"{TEAM_NAMES[st.winner]} win {st.result}")
+            places += tr(" — {team} double down (双下)", team=team_name(1 - st.winner))
+        grid.add_row(tr("Finishing order"), places)
+        grid.add_row(tr("Result"), tr("{team} win {result}", team=team_name(st.winner), result=st.result))
         before = [level_text(x) for x in st.levels_before]
         after = [level_text(x) for x in st.levels_after]
-        up = f"+{st.upgrade}" + (f" (streak bonus {st.streak_bonus})" if st.streak_bonus else "")
-        grid.add_row("Upgrade", up)
+        up = tr("+{n}", n=st.upgrade) + (tr(" (streak bonus {n})", n=st.streak_bonus) if st.streak_bonus else "")
+        grid.add_row(tr("Upgrade"), up)
         grid.add_row(
-            "Levels",
-            f"{TEAM_NAMES[0]} {before[0]} → {after[0]} · {TEAM_NAMES[1]} {before[1]} → {after[1]}",
+            tr("Levels"),
+            f"{team_name(0)} {before[0]} → {after[0]} · {team_name(1)} {before[1]} → {after[1]}",
         )
         target = game.rules.target_level
         fails = ev.get("a_fails", [0, 0])
@@ -483,23 +608,24 @@ class PlaySession:
         lim = "" if limit is None else f"/{limit}"
         notes = []
         if st.passed:
-            notes.append(f"{TEAM_NAMES[st.winner]} passed {target} — the game is won!")
+            notes.append(tr("{team} passed {target} — the game is won!", team=team_name(st.winner), target=target))
         for t in st.failed:
             if t in st.demoted:
-                notes.append(f"{TEAM_NAMES[t]} failed at {target} again and fall back to 2 (R41)")
+                notes.append(tr("{team} failed at {target} again and fall back to 2", team=team_name(t), target=target))
             else:
-                notes.append(f"{TEAM_NAMES[t]} failed an attempt at {target} (R38/R39)")
+                notes.append(tr("{team} failed an attempt at {target}", team=team_name(t), target=target))
         if st.passed or any(fails) or st.failed or target in before or target in after:
             notes.append(
-                f"failed {target} attempts: {TEAM_NAMES[0]} {fails[0]}{lim}, {TEAM_NAMES[1]} {fails[1]}{lim}"
+                tr("failed {target} attempts: {team0} {n0}{lim}, {team1} {n1}{lim}", target=target,
+                   team0=team_name(0), n0=fails[0], team1=team_name(1), n1=fails[1], lim=lim)
             )
         if notes:
-            grid.add_row(f"{target} attempts", "\n".join(notes))
+            grid.add_row(tr("{target} attempts", target=target), "\n".join(notes))
         if game.rules.points and "points" in ev:
             pts = ev["points"]
             tot = ev["points_total"]
             grid.add_row(
-                "Points (Anhui)",
+                tr("Points (Anhui)"),
                 "\n".join(
                     f"{seat_name(s, False)}: {pts[s]:+d} → {tot[s]} ({anhui_title(tot[s])})" for s in range(4)
                 ),
@@ -508,7 +634,7 @@ class PlaySession:
         self.console.print(
             Panel(
                 grid,
-                title=f"Game {self._current[0]} · Deal {self._current[1]} result",
+                title=tr("Game {game} · Deal {deal} result", game=self._current[0], deal=self._current[1]),
                 border_style="green" if you_won else "red",
                 expand=False,
             )
@@ -519,12 +645,12 @@ class PlaySession:
                 "deal": self._current[1],
                 "level": level_text(deal.level),
                 "order": ", ".join(seat_name(s, False) for s in order),
-                "result": f"{TEAM_NAMES[st.winner]} {st.result}",
+                "result": f"{team_name(st.winner)} {st.result}",
                 "levels": f"{after[0]} / {after[1]}",
             }
         )
         if not game.over and not self.autoplay:
-            ans = self.ask("Press Enter for the next deal (q = quit) ").strip().lower()
+            ans = self.ask(tr("Press Enter for the next deal (q = quit) ")).strip().lower()
             if ans in ("q", "quit"):
                 self._confirm_quit()
 
@@ -534,33 +660,32 @@ class PlaySession:
         from rich.table import Table
 
         from guandan.core.scoring import anhui_title
-        from guandan.tui import TEAM_NAMES, level_text, seat_name
+        from guandan.tui import level_text, seat_name, team_name
 
         game = self.game
-        table = Table(title="Deals", expand=False, box=box.SIMPLE_HEAD)
+        table = Table(title=tr("Deals"), expand=False, box=box.SIMPLE_HEAD)
         many = len({row["game"] for row in self._deal_rows}) > 1
         cols = (["game"] if many else []) + ["deal", "level", "finishing order", "result", "levels you/them"]
         for col in cols:
-            table.add_column(col, no_wrap=True)
+            table.add_column(tr(col), no_wrap=True)
         for row in self._deal_rows:
             cells = [str(row["deal"]), row["level"], row["order"], row["result"], row["levels"]]
             table.add_row(*(([str(row["game"])] if many else []) + cells))
         self.console.print(table)
         w = game.winner
         lines = [
-            f"Game over: {TEAM_NAMES[w]} passed {game.rules.target_level} and win"
-            + (" — well played!" if w == 0 else "."),
-            (
-                f"Final levels: {TEAM_NAMES[0]} {level_text(game.score.levels[0])} · "
-                f"{TEAM_NAMES[1]} {level_text(game.score.levels[1])}"
-            ),
+            tr("Game over: {team} passed {target} and win", team=team_name(w), target=game.rules.target_level)
+            + (tr(" — well played!") if w == 0 else "."),
+            tr("Final levels: {team0} {lv0} · {team1} {lv1}", team0=team_name(0),
+               lv0=level_text(game.score.levels[0]), team1=team_name(1), lv1=level_text(game.score.levels[1])),
         ]
         if sum(game.games_won) > 1:
             won = game.games_won
-            lines.append(f"Games won: {TEAM_NAMES[0]} {won[0]} · {TEAM_NAMES[1]} {won[1]}")
+            lines.append(tr("Games won: {team0} {n0} · {team1} {n1}", team0=team_name(0), n0=won[0],
+                            team1=team_name(1), n1=won[1]))
         if game.rules.points:
             lines.append(
-                "Points: "
+                tr("Points: ")
                 + ", ".join(
                     f"{seat_name(s, False)} {game.score.points[s]} ({anhui_title(game.score.points[s])})"
                     for s in range(4)
@@ -569,7 +694,7 @@ class PlaySession:
         self.console.print(
             Panel(
                 "\n".join(lines),
-                title="Final result",
+                title=tr("Final result"),
                 border_style="green" if w == 0 else "red",
                 expand=False,
             )
@@ -596,7 +721,6 @@ def render_view(game: Game, view: SeatView, width: int = 100) -> Any:
     from guandan.core.deal import partner
     from guandan.core.scoring import anhui_title
     from guandan.tui import (
-        TEAM_NAMES,
         TRIBUTE_RULE,
         card_label,
         counts_cell,
@@ -606,6 +730,7 @@ def render_view(game: Game, view: SeatView, width: int = 100) -> Any:
         render_hand,
         return_rule_text,
         seat_name,
+        team_name,
     )
 
     level = view.level
@@ -613,24 +738,24 @@ def render_view(game: Game, view: SeatView, width: int = 100) -> Any:
     parts: list[Any] = []
     parts.append(
         Rule(
-            f"Game {view.game_number} · Deal {view.deal_number} · level {lv} · wilds {lv}♥ (shown *)",
+            tr("Game {game} · Deal {deal} · level {level} · wilds {level}♥ (shown *)", game=view.game_number,
+               deal=view.deal_number, level=lv),
             style="cyan",
         )
     )
-    own = "yours" if view.levels[0] == level else ("theirs" if view.levels[1] == level else "")
+    own = tr("yours") if view.levels[0] == level else (tr("theirs") if view.levels[1] == level else "")
     if view.levels[0] == level and view.levels[1] == level:
-        own = "both teams'"
-    head = Text("Levels: ")
-    head.append(f"{TEAM_NAMES[0]} {level_text(view.levels[0])}", style="bold green")
+        own = tr("both teams'")
+    head = Text(tr("Levels: "))
+    head.append(f"{team_name(0)} {level_text(view.levels[0])}", style="bold green")
     head.append(" · ")
-    head.append(f"{TEAM_NAMES[1]} {level_text(view.levels[1])}", style="bold red")
-    head.append(f"   deal level {lv}" + (f" ({own})" if own else ""))
+    head.append(f"{team_name(1)} {level_text(view.levels[1])}", style="bold red")
+    head.append(tr("   deal level {level}", level=lv) + (tr(" ({whose})", whose=own) if own else ""))
     if any(view.a_fails):
-        head.append(
-            f"   failed {game.rules.target_level} attempts: you {view.a_fails[0]}, them {view.a_fails[1]}"
-        )
+        head.append(tr("   failed {target} attempts: you {n0}, them {n1}", target=game.rules.target_level,
+                       n0=view.a_fails[0], n1=view.a_fails[1]))
     if game.rules.points:
-        head.append(f"   points {view.points[0]} ({anhui_title(view.points[0])})")
+        head.append(tr("   points {points} ({title})", points=view.points[0], title=anhui_title(view.points[0])))
     parts.append(head)
 
     last: dict[int, Any] = {}
@@ -638,62 +763,62 @@ def render_view(game: Game, view: SeatView, width: int = 100) -> Any:
         last[s] = a
     tbl = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False, pad_edge=False)
     tbl.add_column(" ", width=1)
-    tbl.add_column("seat")
-    tbl.add_column("cards", justify="right")
-    tbl.add_column("this trick")
+    tbl.add_column(tr("seat"))
+    tbl.add_column(tr("cards"), justify="right")
+    tbl.add_column(tr("this trick"))
     tbl.add_column("")
     for s in range(4):
         mark = "▶" if view.to_act == s else ""
-        name = seat_name(s) + (" partner" if s == partner(HUMAN) else "")
+        name = seat_name(s) + (tr(" partner") if s == partner(HUMAN) else "")
         played = play_line(last[s], level) if s in last else Text("")
         note = ""
         if s in view.finished:
-            note = "out " + place_name(view.finished.index(s))
+            note = tr("out {place}", place=place_name(view.finished.index(s)))
         elif view.phase == "play" and view.top_seat == s and view.top is not None:
-            note = "top"
+            note = tr("top")
         style = "bold" if s == HUMAN else ""
         tbl.add_row(mark, name, counts_cell(view.card_counts[s]), played, note, style=style)
     parts.append(tbl)
     if view.finished:
         parts.append(
             Text(
-                "Out so far: "
+                tr("Out so far: ")
                 + ", ".join(f"{place_name(i)} {seat_name(s, False)}" for i, s in enumerate(view.finished))
             )
         )
     turn = Text()
     if view.phase == "play":
         if view.top is None:
-            turn.append("Your turn: you lead — play any combination.", style="bold")
+            turn.append(tr("Your turn: you lead — play any combination."), style="bold")
         else:
-            turn.append("Your turn: beat ", style="bold")
+            turn.append(tr("Your turn: beat "), style="bold")
             turn.append_text(play_line(view.top, level))
             top = view.top_seat or 0
-            who = seat_name(top, False) + (", your partner" if top == partner(HUMAN) else "")
-            turn.append(f" ({who}) or pass.", style="bold")
+            who = seat_name(top, False) + (tr(", your partner") if top == partner(HUMAN) else "")
+            turn.append(tr(" ({who}) or pass.", who=who), style="bold")
     elif view.phase == "tribute":
         plan = game.deal.plan
-        to = "the winners"
+        to = tr("the winners")
         if plan is not None and not plan.double:
             to = seat_name(plan.head)
-        turn.append(f"Your turn: pay tribute (进贡) to {to} — " + TRIBUTE_RULE + ".\n", style="bold")
-        turn.append("Allowed: " + ", ".join(_both(a[2][0]) for a in view.legal_actions))
+        turn.append(tr("Your turn: pay tribute (进贡) to {to} — {rule}.\n", to=to, rule=tr(TRIBUTE_RULE)), style="bold")
+        turn.append(tr("Allowed: ") + ", ".join(_both(a[2][0]) for a in view.legal_actions))
     elif view.phase == "return":
         plan = game.deal.plan
         target = dict(plan.returns_due)[HUMAN] if plan is not None else 1
         got = ""
         if plan is not None:
             got = ", ".join(
-                f"{card_label(plan.paid[p])} from {seat_name(p, False)}"
+                tr("{card} from {who}", card=card_label(plan.paid[p]), who=seat_name(p, False))
                 for p, r in plan.to.items()
                 if r == HUMAN
             )
-        turn.append(f"Your turn: return a card (还贡) to {seat_name(target)}", style="bold")
-        turn.append(f" — you received {got}.\n" if got else ".\n", style="bold")
-        turn.append("Rule: " + return_rule_text(game.rules.return_rule, target == partner(HUMAN)) + ".\n")
-        turn.append("Allowed: " + " ".join(_txt(a[2][0]) for a in view.legal_actions))
+        turn.append(tr("Your turn: return a card (还贡) to {who}", who=seat_name(target)), style="bold")
+        turn.append(tr(" — you received {got}.\n", got=got) if got else ".\n", style="bold")
+        turn.append(tr("Rule: ") + return_rule_text(game.rules.return_rule, target == partner(HUMAN)) + ".\n")
+        turn.append(tr("Allowed: ") + " ".join(_txt(a[2][0]) for a in view.legal_actions))
     parts.append(turn)
-    parts.append(Text(f"Your hand ({len(view.hand)} cards):", style="bold"))
+    parts.append(Text(tr("Your hand ({n} cards):", n=len(view.hand)), style="bold"))
     parts.append(render_hand(view.hand, level, width))
     return Group(*parts)
 
@@ -705,10 +830,10 @@ def _missing_cards(hand: Sequence[int], faces: Sequence[int]) -> str | None:
     for f in sorted(set(faces)):
         want, have = faces.count(f), hand[f]
         if have == 0:
-            return f"{card_text(f)} is not in your hand"
+            return tr("{card} is not in your hand", card=card_text(f))
         if have < want:
-            times = "once" if have == 1 else f"{have} times"
-            return f"you hold {card_text(f)} only {times}, not {want} times"
+            times = tr("once") if have == 1 else tr("{n} times", n=have)
+            return tr("you hold {card} only {times}, not {want} times", card=card_text(f), times=times, want=want)
     return None
 
 
@@ -739,7 +864,7 @@ def play_command(
         None, "--seed", help="Seed of the game (shuffles, bots); random when omitted."
     ),
     bot: str = typer.Option("heuristic", "--bot", help="Bot for the other three seats: " + AGENT_HELP),
-    lang: str = typer.Option("en", "--lang", help="Language of the screens (only en for now)."),
+    lang: str = typer.Option("en", "--lang", help="Language of the game's screens, prompts and messages: en or zh (中文)."),
     delay: float | None = typer.Option(
         None,
         "--delay",
@@ -751,10 +876,9 @@ def play_command(
         False, "--autoplay", help="Demo mode: the heuristic bot plays your seat too; no prompts."
     ),
 ) -> None:
-    """Play a full game in the terminal: you are South (seat 0), a bot partner is North (seat 2),
-    bots East (1) and West (3). From level 2 until a team passes the target, with tribute.
+    """Play a full game in the terminal: you are South (seat 0), a bot partner is North (seat 2), bots East (1) and West (3). From level 2 until a team passes the target, with tribute.
 
-    Type cards as rank then suit (TH TD, 10h), p to pass, h for a hint, ? for help, q to quit.
+    Type cards as rank then suit (TH TD, 10h), or ranks only when the suits do not matter (QQQ, 10 10); p to pass, h for a hint, ? for help, q to quit. --lang zh plays in Chinese.
     """
     import random
     import sys
@@ -765,9 +889,12 @@ def play_command(
 
     err = Console(stderr=True)
     rules = load_rules(preset, rule)
-    if lang != "en":
-        err.print(f"[red]error:[/red] --lang {lang!r} is not available; valid: en", highlight=False)
+    from guandan.play_i18n import LANGUAGES, set_language
+
+    if lang not in LANGUAGES:
+        err.print(f"[red]error:[/red] --lang {lang!r} is not available; valid: {', '.join(LANGUAGES)}", highlight=False)
         raise typer.Exit(2)
+    set_language(lang)
     try:
         from guandan.agents import make_agent
 
@@ -796,16 +923,15 @@ def play_command(
     if delay is None:
         delay = 0.4 if sys.stdout.isatty() else 0.0
     game = Game(rules, seed=seed)
-    console.print(
-        f"[bold]pyguandan[/bold] — you are [bold]South (seat 0)[/bold]; your partner is North (seat 2); "
-        f"East (seat 1) and West (seat 3) play against you.\n"
-        f"preset {preset} · seed {seed} · bots {bot}"
-        + (" · autoplay (demo)" if autoplay else "")
-        + ". Type ? for help.",
-        highlight=False,
-    )
+    from rich.text import Text
+
+    intro = Text(tr("pyguandan — you are South (seat 0); your partner is North (seat 2); East (seat 1) and West "
+                    "(seat 3) play against you."), style="bold")
+    intro.append("\n" + tr("preset {preset} · seed {seed} · bots {bot}", preset=preset, seed=seed, bot=bot)
+                 + (tr(" · autoplay (demo)") if autoplay else "") + tr(". Type ? for help."), style="")
+    console.print(intro)
     for note in notes:
-        console.print(f"[yellow]note:[/yellow] {note}", highlight=False)
+        console.print(Text(tr("note: "), style="yellow") + Text(note))
     session = PlaySession(
         game, bots, hint_agent, console, delay=delay, autoplay=autoplay, hint_name=hint_name
     )

@@ -76,8 +76,9 @@ def simulate_command(
 ) -> None:
     """Play bot-only games and print statistics (deals, levels, A failures, tributes, speed).
 
-    Each game is one climb from 2 to the target (max_games=1). Game i (0-based) is seeded SEED+i and
-    the bot in seat s is seeded 4*(SEED+i)+s, so a run is reproducible from its seed.
+    Each game is one climb from 2 to the target (max_games=1). Game i (0-based) is seeded SEED+i and the bot in seat s is seeded 4*(SEED+i)+s, so a run is reproducible from its seed.
+
+    Ctrl-C stops the run: the games finished so far are summarised, then "interrupted" (exit status 130).
     """
     import secrets
     import time
@@ -130,24 +131,31 @@ def simulate_command(
         console=err,
     ) as progress:
         task = progress.add_task(f"{preset} · {bot}", total=games)
-        for i in range(games):
-            gseed = base + i
-            game = Game(rules, seed=gseed, max_games=1)
-            agents = [make_agent(bot, 4 * gseed + s) for s in range(4)]
-            run_game(game, agents)
-            stats.append(game_stats(game.events))
-            if record is not None:
-                path = record / f"game-{i + 1:0{width}d}.jsonl"
-                try:
-                    write_record(path, game, preset, [bot] * 4)
-                except OSError as e:
-                    progress.stop()
-                    err.print(Text(f"error: cannot write {path}: {e.strerror or e}"))
-                    raise typer.Exit(1) from None
-            progress.advance(task)
+        interrupted = False
+        try:
+            for i in range(games):
+                gseed = base + i
+                game = Game(rules, seed=gseed, max_games=1)
+                agents = [make_agent(bot, 4 * gseed + s) for s in range(4)]
+                run_game(game, agents)
+                stats.append(game_stats(game.events))
+                if record is not None:
+                    path = record / f"game-{i + 1:0{width}d}.jsonl"
+                    try:
+                        write_record(path, game, preset, [bot] * 4)
+                    except OSError as e:
+                        progress.stop()
+                        err.print(Text(f"error: cannot write {path}: {e.strerror or e}"))
+                        raise typer.Exit(1) from None
+                progress.advance(task)
+        except KeyboardInterrupt:  # Ctrl-C: summarise the games finished so far
+            interrupted = True
     wall = time.perf_counter() - started
 
     n = len(stats)
+    if interrupted and n == 0:
+        err.print(Text(f"interrupted before the first game finished ({wall:.1f} s)"))
+        raise typer.Exit(130)
     deals = [s["deals"] for s in stats]
     actions = sum(s["actions"] for s in stats)
     total_deals = sum(deals)
@@ -162,7 +170,8 @@ def simulate_command(
         tot = sum(s[key] for s in stats)
         return f"{tot} ({tot / n:.2f} per game)"
 
-    table = Table(title=f"simulate: {n} games, preset {preset}, bot {bot}, seed {base}")
+    done = f"{n} of {games} games (interrupted)" if interrupted else f"{n} games"
+    table = Table(title=f"simulate: {done}, preset {preset}, bot {bot}, seed {base}")
     table.add_column("statistic")
     table.add_column("value")
     table.add_row("games", str(n))
@@ -184,3 +193,6 @@ def simulate_command(
     if record is not None:
         table.add_row("records", f"{record}/game-{1:0{width}d}.jsonl … ({n} files)")
     out.print(table)
+    if interrupted:
+        err.print(Text(f"interrupted after {n} of {games} games"))
+        raise typer.Exit(130)

@@ -58,6 +58,11 @@ class ProtocolState:
         stage = msg.get("stage")
         if stage == "beginning":
             self.seat = int(msg["myPos"])
+            if isinstance(msg.get("curRank"), str):  # sent by our host and the DanZero-family ones
+                try:
+                    self.level = parse_rank(msg["curRank"])
+                except ValueError:
+                    pass
             self.history, self.trick, self.finished, self.events = [], [], [], []
             self.deal_number += 1
         elif stage == "play":
@@ -158,7 +163,9 @@ def choose_index(agent: Agent, state: ProtocolState, msg: dict[str, Any]) -> int
     return keep[0]
 
 
-async def join(url: str, agent: Agent, stats: ClientStats | None = None, delay: float = 0.0) -> ClientStats:
+async def join(
+    url: str, agent: Agent, stats: ClientStats | None = None, delay: float = 0.0, threaded: bool = False
+) -> ClientStats:
     """Connect to ``url`` (``ws://HOST:PORT/game/NAME``) and play until the host closes.
 
     Args:
@@ -166,6 +173,8 @@ async def join(url: str, agent: Agent, stats: ClientStats | None = None, delay: 
         agent: the bot that decides.
         stats: optional object to fill in (also returned).
         delay: seconds to wait before each reply (to watch a game).
+        threaded: decide in a worker thread, so that a slow agent does not hold up an event loop
+            shared with other tasks (an in-process host, other clients).
     Raises:
         OSError: cannot connect.
     """
@@ -180,7 +189,10 @@ async def join(url: str, agent: Agent, stats: ClientStats | None = None, delay: 
             stage = str(msg.get("stage"))
             stats.stages[stage] = stats.stages.get(stage, 0) + 1
             if msg.get("type") == "act" and "actionList" in msg:
-                idx = choose_index(agent, state, msg)
+                if threaded:
+                    idx = await asyncio.to_thread(choose_index, agent, state, msg)
+                else:
+                    idx = choose_index(agent, state, msg)
                 if delay:
                     await asyncio.sleep(delay)
                 await ws.send(json.dumps({"actIndex": idx}))

@@ -5,6 +5,7 @@ Pure functions: the host decides when to send what; these only shape the JSON ob
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from guandan.core.cards import rank_char
@@ -24,9 +25,31 @@ def hand_cards(deal: Deal, seat: int) -> list[str]:
     return [card_to_platform(f) for f in range(54) for _ in range(hand[f])]
 
 
-def beginning(deal: Deal, seat: int) -> dict[str, Any]:
-    """``beginning`` notify: the dealt hand and the seat."""
-    return {"type": "notify", "stage": "beginning", "handCards": hand_cards(deal, seat), "myPos": seat}
+def beginning(deal: Deal, seat: int, team_levels: Sequence[int] | None = None) -> dict[str, Any]:
+    """``beginning`` notify: the dealt hand, the seat and the levels (PROTOCOL.md §2).
+
+    Args:
+        deal: the new deal (its ``level`` is the rank played, R7).
+        seat: the receiving seat, 0-3.
+        team_levels: the levels of team 0 (seats 0/2) and team 1 (seats 1/3) as rank indices
+            0..12; when given, ``selfRank``/``oppoRank`` are added.
+    Returns:
+        ``{"type": "notify", "stage": "beginning", "handCards", "myPos", "curRank"[, "selfRank",
+        "oppoRank"]}``: ``curRank`` is the level of this deal, ``selfRank``/``oppoRank`` the levels of
+        the seat's team and of the other team, in platform rank notation (``'2'``..``'A'``), as the
+        ``act`` messages carry them. The manual lists only ``handCards``/``myPos`` here, but clients
+        of the DanZero family read the three ranks from ``beginning`` (extra keys are harmless to the
+        others).
+    """
+    msg: dict[str, Any] = {
+        "type": "notify", "stage": "beginning", "handCards": hand_cards(deal, seat), "myPos": seat,
+        "curRank": rank_char(deal.level),
+    }
+    if team_levels is not None:
+        team = team_of(seat)
+        msg["selfRank"] = rank_char(team_levels[team])
+        msg["oppoRank"] = rank_char(team_levels[1 - team])
+    return msg
 
 
 def _last_action(deal: Deal) -> tuple[int, list[Any]]:

@@ -320,17 +320,24 @@ class Game:
         new.events = self.events[:]
         new.settlements = self.settlements[:]
         new.games_won = self.games_won[:]
-        try:
-            state = self.rng.getstate()
-        except NotImplementedError:  # secrets.SystemRandom (server deals): no state; the copy shares it
-            new.rng = self.rng
-        else:
-            new.rng = random.Random()
-            new.rng.setstate(state)
+        new.rng = _copy_rng(self.rng)
         return new
 
 
 _txt = card_text
+
+
+def _copy_rng(rng: random.Random) -> random.Random:
+    """A copy of ``rng`` that continues its sequence; a generator without state to copy (the
+    operating system's CSPRNG, :class:`random.SystemRandom`, whose ``getstate`` raises
+    ``NotImplementedError``) is shared: its draws cannot be predicted or repeated anyway."""
+    try:
+        state = rng.getstate()
+    except NotImplementedError:
+        return rng
+    new = random.Random()
+    new.setstate(state)
+    return new
 
 
 def action_to_json(act: PlayT) -> list[Any]:
