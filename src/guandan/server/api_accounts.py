@@ -207,7 +207,7 @@ def _start_session(db: Session, request: Request, response: Response, user: User
     days = _session_days(request)
     sess = auth.create_session(db, user, days)
     db.commit()
-    auth.set_session_cookie(response, request, sess.token, days)
+    auth.set_session_cookie(response, request, sess.cookie_token, days)
 
 
 # -- accounts --------------------------------------------------------------------------------------

@@ -55,6 +55,9 @@ log = logging.getLogger("guandan.server.tables")
 
 #: Room statuses (server contract, table ``rooms``).
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+#: Status of a room whose stored game cannot be restored (a record that is not UTF-8 or does not
+#: replay): listed and shown, never played; the other rooms restore normally.
+DAMAGED = "damaged"
 #: Bots a seat may hold.
 BOT_NAMES = ("heuristic", "random")
 #: Largest number of frames queued for one connection before it is closed as too slow.
@@ -157,11 +160,26 @@ class RoomStore:
         """The room ``room_id`` with its seats, or ``None`` when there is no such room."""
         from . import models
 
+        from sqlalchemy.orm import defer
+
         with self.session_factory() as db:
-            room = db.get(models.Room, room_id)
+            # the record is read only for a room that is not damaged (it may not even be UTF-8)
+            room = db.get(models.Room, room_id, options=[defer(models.Room.record)])
             if room is None:
                 return None
-            return room_info(db, room)
+            info = room_info(db, room)
+            if room.status != DAMAGED:
+                info.record = room.record or ""
+            return info
+
+    def mark_damaged(self, room_id: str) -> None:
+        """Set the room's status to :data:`DAMAGED` (its record is not read)."""
+        from . import models
+
+        rooms = models.Room.__table__
+        with self.session_factory() as db:
+            db.execute(rooms.update().where(rooms.c.id == room_id).values(status=DAMAGED))
+            db.commit()
 
     def playing_ids(self) -> list[str]:
         """Ids of every room whose status is ``playing``."""
@@ -255,8 +273,17 @@ def room_info(db: Any, room: Any) -> RoomInfo:
         owner_id=room.owner_id,
         seed=int(room.seed or 0),
         seats=seats,
-        record=room.record or "",
+        record="" if "record" in _unloaded(room) else (room.record or ""),
     )
+
+
+def _unloaded(room: Any) -> set[str]:
+    try:
+        from sqlalchemy import inspect
+
+        return set(inspect(room).unloaded)
+    except Exception:  # noqa: BLE001 - not an ORM object (tests pass plain objects)
+        return set()
 
 
 # -- connections -----------------------------------------------------------------------------------
@@ -837,18 +864,32 @@ class TableManager:
         for room_id in self.store.playing_ids():
             if room_id in self.tables:
                 continue
-            info = self.store.load(room_id)
-            if info is None:
-                continue
-            table = Table(self, info)
-            try:
-                table.restore_game()
-            except Exception as e:  # noqa: BLE001 - a corrupt record must not stop the server
-                log.error("room %s: cannot restore the game: %s", room_id, e)
+            table = self._restore_one(room_id)
+            if table is None:
                 continue
             self.tables[room_id] = table
             n += 1
         return n
+
+    def _restore_one(self, room_id: str) -> Table | None:
+        """Load and replay one playing room; a room that fails (a record that is not UTF-8, does
+        not parse or does not replay) is marked :data:`DAMAGED` with a one-line log, and the other
+        rooms go on (issue 11: one corrupt record stopped the server)."""
+        try:
+            info = self.store.load(room_id)
+            if info is None:
+                return None
+            table = Table(self, info)
+            table.restore_game()
+            return table
+        except Exception as e:  # noqa: BLE001 - a corrupt record must not stop the server
+            text = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            log.error("room %s: cannot restore the game (%s); the room is marked %s", room_id, text, DAMAGED)
+            try:
+                self.store.mark_damaged(room_id)
+            except Exception as e2:  # noqa: BLE001
+                log.error("room %s: cannot mark the room %s: %s", room_id, DAMAGED, str(e2).splitlines()[0])
+            return None
 
     async def start(self) -> int:
         """Restore the playing rooms and arm their bots and clocks (call at application startup).
@@ -1040,6 +1081,7 @@ def frame_json(frame: dict[str, Any]) -> str:
 
 __all__ = [
     "BOT_NAMES",
+    "DAMAGED",
     "Conn",
     "RoomInfo",
     "RoomStore",
