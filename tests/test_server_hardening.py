@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import httpx
@@ -511,3 +511,157 @@ def test_migration_hashes_sessions_and_keeps_every_row(backend: str, tmp_path) -
             db.commit()
             assert sess.token == auth.token_key(sess.cookie_token) and sess.cookie_token not in sess.token
         engine.dispose()
+
+
+# -- websockets ------------------------------------------------------------------------------------
+
+
+def _owner_room(s: AppServer, name: str = "owner", **body: Any) -> tuple[str, str]:
+    """Register ``name``; create a room with bots in seats 1-3; (room id, session token)."""
+    r = s.http.post("/api/register", json={"name": name, "password": "secret-pw"})
+    assert r.status_code == 200, r.text
+    token = r.cookies["gd_session"]
+    s.http.cookies.clear()
+    h = {"cookie": f"gd_session={token}"}
+    r = s.http.post("/api/rooms", json={"preset": "official", **body}, headers=h)
+    rid = r.json()["room"]["id"]
+    assert s.http.post(f"/api/rooms/{rid}/bots", json={"bot": "heuristic"}, headers=h).status_code == 200
+    return rid, token
+
+
+def test_websocket_origin_is_checked(serve):
+    from websockets.exceptions import InvalidStatus
+    from websockets.sync.client import connect
+
+    s = serve(allowed_origins=("https://friend.example",))
+    rid, _ = _owner_room(s)
+    url = f"ws://127.0.0.1:{s.port}/ws/rooms/{rid}"
+    with pytest.raises(InvalidStatus) as exc:
+        connect(url, origin="https://evil.example")
+    assert exc.value.response.status_code == 403
+    for origin in (f"http://127.0.0.1:{s.port}", "https://friend.example", None):
+        with connect(url, origin=origin) as ws:
+            assert json.loads(ws.recv(timeout=10))["type"] == "state"
+
+
+def test_websocket_caps_per_room_and_address(serve):
+    from websockets.sync.client import connect
+
+    s = serve(max_ws_per_room=3, max_ws_per_address=4)
+    rid, _ = _owner_room(s)
+    rid2, _ = _owner_room(s, "owner2")
+    url = f"ws://127.0.0.1:{s.port}/ws/rooms/"
+    with ExitStack() as stack:
+        open_ = [stack.enter_context(connect(url + rid)) for _ in range(3)]
+        for ws in open_:
+            assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        with connect(url + rid) as extra:
+            f = json.loads(extra.recv(timeout=10))
+            assert f["type"] == "error" and f["reason"] == "too_many_connections"
+        fourth = stack.enter_context(connect(url + rid2))  # the fourth from this address
+        assert json.loads(fourth.recv(timeout=10))["type"] == "state"
+        with connect(url + rid2) as extra:
+            f = json.loads(extra.recv(timeout=10))
+            assert f["type"] == "error" and f["reason"] == "too_many_connections" and "address" in f["message"]
+
+
+def test_logout_closes_the_open_websockets_of_the_session(serve):
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+
+    s = serve()
+    rid, token = _owner_room(s)
+    with connect(f"ws://127.0.0.1:{s.port}/ws/rooms/{rid}", additional_headers={"cookie": f"gd_session={token}"}) as ws:
+        assert json.loads(ws.recv(timeout=10))["role"] == "seat"
+        assert s.http.post("/api/logout", headers={"cookie": f"gd_session={token}"}).status_code == 200
+        with pytest.raises(ConnectionClosed) as exc:
+            while True:
+                ws.recv(timeout=10)
+    assert exc.value.rcvd is not None and exc.value.rcvd.code == 4401 and exc.value.rcvd.reason == "logged out"
+
+
+def test_a_silently_dropped_client_does_not_stall_the_table(serve):
+    """The seated person's socket completes the handshake and then never reads nor answers pings:
+    the ping timeout closes it, the person counts as away and the bot plays for them."""
+    from websockets.sync.client import connect
+
+    s = serve(ws_ping_interval_s=0.5, ws_ping_timeout_s=0.5)
+    s.app.state.manager.away_grace_s = 1.0
+    rid, token = _owner_room(s)
+    raw = socket.create_connection(("127.0.0.1", s.port))
+    raw.sendall((f"GET /ws/rooms/{rid} HTTP/1.1\r\nHost: 127.0.0.1:{s.port}\r\nUpgrade: websocket\r\n"
+                 "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                 f"Sec-WebSocket-Version: 13\r\nCookie: gd_session={token}\r\n\r\n").encode())
+    assert raw.recv(4096).startswith(b"HTTP/1.1 101")
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    assert s.http.post(f"/api/rooms/{rid}/start", headers={"cookie": f"gd_session={token}"}).status_code == 200
+    with connect(f"ws://127.0.0.1:{s.port}/ws/rooms/{rid}", max_size=None) as spectator:
+        t0 = time.monotonic()
+        seat0_acted = None
+        while time.monotonic() - t0 < 30:
+            f = json.loads(spectator.recv(timeout=30))
+            if f["type"] == "state" and f["view"] and any(h[0] == 0 for h in f["view"]["history"]):
+                seat0_acted = time.monotonic() - t0
+                break
+    raw.close()
+    assert seat0_acted is not None and seat0_acted < 10, seat0_acted
+
+
+def test_slow_consumer_is_closed_with_1013_and_a_reason():
+    from guandan.server.tables import MAX_QUEUE, Conn
+
+    async def main() -> Conn:
+        c = Conn(1, "p")
+        for _ in range(MAX_QUEUE + 1):
+            c.send({"type": "pong"})
+        return c
+
+    c = asyncio.run(main())
+    assert c.closed and c.close_code == 1013 and "too slow" in c.close_reason
+
+
+def test_state_frames_are_serialised_once_per_seat(monkeypatch):
+    from test_server_security import _table
+
+    from guandan.server import tables as tmod
+    from guandan.server.tables import Conn, frame_json
+
+    async def main() -> list[Conn]:
+        table, _ = _table(_hands())
+        spectators = [Conn(None, None) for _ in range(500)]
+        table.conns.update(spectators)
+        table._broadcast()
+        return spectators
+
+    spectators = asyncio.run(main())
+    calls = 0
+    real = tmod.json.dumps
+
+    def counting(*a: Any, **k: Any) -> str:
+        nonlocal calls
+        calls += 1
+        return real(*a, **k)
+
+    monkeypatch.setattr(tmod.json, "dumps", counting)
+    texts = {frame_json(c.queue.get_nowait()) for c in spectators}
+    assert len(texts) == 1 and calls == 1
+
+
+def _hands() -> list[list[int]]:
+    import random
+
+    from guandan.core.match import shuffle_deal
+
+    return shuffle_deal(random.Random(2))
+
+
+def test_loadtest_abandons_its_tables_when_it_ends(serve):
+    from guandan.server.loadtest import run_load
+
+    s = serve(guests_per_hour=0, max_ws_per_address=0)
+    report = asyncio.run(run_load(s.base, tables=2, deals=1, timeout_s=120))
+    assert report.tables_done == 2, report
+    rooms = s.http.get("/api/rooms").json()["rooms"]
+    assert [r for r in rooms if r["status"] == "playing"] == []
+    assert not [t for t in s.app.state.manager.tables.values() if t.game is not None and not t.game.over
+                and t.info.status == "playing"]

@@ -29,6 +29,10 @@ def serve_command(
         help="Comma-separated extra Origins (https://example.org) allowed to open table websockets "
         "(the server's own origin always is).",
     ),
+    max_ws_per_room: int = typer.Option(200, "--max-ws-per-room", help="Open websockets allowed per room (0: no limit)."),
+    max_ws_per_address: int = typer.Option(
+        50, "--max-ws-per-address", help="Open websockets allowed per client address (0: no limit)."
+    ),
     guests_per_hour: int = typer.Option(120, "--guests-per-hour", help="Guest accounts one address may create per hour (0: no limit)."),
     registrations_per_hour: int = typer.Option(
         20, "--registrations-per-hour", help="Accounts one address may register per hour (0: no limit)."
@@ -56,8 +60,9 @@ def serve_command(
     from guandan.server.dblock import DatabaseInUse, DatabaseLock
     from guandan.server.settings import Settings
 
-    if guests_per_hour < 0 or registrations_per_hour < 0:
-        err.print("[red]error:[/red] --guests-per-hour and --registrations-per-hour must be 0 or more")
+    if min(guests_per_hour, registrations_per_hour, max_ws_per_room, max_ws_per_address) < 0:
+        err.print("[red]error:[/red] --guests-per-hour, --registrations-per-hour, --max-ws-per-room and "
+                  "--max-ws-per-address must be 0 or more")
         raise typer.Exit(2)
     try:
         url = database_url(db if db is not None else Settings().db_url)
@@ -69,6 +74,7 @@ def serve_command(
         forwarded_allow_ips=tuple(x.strip() for x in forwarded_allow_ips.split(",") if x.strip()),
         allowed_origins=tuple(x.strip().rstrip("/") for x in allowed_origins.split(",") if x.strip()),
         guests_per_hour=guests_per_hour, registrations_per_hour=registrations_per_hour,
+        max_ws_per_room=max_ws_per_room, max_ws_per_address=max_ws_per_address,
     )
     lock = DatabaseLock(settings.db_url)
     try:

@@ -349,6 +349,35 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         except ApiError as e:
             return _error(e)
 
+    @router.post("/api/rooms/{room_id}/abandon")
+    def abandon(room_id: str, request: Request) -> Any:
+        """Owner only, and only when every other seat holds a bot: end the game unfinished (stored
+        with no winner, nobody rated); ``guandan loadtest`` does this on exit. Answers ``{room}``;
+        409 ``abandon_not_alone`` when other people are seated, 409 ``not_playing`` when no game runs."""
+        try:
+            with session_factory() as db:
+                user = user_of(db, request)
+                room = room_of(db, room_id)
+                if room.owner_id != user.id:
+                    raise ApiError(403, "only the room's owner may abandon the game", "not_owner")
+                if any(r.user_id is not None and r.user_id != user.id for r in room.seats):
+                    raise ApiError(409, "other people play in this room; the game cannot be abandoned",
+                                   "abandon_not_alone")
+                if room.status != PLAYING:
+                    raise ApiError(409, "no game is being played in this room", "not_playing")
+            table = manager.tables.get(room_id)
+            if table is None:
+                raise ApiError(409, "no game is being played in this room", "not_playing")
+            try:
+                _from_thread(table.abandon)
+            except Exception:  # noqa: BLE001 - IllegalAction: over meanwhile
+                raise ApiError(409, "no game is being played in this room", "not_playing") from None
+            _from_thread(manager.writer.wait, room_id)
+            with session_factory() as db:
+                return {"room": summary(db, room_of(db, room_id))}
+        except ApiError as e:
+            return _error(e)
+
     return router
 
 

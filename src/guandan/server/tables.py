@@ -199,7 +199,7 @@ class RoomStore:
             db.connection().execute(_save_statement(), {"b_id": room_id, "b_record": record, "b_status": status, "b_ts": models.utcnow()})
             db.commit()
 
-    def finish(self, info: RoomInfo, record: str, winner_team: int) -> int | None:
+    def finish(self, info: RoomInfo, record: str, winner_team: int | None) -> int | None:
         """Mark the room finished and store the game (``api_accounts.record_finished_game``).
 
         Returns:
@@ -304,6 +304,13 @@ class Conn:
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.closed = False
         self.recent: deque[float] = deque()
+        #: websocket close code and reason the writer sends (1000 unless :meth:`close` says otherwise)
+        self.close_code = 1000
+        self.close_reason = ""
+        #: ``auth.token_key`` of the login session the connection was opened with (logout closes it)
+        self.session_key: str | None = None
+        #: the client's address (connection caps)
+        self.address = ""
 
     def send(self, frame: dict[str, Any]) -> None:
         """Queue ``frame`` (a JSON-ready dict); a connection more than :data:`MAX_QUEUE` frames
@@ -311,14 +318,17 @@ class Conn:
         if self.closed:
             return
         if self.queue.qsize() >= MAX_QUEUE:
-            self.close()
+            # 1013 "try again later": the client reconnects and gets the whole state again
+            self.close(1013, f"too slow: more than {MAX_QUEUE} frames behind")
             return
         self.queue.put_nowait(frame)
 
-    def close(self) -> None:
-        """Ask the writer to stop (queues ``None``)."""
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Ask the writer to stop (queues ``None``); it closes the websocket with ``code`` and
+        ``reason`` (at most 120 bytes)."""
         if not self.closed:
             self.closed = True
+            self.close_code, self.close_reason = code, reason
             self.queue.put_nowait(None)
 
     def rate_ok(self, limit: int, now: float | None = None) -> bool:
@@ -505,7 +515,7 @@ class Table:
                 c.send(f)
             s = self.seat_of(c)
             if s not in cache:
-                cache[s] = self.state_frame(s, room)
+                cache[s] = SharedFrame(self.state_frame(s, room))  # serialised once per seat
             c.send(cache[s])
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -662,6 +672,26 @@ class Table:
                 raise IllegalAction("not_your_turn", f"it is seat {self.game.to_act()}'s turn, not seat {seat}'s")
             return self._agent(seat, "heuristic").act(seat_view(self.game, seat))
 
+    async def abandon(self) -> None:
+        """End the game unfinished (``guandan loadtest`` on exit): timers stop, the room becomes
+        ``finished`` and the game is stored with no winner (nobody rated), then every connection
+        gets ``{"type": "game_over", "winner_team": null, "game_id"}``.
+
+        Raises:
+            IllegalAction: ``not_started`` (no game) or ``game_over`` (already over).
+        """
+        async with self.lock:
+            if self.game is None:
+                raise IllegalAction("not_started", "the game has not started")
+            if self.game.over or self.info.status != PLAYING:
+                raise IllegalAction("game_over", "the game is over")
+            self.info.status = FINISHED
+            self._closed = True
+            self._cancel()
+            self.deadline = None
+            self._broadcast()
+            self.manager.writer.finish(self, self.record_text(), None)
+
     async def set_auto(self, conn: Conn, on: bool) -> None:
         """Turn 托管 on or off for the person's seat (raises ``IllegalAction`` when not seated)."""
         async with self.lock:
@@ -687,6 +717,8 @@ class Table:
             raise IllegalAction("not_seated", "spectators cannot act; take a seat first")
         if self.game is None:
             raise IllegalAction("not_started", "the game has not started")
+        if self.info.status != PLAYING:
+            raise IllegalAction("game_over", "the game has ended")
         if self.game.over:
             raise IllegalAction("game_over", "the game is over")
         return seat
@@ -968,6 +1000,21 @@ class TableManager:
         await self.writer.wait(room_id)  # the started game is stored when the API answers
         return table
 
+    def revoke_session(self, session_key: str) -> int:
+        """Close every websocket opened with the login session ``session_key`` (``auth.token_key``
+        of its token) with code 4401 ``logged out``; call on the event loop (logout does).
+
+        Returns:
+            The number of connections closed.
+        """
+        n = 0
+        for table in list(self.tables.values()):
+            for c in list(table.conns):
+                if c.session_key is not None and c.session_key == session_key:
+                    c.close(4401, "logged out")
+                    n += 1
+        return n
+
     def _finished(self, table: Table) -> None:
         """A game ended: drop the table once nobody is connected (kept while people look at it)."""
         if not table.conns:
@@ -1010,7 +1057,7 @@ class RecordWriter:
         """Queue the room's newest record and status."""
         self._queue(room_id, ("save", record, status))
 
-    def finish(self, table: Table, record: str, winner: int) -> None:
+    def finish(self, table: Table, record: str, winner: int | None) -> None:
         """Queue the end of ``table``'s game: store it (``RoomStore.finish``), then send every
         connection ``{"type": "game_over", "winner_team", "game_id"}``."""
         self._queue(table.id, ("finish", table, record, winner))
@@ -1050,7 +1097,7 @@ class RecordWriter:
                         await asyncio.sleep(min(5.0, 0.2 * (attempt + 1)))
         self._tasks.pop(room_id, None)
 
-    async def _finish(self, table: Table, record: str, winner: int) -> None:
+    async def _finish(self, table: Table, record: str, winner: int | None) -> None:
         try:
             table.game_id = await self.manager.run_db(self.manager.store.finish, table.info, record, winner)
         except Exception:  # the game is stored as the room's record at least
@@ -1075,8 +1122,26 @@ class RecordWriter:
 
 
 def frame_json(frame: dict[str, Any]) -> str:
-    """Compact JSON text of a frame (UTF-8 kept)."""
+    """Compact JSON text of a frame (UTF-8 kept); a :class:`SharedFrame` is serialised only once."""
+    if isinstance(frame, SharedFrame):
+        return frame.text()
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
+class SharedFrame(dict):  # type: ignore[type-arg]
+    """A frame queued for several connections (every spectator gets the same state frame): its
+    JSON text is made once, when the first writer sends it, not once per connection. Do not change
+    it after queueing."""
+
+    __slots__ = ("_text",)
+
+    def text(self) -> str:
+        """The compact JSON text (cached)."""
+        try:
+            return self._text
+        except AttributeError:
+            self._text: str = json.dumps(self, ensure_ascii=False, separators=(",", ":"))
+            return self._text
 
 
 __all__ = [
