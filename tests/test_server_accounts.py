@@ -131,10 +131,10 @@ def test_a_stolen_cookie_dies_with_logout_and_expiry(client: TestClient, app: Fa
     other.cookies.set("gd_session", token)
     assert other.get("/api/me").json()["user"]["name"] == "bob"
     with gdb.session_scope(app.state.session_factory) as db:
-        db.get(UserSession, token).expires_at = datetime.now(UTC) - timedelta(seconds=1)
+        db.get(UserSession, auth.token_key(token)).expires_at = datetime.now(UTC) - timedelta(seconds=1)
     assert_error(other.get("/api/me"), 401)
     with gdb.session_scope(app.state.session_factory) as db:
-        assert db.get(UserSession, token) is None  # the expired session was removed
+        assert db.get(UserSession, auth.token_key(token)) is None  # the expired session was removed
         assert auth.user_from_token(db, token) is None
         assert auth.user_from_token(db, None) is None
         assert auth.user_from_token(db, "x" * 500) is None

@@ -111,7 +111,7 @@ class LiveServer:
             u = models.User(name=name, password_hash=None, is_guest=False)
             db.add(u)
             db.flush()
-            token = auth.create_session(db, u).token
+            token = auth.create_session(db, u).cookie_token
             db.commit()
         return token
 

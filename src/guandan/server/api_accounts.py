@@ -207,7 +207,7 @@ def _start_session(db: Session, request: Request, response: Response, user: User
     days = _session_days(request)
     sess = auth.create_session(db, user, days)
     db.commit()
-    auth.set_session_cookie(response, request, sess.token, days)
+    auth.set_session_cookie(response, request, sess.cookie_token, days)
 
 
 # -- accounts --------------------------------------------------------------------------------------
@@ -254,9 +254,16 @@ def guest(
 
 @router.post("/api/logout")
 def logout(request: Request, response: Response, db: DbSession) -> Any:
-    """End the session and drop the cookie: ``{"ok": true}`` (also when not logged in)."""
-    auth.end_session(db, request.cookies.get(auth.COOKIE_NAME))
+    """End the session and drop the cookie: ``{"ok": true}`` (also when not logged in). The
+    table websockets opened with the session are closed (4401 ``logged out``)."""
+    token = request.cookies.get(auth.COOKIE_NAME)
+    auth.end_session(db, token)
     db.commit()
+    manager = getattr(request.app.state, "manager", None)
+    if manager is not None and isinstance(token, str) and token:
+        from anyio.from_thread import run_sync
+
+        run_sync(manager.revoke_session, auth.token_key(token))
     auth.clear_session_cookie(response)
     return {"ok": True}
 

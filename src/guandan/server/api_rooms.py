@@ -20,13 +20,14 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from sqlalchemy import select
+from sqlalchemy.orm import defer
 
 from guandan.core.errors import RuleConfigError
 from guandan.core.rules import PRESET_NAMES, RuleSet
 
 from .errors import error_body
 from .hardening import bad_text, valid_room_id
-from .tables import BOT_NAMES, FINISHED, PLAYING, WAITING, TableManager, room_info
+from .tables import BOT_NAMES, DAMAGED, FINISHED, PLAYING, WAITING, TableManager, room_info
 
 #: Longest room name (characters).
 ROOM_NAME_MAX = 64
@@ -149,7 +150,8 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         return user
 
     def room_of(db: Any, room_id: str) -> Any:
-        room = db.get(models.Room, room_id) if valid_room_id(room_id) else None
+        room = (db.get(models.Room, room_id, options=[defer(models.Room.record)])
+                if valid_room_id(room_id) else None)
         if room is None:
             raise ApiError(404, f"no room {room_id!r}")
         return room
@@ -167,7 +169,8 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         with session_factory() as db:
             rooms = db.scalars(
                 select(models.Room)
-                .where(models.Room.status.in_((WAITING, PLAYING)))
+                .options(defer(models.Room.record))  # a damaged record may not even be UTF-8
+                .where(models.Room.status.in_((WAITING, PLAYING, DAMAGED)))
                 .order_by(models.Room.updated_at.desc())
                 .limit(LIST_LIMIT)
             ).all()
@@ -322,6 +325,9 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                     raise ApiError(409, "the game has already started")
                 if room.status == FINISHED:
                     raise ApiError(409, "this room's game is over; create a new room")
+                if room.status == DAMAGED:
+                    raise ApiError(409, "this room's stored game is damaged and cannot be played; create a new room",
+                                   "room_damaged")
                 empty = [r.seat for r in room.seats if r.user_id is None and r.bot is None]
                 if empty or len(room.seats) != 4:
                     raise ApiError(
@@ -338,6 +344,35 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                         r.status = WAITING
                         db.commit()
                 raise ApiError(409, f"the game could not start: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+            with session_factory() as db:
+                return {"room": summary(db, room_of(db, room_id))}
+        except ApiError as e:
+            return _error(e)
+
+    @router.post("/api/rooms/{room_id}/abandon")
+    def abandon(room_id: str, request: Request) -> Any:
+        """Owner only, and only when every other seat holds a bot: end the game unfinished (stored
+        with no winner, nobody rated); ``guandan loadtest`` does this on exit. Answers ``{room}``;
+        409 ``abandon_not_alone`` when other people are seated, 409 ``not_playing`` when no game runs."""
+        try:
+            with session_factory() as db:
+                user = user_of(db, request)
+                room = room_of(db, room_id)
+                if room.owner_id != user.id:
+                    raise ApiError(403, "only the room's owner may abandon the game", "not_owner")
+                if any(r.user_id is not None and r.user_id != user.id for r in room.seats):
+                    raise ApiError(409, "other people play in this room; the game cannot be abandoned",
+                                   "abandon_not_alone")
+                if room.status != PLAYING:
+                    raise ApiError(409, "no game is being played in this room", "not_playing")
+            table = manager.tables.get(room_id)
+            if table is None:
+                raise ApiError(409, "no game is being played in this room", "not_playing")
+            try:
+                _from_thread(table.abandon)
+            except Exception:  # noqa: BLE001 - IllegalAction: over meanwhile
+                raise ApiError(409, "no game is being played in this room", "not_playing") from None
+            _from_thread(manager.writer.wait, room_id)
             with session_factory() as db:
                 return {"room": summary(db, room_of(db, room_id))}
         except ApiError as e:

@@ -8,6 +8,7 @@ in progress from its stored record, and serves the single-page UI from the packa
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from typing import Any
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
@@ -68,3 +69,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for path in PAGES:
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
     return app
+
+
+def uvicorn_options(settings: Settings) -> dict[str, Any]:
+    """Keyword arguments of ``uvicorn.Config`` for serving :func:`create_app` (``guandan serve``).
+
+    * Proxy headers: ``X-Forwarded-For`` is believed only from ``settings.forwarded_allow_ips``
+      (``--forwarded-allow-ips``); with none given it is ignored, so a client cannot pick the
+      address the login limits count (uvicorn's own default trusts 127.0.0.1).
+    * Websocket pings every ``ws_ping_interval_s`` seconds; a peer silent for
+      ``ws_ping_timeout_s`` more is closed, so a dropped client is soon counted as away.
+
+    Returns:
+        ``{"ws", "lifespan", "proxy_headers", "forwarded_allow_ips", "ws_ping_interval",
+        "ws_ping_timeout", "server_header"}``.
+    """
+    allowed = list(settings.forwarded_allow_ips)
+    return {
+        "ws": "websockets-sansio",
+        "lifespan": "on",
+        "proxy_headers": bool(allowed),
+        "forwarded_allow_ips": allowed or None,
+        "ws_ping_interval": settings.ws_ping_interval_s,
+        "ws_ping_timeout": settings.ws_ping_timeout_s,
+        "server_header": False,
+    }

@@ -14,6 +14,7 @@ message; the routers turn them into ``{"error": message}`` responses.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 import threading
@@ -270,14 +271,25 @@ def create_guest(db: Session) -> User:
 # -- sessions --------------------------------------------------------------------------------------
 
 
+def token_key(token: str) -> str:
+    """What the ``sessions`` table stores for a session token: its SHA-256, 64 hex digits (a
+    stolen copy of the table opens no session)."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def create_session(db: Session, user: User, days: int = DEFAULT_SESSION_DAYS) -> UserSession:
-    """Create a login session for ``user`` valid ``days`` days (flushed, not committed)."""
+    """Create a login session for ``user`` valid ``days`` days (flushed, not committed).
+
+    Returns:
+        The row, whose ``token`` column holds :func:`token_key` of the token; the token itself
+        (for the cookie) is the attribute ``cookie_token`` of the returned object, never stored.
+    """
     now = utcnow()
-    sess = UserSession(
-        token=secrets.token_urlsafe(32), user_id=user.id, created_at=now, expires_at=now + timedelta(days=days)
-    )
+    raw = secrets.token_urlsafe(32)
+    sess = UserSession(token=token_key(raw), user_id=user.id, created_at=now, expires_at=now + timedelta(days=days))
     db.add(sess)
     db.flush()
+    sess.cookie_token = raw  # type: ignore[attr-defined]
     return sess
 
 
@@ -288,7 +300,7 @@ def user_from_token(db: Session, token: str | None) -> User | None:
     """
     if not token or not isinstance(token, str) or len(token) > 64:
         return None
-    sess = db.get(UserSession, token)
+    sess = db.get(UserSession, token_key(token))
     if sess is None:
         return None
     if sess.expires_at <= utcnow():
@@ -300,8 +312,8 @@ def user_from_token(db: Session, token: str | None) -> User | None:
 
 def end_session(db: Session, token: str | None) -> None:
     """Delete the session ``token`` if it exists (logout; the caller commits)."""
-    if token and len(token) <= 64:
-        db.execute(delete(UserSession).where(UserSession.token == token))
+    if token and isinstance(token, str) and len(token) <= 64:
+        db.execute(delete(UserSession).where(UserSession.token == token_key(token)))
 
 
 def purge_expired_sessions(db: Session) -> int:

@@ -49,6 +49,38 @@ def normalize_url(url: str) -> str:
     return parsed.render_as_string(hide_password=False)
 
 
+#: What ``--db`` accepts, for messages.
+SUPPORTED_DATABASES = (
+    "SQLite (a file path such as guandan.db, or sqlite:///path.db) and PostgreSQL "
+    "(postgresql://user@host:5432/db)"
+)
+
+
+def database_url(value: str) -> str:
+    """The database URL meant by a ``--db`` value.
+
+    A plain file path (``guandan.db``, ``data/games.sqlite``, ``C:\\games.db``) means SQLite;
+    ``sqlite:///...`` and ``postgresql://...`` URLs are normalised by :func:`normalize_url`.
+
+    Raises:
+        ValueError: an empty value, an unreadable URL, or a database other than SQLite and
+            PostgreSQL (the message names the supported ones).
+    """
+    v = value.strip()
+    if not v:
+        raise ValueError(f"--db is empty; supported databases: {SUPPORTED_DATABASES}")
+    if "://" not in v and not v.startswith("sqlite:"):
+        return "sqlite:///" + v  # a path, relative to the working directory or absolute
+    try:
+        parsed = make_url(v)
+    except Exception:  # noqa: BLE001 - sqlalchemy.exc.ArgumentError
+        raise ValueError(f"not a database URL: {value!r}; supported databases: {SUPPORTED_DATABASES}") from None
+    backend = parsed.get_backend_name()
+    if backend not in ("sqlite", "postgresql", "postgres"):
+        raise ValueError(f"the {backend} database is not supported; supported databases: {SUPPORTED_DATABASES}")
+    return normalize_url(v)
+
+
 def _sqlite_on_connect(dbapi_conn: Any, _record: Any) -> None:
     # Foreign keys are off by default in SQLite; WAL lets readers run while a writer commits;
     # busy_timeout makes concurrent writers wait instead of failing at once.
@@ -127,11 +159,23 @@ def migrate(url_or_engine: str | Engine, revision: str = "head") -> None:
     else:
         engine = url_or_engine
         owned = False
+    sqlite = engine.dialect.name == "sqlite"
     try:
-        with engine.begin() as conn:
-            cfg = alembic_config()
-            cfg.attributes["connection"] = conn
-            command.upgrade(cfg, revision)
+        with engine.connect() as conn:
+            if sqlite:
+                # a migration that rebuilds a table (batch mode) drops the old one: with foreign
+                # keys on, that would cascade to the rows that refer to it (seats, games)
+                conn.exec_driver_sql("PRAGMA foreign_keys=OFF")
+                conn.commit()
+            try:
+                with conn.begin():
+                    cfg = alembic_config()
+                    cfg.attributes["connection"] = conn
+                    command.upgrade(cfg, revision)
+            finally:
+                if sqlite:
+                    conn.exec_driver_sql("PRAGMA foreign_keys=ON")
+                    conn.commit()
     finally:
         if owned:
             engine.dispose()

@@ -116,6 +116,7 @@ def spawn_server(bot_delay_s: float = 0.0, start_timeout_s: float = 60.0) -> Ite
     cmd = [
         sys.executable, "-c", "from guandan.cli import main; main()", "serve",
         "--host", "127.0.0.1", "--port", "0", "--db", db_url, "--bot-delay", str(bot_delay_s), "--log-level", "warning",
+        "--guests-per-hour", "0", "--max-ws-per-address", "0",
     ]
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
@@ -161,6 +162,8 @@ class _Shared:
     n_errors: int = 0
     done: int = 0
     expected: int = 0
+    #: (room id, session token) of every room made, abandoned when the run ends
+    rooms: list[tuple[str, str]] = field(default_factory=list)
 
     def error(self, text: str) -> None:
         self.n_errors += 1
@@ -183,6 +186,7 @@ async def _table(i: int, url: str, deals: int, shared: _Shared, rng: random.Rand
         if r.status_code != 200:
             raise LoadTestError(f"table {i}: creating the room failed: {r.text[:200]}")
         room_id = r.json()["room"]["id"]
+        shared.rooms.append((room_id, token))
         r = await http.post(f"/api/rooms/{room_id}/bots", json={"bot": "heuristic"}, headers=headers)
         if r.status_code != 200:
             raise LoadTestError(f"table {i}: adding bots failed: {r.text[:200]}")
@@ -254,6 +258,34 @@ async def _table(i: int, url: str, deals: int, shared: _Shared, rng: random.Rand
             pass
 
 
+async def abandon_rooms(url: str, rooms: list[tuple[str, str]], concurrency: int = 16) -> int:
+    """End the load test's games (``POST /api/rooms/{id}/abandon``) so that they stop playing on
+    with bots and a later run on the same server measures the same.
+
+    Args:
+        url: the server; rooms: ``(room id, session token)`` pairs; concurrency: calls at once.
+    Returns:
+        How many games were abandoned (a game already over is left as it is).
+    """
+    import httpx
+
+    gate = asyncio.Semaphore(concurrency)
+    done = 0
+
+    async def one(http: httpx.AsyncClient, room_id: str, token: str) -> None:
+        nonlocal done
+        async with gate:
+            try:
+                r = await http.post(f"/api/rooms/{room_id}/abandon", headers={"cookie": f"gd_session={token}"})
+                done += r.status_code == 200
+            except httpx.HTTPError:
+                pass
+
+    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
+        await asyncio.gather(*(one(http, rid, tok) for rid, tok in rooms))
+    return done
+
+
 async def run_load(url: str, tables: int, deals: int = 1, timeout_s: float = 300.0, seed: int = 0,
                    setup_concurrency: int = 16) -> LoadReport:
     """Play ``tables`` tables of ``deals`` deals each against the server at ``url`` (see the module
@@ -288,8 +320,11 @@ async def run_load(url: str, tables: int, deals: int = 1, timeout_s: float = 300
                 shared.all_done.set()
 
     t0 = time.monotonic()
-    await asyncio.gather(*(guarded(i) for i in range(tables)))
-    end = max(shared.finished) if shared.finished else time.monotonic()
+    try:
+        await asyncio.gather(*(guarded(i) for i in range(tables)))
+    finally:
+        end = max(shared.finished) if shared.finished else time.monotonic()
+        await abandon_rooms(url, shared.rooms)
     start = min(shared.started) if shared.started else t0
     duration = max(1e-9, end - start)
     return LoadReport(

@@ -127,7 +127,7 @@ Index("uq_users_name_lower", func.lower(User.name), unique=True)
 
 
 class UserSession(Base):
-    """A login session: the ``gd_session`` cookie's token, valid until ``expires_at`` (UTC)."""
+    """A login session: SHA-256 (hex) of the ``gd_session`` cookie's token (``auth.token_key``), valid until ``expires_at`` (UTC)."""
 
     __tablename__ = "sessions"
 
@@ -147,7 +147,7 @@ class Room(Base):
 
     __tablename__ = "rooms"
     __table_args__ = (
-        CheckConstraint("status IN ('waiting', 'playing', 'finished')", name="status"),
+        CheckConstraint("status IN ('waiting', 'playing', 'finished', 'damaged')", name="status"),
     )
 
     id: Mapped[str] = mapped_column(String(ROOM_ID_LEN), primary_key=True)

@@ -55,6 +55,9 @@ log = logging.getLogger("guandan.server.tables")
 
 #: Room statuses (server contract, table ``rooms``).
 WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
+#: Status of a room whose stored game cannot be restored (a record that is not UTF-8 or does not
+#: replay): listed and shown, never played; the other rooms restore normally.
+DAMAGED = "damaged"
 #: Bots a seat may hold.
 BOT_NAMES = ("heuristic", "random")
 #: Largest number of frames queued for one connection before it is closed as too slow.
@@ -157,11 +160,26 @@ class RoomStore:
         """The room ``room_id`` with its seats, or ``None`` when there is no such room."""
         from . import models
 
+        from sqlalchemy.orm import defer
+
         with self.session_factory() as db:
-            room = db.get(models.Room, room_id)
+            # the record is read only for a room that is not damaged (it may not even be UTF-8)
+            room = db.get(models.Room, room_id, options=[defer(models.Room.record)])
             if room is None:
                 return None
-            return room_info(db, room)
+            info = room_info(db, room)
+            if room.status != DAMAGED:
+                info.record = room.record or ""
+            return info
+
+    def mark_damaged(self, room_id: str) -> None:
+        """Set the room's status to :data:`DAMAGED` (its record is not read)."""
+        from . import models
+
+        rooms = models.Room.__table__
+        with self.session_factory() as db:
+            db.execute(rooms.update().where(rooms.c.id == room_id).values(status=DAMAGED))
+            db.commit()
 
     def playing_ids(self) -> list[str]:
         """Ids of every room whose status is ``playing``."""
@@ -181,7 +199,7 @@ class RoomStore:
             db.connection().execute(_save_statement(), {"b_id": room_id, "b_record": record, "b_status": status, "b_ts": models.utcnow()})
             db.commit()
 
-    def finish(self, info: RoomInfo, record: str, winner_team: int) -> int | None:
+    def finish(self, info: RoomInfo, record: str, winner_team: int | None) -> int | None:
         """Mark the room finished and store the game (``api_accounts.record_finished_game``).
 
         Returns:
@@ -255,8 +273,17 @@ def room_info(db: Any, room: Any) -> RoomInfo:
         owner_id=room.owner_id,
         seed=int(room.seed or 0),
         seats=seats,
-        record=room.record or "",
+        record="" if "record" in _unloaded(room) else (room.record or ""),
     )
+
+
+def _unloaded(room: Any) -> set[str]:
+    try:
+        from sqlalchemy import inspect
+
+        return set(inspect(room).unloaded)
+    except Exception:  # noqa: BLE001 - not an ORM object (tests pass plain objects)
+        return set()
 
 
 # -- connections -----------------------------------------------------------------------------------
@@ -277,6 +304,13 @@ class Conn:
         self.queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
         self.closed = False
         self.recent: deque[float] = deque()
+        #: websocket close code and reason the writer sends (1000 unless :meth:`close` says otherwise)
+        self.close_code = 1000
+        self.close_reason = ""
+        #: ``auth.token_key`` of the login session the connection was opened with (logout closes it)
+        self.session_key: str | None = None
+        #: the client's address (connection caps)
+        self.address = ""
 
     def send(self, frame: dict[str, Any]) -> None:
         """Queue ``frame`` (a JSON-ready dict); a connection more than :data:`MAX_QUEUE` frames
@@ -284,14 +318,17 @@ class Conn:
         if self.closed:
             return
         if self.queue.qsize() >= MAX_QUEUE:
-            self.close()
+            # 1013 "try again later": the client reconnects and gets the whole state again
+            self.close(1013, f"too slow: more than {MAX_QUEUE} frames behind")
             return
         self.queue.put_nowait(frame)
 
-    def close(self) -> None:
-        """Ask the writer to stop (queues ``None``)."""
+    def close(self, code: int = 1000, reason: str = "") -> None:
+        """Ask the writer to stop (queues ``None``); it closes the websocket with ``code`` and
+        ``reason`` (at most 120 bytes)."""
         if not self.closed:
             self.closed = True
+            self.close_code, self.close_reason = code, reason
             self.queue.put_nowait(None)
 
     def rate_ok(self, limit: int, now: float | None = None) -> bool:
@@ -478,7 +515,7 @@ class Table:
                 c.send(f)
             s = self.seat_of(c)
             if s not in cache:
-                cache[s] = self.state_frame(s, room)
+                cache[s] = SharedFrame(self.state_frame(s, room))  # serialised once per seat
             c.send(cache[s])
 
     # -- lifecycle -------------------------------------------------------------------------
@@ -635,6 +672,26 @@ class Table:
                 raise IllegalAction("not_your_turn", f"it is seat {self.game.to_act()}'s turn, not seat {seat}'s")
             return self._agent(seat, "heuristic").act(seat_view(self.game, seat))
 
+    async def abandon(self) -> None:
+        """End the game unfinished (``guandan loadtest`` on exit): timers stop, the room becomes
+        ``finished`` and the game is stored with no winner (nobody rated), then every connection
+        gets ``{"type": "game_over", "winner_team": null, "game_id"}``.
+
+        Raises:
+            IllegalAction: ``not_started`` (no game) or ``game_over`` (already over).
+        """
+        async with self.lock:
+            if self.game is None:
+                raise IllegalAction("not_started", "the game has not started")
+            if self.game.over or self.info.status != PLAYING:
+                raise IllegalAction("game_over", "the game is over")
+            self.info.status = FINISHED
+            self._closed = True
+            self._cancel()
+            self.deadline = None
+            self._broadcast()
+            self.manager.writer.finish(self, self.record_text(), None)
+
     async def set_auto(self, conn: Conn, on: bool) -> None:
         """Turn 托管 on or off for the person's seat (raises ``IllegalAction`` when not seated)."""
         async with self.lock:
@@ -660,6 +717,8 @@ class Table:
             raise IllegalAction("not_seated", "spectators cannot act; take a seat first")
         if self.game is None:
             raise IllegalAction("not_started", "the game has not started")
+        if self.info.status != PLAYING:
+            raise IllegalAction("game_over", "the game has ended")
         if self.game.over:
             raise IllegalAction("game_over", "the game is over")
         return seat
@@ -837,18 +896,32 @@ class TableManager:
         for room_id in self.store.playing_ids():
             if room_id in self.tables:
                 continue
-            info = self.store.load(room_id)
-            if info is None:
-                continue
-            table = Table(self, info)
-            try:
-                table.restore_game()
-            except Exception as e:  # noqa: BLE001 - a corrupt record must not stop the server
-                log.error("room %s: cannot restore the game: %s", room_id, e)
+            table = self._restore_one(room_id)
+            if table is None:
                 continue
             self.tables[room_id] = table
             n += 1
         return n
+
+    def _restore_one(self, room_id: str) -> Table | None:
+        """Load and replay one playing room; a room that fails (a record that is not UTF-8, does
+        not parse or does not replay) is marked :data:`DAMAGED` with a one-line log, and the other
+        rooms go on (issue 11: one corrupt record stopped the server)."""
+        try:
+            info = self.store.load(room_id)
+            if info is None:
+                return None
+            table = Table(self, info)
+            table.restore_game()
+            return table
+        except Exception as e:  # noqa: BLE001 - a corrupt record must not stop the server
+            text = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            log.error("room %s: cannot restore the game (%s); the room is marked %s", room_id, text, DAMAGED)
+            try:
+                self.store.mark_damaged(room_id)
+            except Exception as e2:  # noqa: BLE001
+                log.error("room %s: cannot mark the room %s: %s", room_id, DAMAGED, str(e2).splitlines()[0])
+            return None
 
     async def start(self) -> int:
         """Restore the playing rooms and arm their bots and clocks (call at application startup).
@@ -927,6 +1000,21 @@ class TableManager:
         await self.writer.wait(room_id)  # the started game is stored when the API answers
         return table
 
+    def revoke_session(self, session_key: str) -> int:
+        """Close every websocket opened with the login session ``session_key`` (``auth.token_key``
+        of its token) with code 4401 ``logged out``; call on the event loop (logout does).
+
+        Returns:
+            The number of connections closed.
+        """
+        n = 0
+        for table in list(self.tables.values()):
+            for c in list(table.conns):
+                if c.session_key is not None and c.session_key == session_key:
+                    c.close(4401, "logged out")
+                    n += 1
+        return n
+
     def _finished(self, table: Table) -> None:
         """A game ended: drop the table once nobody is connected (kept while people look at it)."""
         if not table.conns:
@@ -969,7 +1057,7 @@ class RecordWriter:
         """Queue the room's newest record and status."""
         self._queue(room_id, ("save", record, status))
 
-    def finish(self, table: Table, record: str, winner: int) -> None:
+    def finish(self, table: Table, record: str, winner: int | None) -> None:
         """Queue the end of ``table``'s game: store it (``RoomStore.finish``), then send every
         connection ``{"type": "game_over", "winner_team", "game_id"}``."""
         self._queue(table.id, ("finish", table, record, winner))
@@ -1009,7 +1097,7 @@ class RecordWriter:
                         await asyncio.sleep(min(5.0, 0.2 * (attempt + 1)))
         self._tasks.pop(room_id, None)
 
-    async def _finish(self, table: Table, record: str, winner: int) -> None:
+    async def _finish(self, table: Table, record: str, winner: int | None) -> None:
         try:
             table.game_id = await self.manager.run_db(self.manager.store.finish, table.info, record, winner)
         except Exception:  # the game is stored as the room's record at least
@@ -1034,12 +1122,31 @@ class RecordWriter:
 
 
 def frame_json(frame: dict[str, Any]) -> str:
-    """Compact JSON text of a frame (UTF-8 kept)."""
+    """Compact JSON text of a frame (UTF-8 kept); a :class:`SharedFrame` is serialised only once."""
+    if isinstance(frame, SharedFrame):
+        return frame.text()
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
+
+
+class SharedFrame(dict):  # type: ignore[type-arg]
+    """A frame queued for several connections (every spectator gets the same state frame): its
+    JSON text is made once, when the first writer sends it, not once per connection. Do not change
+    it after queueing."""
+
+    __slots__ = ("_text",)
+
+    def text(self) -> str:
+        """The compact JSON text (cached)."""
+        try:
+            return self._text
+        except AttributeError:
+            self._text: str = json.dumps(self, ensure_ascii=False, separators=(",", ":"))
+            return self._text
 
 
 __all__ = [
     "BOT_NAMES",
+    "DAMAGED",
     "Conn",
     "RoomInfo",
     "RoomStore",

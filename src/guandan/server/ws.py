@@ -157,9 +157,44 @@ async def _writer(websocket: WebSocket, conn: Conn) -> None:
         conn.closed = True
         if websocket.application_state == WebSocketState.CONNECTED:
             try:
-                await websocket.close()
+                await websocket.close(code=conn.close_code, reason=conn.close_reason[:120])
             except Exception:  # noqa: BLE001, S110 - already closed by the peer
                 pass
+
+
+def origin_allowed(websocket: WebSocket, settings: Any) -> bool:
+    """Whether the websocket's ``Origin`` may open a table: no ``Origin`` (not a browser), the
+    server's own origin (same host and port as the ``Host`` header), or one of
+    ``settings.allowed_origins`` (``--allowed-origins``). A page on another site cannot open a
+    socket with the visitor's cookie (cross-site websocket hijacking)."""
+    origin = websocket.headers.get("origin")
+    if origin is None:
+        return True
+    origin = origin.rstrip("/").lower()
+    allowed = {o.rstrip("/").lower() for o in getattr(settings, "allowed_origins", ()) or ()}
+    if origin in allowed:
+        return True
+    host = (websocket.headers.get("host") or "").lower()
+    return origin.split("://", 1)[-1] == host and origin.startswith(("http://", "https://"))
+
+
+def _address_counts(manager: TableManager) -> dict[str, int]:
+    counts = getattr(manager, "ws_per_address", None)
+    if counts is None:
+        counts = manager.ws_per_address = {}  # type: ignore[attr-defined]
+    return counts
+
+
+def _over_cap(manager: TableManager, table: Table, address: str, settings: Any) -> str | None:
+    """Why a new websocket is refused (``settings.max_ws_per_room`` open in the room, or
+    ``settings.max_ws_per_address`` open from the address), or ``None``."""
+    per_room = int(getattr(settings, "max_ws_per_room", 200) or 0)
+    per_address = int(getattr(settings, "max_ws_per_address", 50) or 0)
+    if per_room and len(table.conns) >= per_room:
+        return f"this room has too many connections (at most {per_room}); try again later"
+    if per_address and _address_counts(manager).get(address, 0) >= per_address:
+        return f"too many connections from your address (at most {per_address}); close some tabs"
+    return None
 
 
 def make_ws_router(
@@ -187,6 +222,9 @@ def make_ws_router(
     async def room_socket(websocket: WebSocket, room_id: str) -> None:
         user_id: int | None = None
         name: str | None = None
+        if not origin_allowed(websocket, settings):
+            await websocket.close(code=1008)  # before the handshake: the client gets HTTP 403
+            return
         try:
             token = websocket.cookies.get(COOKIE_NAME)
             if token:  # looked up in the manager's thread pool, never on the event loop
@@ -204,7 +242,20 @@ def make_ws_router(
             await websocket.send_text(frame_json(error_frame(f"no room {room_id!r}", "no_room")))
             await websocket.close(code=CLOSE_NO_ROOM)
             return
+        address = websocket.client.host if websocket.client is not None else "unknown"
+        refusal = _over_cap(manager, table, address, settings)
+        if refusal is not None:
+            await websocket.send_text(frame_json(error_frame(refusal, "too_many_connections")))
+            await websocket.close(code=1013, reason="too many connections")
+            return
         conn = Conn(user_id, name)
+        conn.address = address
+        if token and user_id is not None:
+            from .auth import token_key
+
+            conn.session_key = token_key(token)
+        counts = _address_counts(manager)
+        counts[address] = counts.get(address, 0) + 1
         writer = asyncio.create_task(_writer(websocket, conn))
         try:
             await table.connect(conn)
@@ -230,6 +281,9 @@ def make_ws_router(
             except Exception:
                 log.exception("room %s: disconnect failed", room_id)
             conn.close()
+            counts[address] = counts.get(address, 1) - 1
+            if counts[address] <= 0:
+                counts.pop(address, None)
             try:
                 await asyncio.wait_for(writer, timeout=1.0)
             except (TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001 - never raise
