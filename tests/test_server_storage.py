@@ -58,6 +58,7 @@ CONTRACT_COLUMNS = {
     "sessions": {"token", "user_id", "created_at", "expires_at"},
     "rooms": {
         "id", "name", "preset", "options", "owner_id", "status", "seed", "record", "created_at", "updated_at",
+        "default_clocks",
     },
     "room_seats": {"room_id", "seat", "user_id", "bot"},
     "games": {"id", "room_id", "preset", "record", "winner_team", "finished_at"},
@@ -225,13 +226,13 @@ def test_migrate_creates_schema_on_empty_database_and_is_idempotent(backend: str
             assert names == set(TABLES) | {"alembic_version"}
             for table, cols in CONTRACT_COLUMNS.items():
                 assert {c["name"] for c in inspect(eng).get_columns(table)} == cols, table
-            assert gdb.current_revision(eng) == "0001"
+            assert gdb.current_revision(eng) == "0002"
             # Data survives a second run, which changes nothing.
             with gdb.session_scope(gdb.make_session_factory(eng)) as db:
                 add_users(db, ["keeper"])
             gdb.migrate(url)
             gdb.migrate(eng)
-            assert gdb.current_revision(eng) == "0001"
+            assert gdb.current_revision(eng) == "0002"
             with eng.connect() as conn:
                 assert conn.execute(text("SELECT name FROM users")).scalars().all() == ["keeper"]
         finally:
@@ -254,6 +255,7 @@ def test_migrations_ship_inside_the_package() -> None:
     assert (gdb.MIGRATIONS_DIR / "env.py").is_file()
     assert (gdb.MIGRATIONS_DIR / "script.py.mako").is_file()
     assert (gdb.MIGRATIONS_DIR / "versions" / "0001_initial.py").is_file()
+    assert (gdb.MIGRATIONS_DIR / "versions" / "0002_default_clocks.py").is_file()
     assert gdb.normalize_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
     assert gdb.normalize_url("sqlite:///x.db") == "sqlite:///x.db"
     with pytest.raises(ValueError, match="not a database URL"):
