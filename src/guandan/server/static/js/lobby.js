@@ -259,7 +259,7 @@ export function mountLobby(el, _params, ctx) {
     }
 
     function refreshClocks() {
-      clockFields.hidden = !clocksOn.checked;
+      clockFields.style.display = clocksOn.checked ? "" : "none"; // .clock-row sets display, so not [hidden]
       clockHint.textContent = clocksOn.checked ? t("create_clock_hint", { lead: lead.value || defaults.lead_s, follow: follow.value || defaults.follow_s }) : t("create_clock_off");
     }
 

@@ -118,6 +118,9 @@ function resultEl(result) {
  */
 function gamesTable(games, opts = {}, ctx = null) {
   const td = (label, ...children) => h("td", { "data-label": label }, ...children);
+  // columns without data in any row (an older server's rows) are left out
+  const hasPlayers = games.some((g) => g.partner || (Array.isArray(g.players) && g.players.length));
+  const hasLevels = games.some((g) => g.my_level != null || Array.isArray(g.levels) || Number.isInteger(g.deals));
   return h(
     "table",
     { class: "data-table games-table", testid: opts.testid },
@@ -130,9 +133,9 @@ function gamesTable(games, opts = {}, ctx = null) {
         h("th", {}, t("col_game")),
         h("th", {}, t("col_date")),
         h("th", {}, t("col_preset")),
-        h("th", {}, t("col_partner")),
-        h("th", {}, t("col_opponents")),
-        h("th", {}, t("col_levels")),
+        hasPlayers ? h("th", {}, t("col_partner")) : null,
+        hasPlayers ? h("th", {}, t("col_opponents")) : null,
+        hasLevels ? h("th", {}, t("col_levels")) : null,
         h("th", {}, t("col_result")),
         h("th", {}, t("col_record")),
       ),
@@ -161,9 +164,11 @@ function gamesTable(games, opts = {}, ctx = null) {
           td(t("col_game"), link(replayHref, `#${g.id}`, { testid: "game-replay-link", title: t("open_replay") })),
           td(t("col_date"), fmtDate(g.finished_at)),
           td(t("col_preset"), h("span", { title: rules.description }, rules.text)),
-          td(t("col_partner"), h("span", { testid: "game-partner" }, playerEl(f.partner))),
-          td(t("col_opponents"), h("span", { testid: "game-opponents" }, f.opponents.length ? f.opponents.flatMap((p, i) => (i ? [t("list_sep"), playerEl(p)] : [playerEl(p)])) : "–")),
-          td(t("col_levels"), h("span", { testid: "game-levels" }, levels), Number.isInteger(g.deals) ? h("span", { class: "muted small" }, ` · ${t("col_deals")} ${g.deals}`) : null),
+          hasPlayers ? td(t("col_partner"), h("span", { testid: "game-partner" }, playerEl(f.partner))) : null,
+          hasPlayers
+            ? td(t("col_opponents"), h("span", { testid: "game-opponents" }, f.opponents.length ? f.opponents.flatMap((p, i) => (i ? [t("list_sep"), playerEl(p)] : [playerEl(p)])) : "–"))
+            : null,
+          hasLevels ? td(t("col_levels"), h("span", { testid: "game-levels" }, levels), Number.isInteger(g.deals) ? h("span", { class: "muted small" }, ` · ${t("col_deals")} ${g.deals}`) : null) : null,
           td(t("col_result"), resultEl(f.result)),
           td(
             t("col_record"),

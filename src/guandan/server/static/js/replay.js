@@ -268,7 +268,7 @@ export function mountReplay(el, params, _ctx) {
   /** The game's rules in words: its preset and the options the record header stores (section P). */
   function replayRules() {
     const preset = (header && header.preset) || data.preset || "official";
-    return `${t("room_rules")}: ${rulesInWords(preset, header && header.options ? header.options : null).text}`;
+    return t("room_preset", { preset: rulesInWords(preset, header && header.options ? header.options : null).text });
   }
 
   function render() {
