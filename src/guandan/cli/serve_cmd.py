@@ -9,7 +9,11 @@ from .app import app
 
 @app.command("serve")
 def serve_command(
-    host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (127.0.0.1: this machine only)."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host",
+        help="Interface to listen on: 127.0.0.1 = this machine only; 0.0.0.0 = every interface, so that "
+        "friends on the same network can join (open the port in the firewall).",
+    ),
     port: int = typer.Option(8000, "--port", help="TCP port (0: any free port; the URL printed says which)."),
     db: str = typer.Option(
         None,
@@ -19,6 +23,12 @@ def serve_command(
     ),
     bot_delay: float = typer.Option(0.6, "--bot-delay", help="Seconds a bot waits before it acts (0 for load tests)."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level: critical, error, warning, info, debug."),
+    public_url: str = typer.Option(
+        None, "--public-url",
+        help="The address people use to reach this server, e.g. http://192.168.1.20:8000 or "
+        "https://guandan.example.org, put in invite links (default: $GUANDAN_PUBLIC_URL, else the "
+        "address each browser used).",
+    ),
 ) -> None:
     """Run the web server: migrate the database, restore games in progress, serve http://HOST:PORT/."""
     import socket
@@ -39,7 +49,20 @@ def serve_command(
     from guandan.server.db import migrate
     from guandan.server.settings import Settings
 
-    settings = Settings(db_url=db, bot_delay_s=bot_delay) if db else Settings(bot_delay_s=bot_delay)
+    if public_url is not None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(public_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            err.print(f"[red]error:[/red] --public-url must look like http://host:port or https://host, not {public_url!r}")
+            raise typer.Exit(2)
+        public_url = public_url.rstrip("/")
+    extra: dict[str, object] = {"bot_delay_s": bot_delay}
+    if db:
+        extra["db_url"] = db
+    if public_url is not None:
+        extra["public_url"] = public_url
+    settings = Settings(**extra)  # type: ignore[arg-type]
     try:
         migrate(settings.db_url)
         application = create_app(settings)
@@ -62,6 +85,28 @@ def serve_command(
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     shown = f"[{shown}]" if ":" in shown else shown
     print(f"pyguandan server: open http://{shown}:{bound}/  (database {settings.db_url}; Ctrl+C to stop)", flush=True)
+    if host in ("0.0.0.0", "::"):
+        lan = _lan_address()
+        if lan is not None:
+            print(f"friends on this network: http://{lan}:{bound}/", flush=True)
+    if settings.public_url:
+        print(f"invite links use {settings.public_url}", flush=True)
     config = uvicorn.Config(application, log_level=log_level, ws="websockets-sansio", lifespan="on")
     server = uvicorn.Server(config)
     server.run(sockets=[sock])
+
+
+def _lan_address() -> str | None:
+    """This machine's address on its local network (the interface of the default route), or ``None``.
+    No packet is sent: connecting a UDP socket only picks the route."""
+    import socket
+
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere
+        addr = s.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        s.close()
+    return None if addr.startswith("127.") or addr == "0.0.0.0" else addr

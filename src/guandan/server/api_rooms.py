@@ -64,7 +64,9 @@ class ApiError(Exception):
 
 
 def _error(e: ApiError) -> JSONResponse:
-    return JSONResponse(error_body(e.message, e.code, e.params), status_code=e.status)
+    from .api_accounts import status_code_name
+
+    return JSONResponse(error_body(e.message, e.code or status_code_name(e.status), e.params), status_code=e.status)
 
 
 async def _body(request: Request) -> dict[str, Any]:

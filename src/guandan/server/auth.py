@@ -107,16 +107,19 @@ def validate_name(name: object, *, guest: bool = False) -> str:
         AuthError(400): the name breaks a rule (the message says which).
     """
     if not isinstance(name, str):
-        raise AuthError(400, "the name must be a string")
+        raise AuthError(400, "the name must be a string", "name_not_string")
     if len(name) > 4 * NAME_MAX:
-        raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters")
+        raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters", "name_length",
+                        {"min": NAME_MIN, "max": NAME_MAX})
     name = normalize_name(name)
     if len(name) < NAME_MIN or len(name) > NAME_MAX:
-        raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters")
+        raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters", "name_length",
+                        {"min": NAME_MIN, "max": NAME_MAX})
     if not _NAME_RE.fullmatch(name):
-        raise AuthError(400, "the name may only use letters, digits, _ and - (or CJK characters)")
+        raise AuthError(400, "the name may only use letters, digits, _ and - (or CJK characters)", "name_chars")
     if not guest and name.lower().startswith(GUEST_PREFIX):
-        raise AuthError(400, f"names starting with {GUEST_PREFIX!r} are reserved for guests")
+        raise AuthError(400, f"names starting with {GUEST_PREFIX!r} are reserved for guests", "name_reserved",
+                        {"prefix": GUEST_PREFIX})
     return name
 
 
@@ -127,11 +130,13 @@ def validate_password(password: object) -> str:
         AuthError(400): not a string, shorter than 6 or longer than 128 characters.
     """
     if not isinstance(password, str):
-        raise AuthError(400, "the password must be a string")
+        raise AuthError(400, "the password must be a string", "password_not_string")
     if len(password) < PASSWORD_MIN:
-        raise AuthError(400, f"the password must have at least {PASSWORD_MIN} characters")
+        raise AuthError(400, f"the password must have at least {PASSWORD_MIN} characters", "password_short",
+                        {"min": PASSWORD_MIN})
     if len(password) > PASSWORD_MAX:
-        raise AuthError(400, f"the password must have at most {PASSWORD_MAX} characters")
+        raise AuthError(400, f"the password must have at most {PASSWORD_MAX} characters", "password_long",
+                        {"max": PASSWORD_MAX})
     return password
 
 
@@ -153,14 +158,14 @@ def register(db: Session, name: object, password: object) -> User:
     name = validate_name(name)
     password = validate_password(password)
     if find_user(db, name) is not None:
-        raise AuthError(409, f"the name {name!r} is already taken")
+        raise AuthError(409, f"the name {name!r} is already taken", "name_taken", {"name": name})
     user = User(name=name, password_hash=hash_password(password), is_guest=False)
     db.add(user)
     try:
         with db.begin_nested():
             db.flush()
     except IntegrityError:  # lost a race with another registration of the same name
-        raise AuthError(409, f"the name {name!r} is already taken") from None
+        raise AuthError(409, f"the name {name!r} is already taken", "name_taken", {"name": name}) from None
     return user
 
 
@@ -172,13 +177,13 @@ def authenticate(db: Session, name: object, password: object) -> User:
         AuthError(401): unknown name, a guest account, or a wrong password (the message does not say which).
     """
     if not isinstance(name, str) or not isinstance(password, str) or not name or not password:
-        raise AuthError(400, "give a name and a password")
+        raise AuthError(400, "give a name and a password", "credentials_missing")
     if len(name) > 4 * NAME_MAX or len(password) > PASSWORD_MAX:
-        raise AuthError(401, "wrong name or password")
+        raise AuthError(401, "wrong name or password", "wrong_credentials")
     user = find_user(db, name)
     hashed = user.password_hash if user is not None and not user.is_guest else None
     if not verify_password(hashed, password) or user is None:
-        raise AuthError(401, "wrong name or password")
+        raise AuthError(401, "wrong name or password", "wrong_credentials")
     if _hasher.check_needs_rehash(user.password_hash or ""):
         user.password_hash = hash_password(password)
     return user
@@ -286,7 +291,7 @@ def require_user(user: Annotated[User | None, Depends(current_user)]) -> User:
         HTTPException(401): no valid session (the error handler answers ``{"error": "log in first"}``).
     """
     if user is None:
-        raise HTTPException(status_code=401, detail="log in first")
+        raise HTTPException(status_code=401, detail={"message": "log in first", "code": "login_required", "params": {}})
     return user
 
 
@@ -334,7 +339,8 @@ class LoginLimiter:
                 q = self._recent(key, now)
                 if len(q) >= limit:
                     wait = int(q[0] + self.window_s - now) + 1
-                    raise AuthError(429, f"too many failed logins; try again in {wait} s")
+                    raise AuthError(429, f"too many failed logins; try again in {wait} s", "too_many_logins",
+                                    {"wait_s": wait})
 
     def failed(self, client: str, name: str, now: float | None = None) -> None:
         """Count one failed login of ``client`` for ``name``."""
