@@ -9,8 +9,9 @@ import { h, link, replaceChildren, toast } from "./dom.js";
 import { get } from "./api.js";
 import { t } from "./i18n.js";
 import { errText } from "./auth.js";
+import { notFoundPage } from "./pages.js";
 import { actionText, cardEl, groupByRank, rankLabel, sortCards } from "./cards.js";
-import { botName, resultWords, rulesInWords } from "./rules.js";
+import { botName, isDifficulty, resultWords, rulesInWords } from "./rules.js";
 import { infoStrip, placeLabel, positionOf, seatName, teamName, teamOf, teamTag, trickCell, tributeEventLines } from "./table.js";
 
 const SEATS = [0, 1, 2, 3];
@@ -162,7 +163,7 @@ export function mountReplay(el, params, _ctx) {
       }
     } else if (header && Array.isArray(header.players)) {
       header.players.slice(0, 4).forEach((x, i) => {
-        out[i] = x ? String(x) : null;
+        out[i] = x ? (isDifficulty(String(x)) || x === "heuristic" ? botName(String(x)) : String(x)) : null;
       });
     }
     return out;
@@ -344,6 +345,10 @@ export function mountReplay(el, params, _ctx) {
     })
     .catch((e) => {
       if (destroyed) return;
+      if (e.status === 404) {
+        replaceChildren(el, notFoundPage(window.location.pathname + window.location.hash));
+        return;
+      }
       toast(errText(e));
       replaceChildren(el, h("div", { class: "card-panel" }, h("p", { class: "error-text" }, errText(e)), link("/", t("back_to_lobby"))));
     });
