@@ -72,7 +72,7 @@ def _error(e: ApiError) -> JSONResponse:
 async def _body(request: Request) -> dict[str, Any]:
     raw = await request.body()
     if len(raw) > MAX_BODY:
-        raise ApiError(413, f"the request body is too large (at most {MAX_BODY} bytes)", "body_too_large",
+        raise ApiError(400, f"the request body is too large (at most {MAX_BODY} bytes)", "body_too_large",
                        {"max_bytes": MAX_BODY})
     if not raw.strip():
         return {}

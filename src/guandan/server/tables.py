@@ -444,7 +444,6 @@ def view_for(game: Game, seat: int | None, names: list[str]) -> dict[str, Any]:
     v["wilds"] = [card_text(wild_face(game.deal.level))]
     v["seat_names"] = list(names)
     v["last_actions"] = _last_actions(game)
-    v["received"] = received_cards(v["tribute_events"], seat)
     return v
 
 
@@ -647,6 +646,8 @@ class Table:
         the room summary when it was already built."""
         names = [s.name or (f"bot:{bot_difficulty(s.bot)}" if s.bot else "") for s in self.info.seats]
         view = None if self.game is None else view_for(self.game, seat, names)
+        if view is not None:
+            view["received"] = received_cards(view["tribute_events"], seat)
         if view is not None and self.between is not None:
             view["legal_actions"] = []  # nothing can be played before the next deal starts
         return {
