@@ -18,8 +18,11 @@ Browser checks (live server, the machine's Chromium):
   guest and opens a started table with three bots that show their difficulty, never an
   implementation name.
 * ``test_chinese_errors_are_translated``: wrong password, name taken, an invalid rule value, no such
-  room, seat taken, not the owner, seats empty: the Chinese page shows the Chinese sentence for each
-  error code, with no English server text.
+  room, seat taken, not the owner, seats empty, ... and a websocket error (a spectator who tries to
+  play): the Chinese page shows the Chinese sentence for each error code, with no English server
+  text; an unknown code gives the generic Chinese message.
+* ``test_invite_link_follows_the_address_used``: opened as ``localhost``, the room's invite link says
+  ``localhost`` (never a hard-coded 127.0.0.1); a server ``public_url`` wins over the page's address.
 * ``test_not_found_page``: an unknown path answers 404 with the app's own page, in both languages.
 * ``test_history_opens_replay_and_downloads_record``: a history row names partner, opponents and the
   result, opens its replay when clicked, and its download link returns a record that
@@ -336,11 +339,56 @@ def test_chinese_errors_are_translated(open_page: Callable[..., Any], server: An
             assert shown == expected, (code, shown)
         assert re.search(r"[\u4e00-\u9fff]", shown), (code, shown)
         assert not re.search(r"[A-Za-z]{3,}", shown.replace("nosuch1", "").replace("nobody_here", "")), (code, shown)
+    # a websocket error (the table's `reason` codes): a spectator of a running game tries to play
+    quick = api(owner, "POST", "/api/quick", {"difficulty": "normal"})["ok"]["room"]
+    ws = other.evaluate(
+        """(rid) => new Promise((resolve) => {
+          const ws = new WebSocket(`${location.origin.replace(/^http/, 'ws')}/ws/rooms/${rid}`);
+          ws.onopen = () => ws.send(JSON.stringify({type: 'act', action: ['pass', null, []]}));
+          ws.onmessage = async (ev) => {
+            const m = JSON.parse(ev.data);
+            if (m.type !== 'error') return;
+            ws.close();
+            const A = await import('/static/js/api.js');
+            resolve({reason: m.reason, shown: A.errorText(m.reason, m.params)});
+          };
+        })""",
+        quick["id"],
+    )
+    assert ws == {"reason": "not_seated", "shown": "观战者不能出牌，请先入座。"}
     # bad_preset lists the presets by their Chinese names
     assert "官方规则" in api(owner, "POST", "/api/rooms", {"preset": "nosuch"})["shown"]
     # an unknown code falls back to the generic Chinese message, never the server's English
     generic = owner.evaluate("async () => (await import('/static/js/api.js')).errorText('no_such_code_x', {})")
     assert generic == "出错了。"
+
+
+def test_invite_link_follows_the_address_used(open_page: Callable[..., Any], server: Any) -> None:
+    from browser_helpers import tid
+
+    # the page is opened as http://localhost:PORT, not 127.0.0.1: the invite link must follow it
+    base = server.base.replace("127.0.0.1", "localhost")
+    page = open_page("invite")
+    page.goto(f"{base}/")
+    page.evaluate(
+        "async () => fetch('/api/register', {method: 'POST', headers: {'Content-Type': 'application/json'},"
+        " body: JSON.stringify({name: 'pages_invite', password: 'pages-secret-1'})})"
+    )
+    room = page.evaluate(
+        "async () => (await (await fetch('/api/rooms', {method: 'POST', headers: {'Content-Type': 'application/json'},"
+        " body: '{}'})).json()).room"
+    )
+    page.goto(f"{base}/room/{room['id']}")
+    link = tid(page, "invite-link")
+    link.wait_for(state="attached")
+    assert link.evaluate("e => e.textContent") == f"{base}/room/{room['id']}"
+    # with the server's public_url set, that address wins (docs/table-contract.md section 15)
+    got = page.evaluate(
+        "async (rid) => (await import('/static/js/api.js')).inviteLink({id: rid, invite_url: `/room/${rid}`,"
+        " public_url: 'http://192.168.1.20:8000'})",
+        room["id"],
+    )
+    assert got == f"http://192.168.1.20:8000/room/{room['id']}"
 
 
 def test_not_found_page(open_page: Callable[..., Any], server: Any) -> None:
