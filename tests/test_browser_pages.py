@@ -407,9 +407,10 @@ def test_not_found_page(open_page: Callable[..., Any], server: Any) -> None:
     tid(page, "login-form").wait_for()
 
 
-def store_game(server: Any, names: list[str | None], seed: int) -> int:
+def store_game(server: Any, names: list[str | None], seed: int, preset: str = "official", **options: Any) -> int:
     """Play a whole game with heuristic bots and store it as if these people (or bots, None) had
-    played it; return the stored game's id."""
+    played it (rules: ``preset`` with ``options``; default the official rules with target 8);
+    return the stored game's id."""
     from guandan.agents.base import make_agent
     from guandan.core.match import Game
     from guandan.core.rules import RuleSet
@@ -419,10 +420,10 @@ def store_game(server: Any, names: list[str | None], seed: int) -> int:
     from guandan.server.models import User
     from sqlalchemy import select
 
-    game = Game(RuleSet.preset("official").replace(target_level="8"), seed=seed)
+    game = Game(RuleSet.preset(preset).replace(**(options or ({"target_level": "8"} if preset == "official" else {}))), seed=seed)
     run_game(game, [make_agent("heuristic", seed * 4 + s) for s in range(4)])
     assert game.over
-    lines = record_lines(game, "official", [n or "heuristic" for n in names])
+    lines = record_lines(game, preset, [n or "heuristic" for n in names])
     with server.app.state.session_factory() as db:
         ids = {u.name: u.id for u in db.scalars(select(User))}
         players = [(ids[n], None) if n else (None, "heuristic") for n in names]
@@ -506,3 +507,39 @@ def test_rules_in_words_and_default_clocks(open_page: Callable[..., Any], server
     rid2 = page.url.rstrip("/").rsplit("/", 1)[1]
     clocks = api(page, "GET", f"/api/rooms/{rid2}")["ok"]["room"]["clocks"]
     assert clocks["lead_s"] is None and clocks["follow_s"] is None and not clocks.get("default")
+
+
+def test_english_pages_show_no_chinese(open_page: Callable[..., Any], server: Any) -> None:
+    """The English UI names everything in English (issue 7, item 12): lobby, history, a profile with
+    Anhui points and titles, a replay and the 404 page show no Chinese character."""
+    from browser_helpers import register, tid
+
+    page = open_page("english", locale="en-US", allow_http=True)
+    page.goto("/")
+    register(page, "pages_english", PASSWORD)
+    game_id = store_game(server, ["pages_english", None, None, None], seed=3, preset="anhui")
+    cjk = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
+
+    def visible_text() -> str:
+        page.wait_for_timeout(300)
+        # the language switch names each language in its own script ("中文") on purpose
+        return page.evaluate(
+            "() => { const hd = document.querySelector('header').cloneNode(true);"
+            " hd.querySelectorAll('.lang-switch').forEach(e => e.remove());"
+            " return document.getElementById('page').innerText + '\\n' + hd.textContent; }"
+        )
+
+    tid(page, "quick-game").wait_for()
+    tid(page, "room-list").wait_for()
+    pages = [("/", "create-room-form"), ("/history", "history-list"), ("/profile/pages_english", "anhui-ladder"),
+             (f"/replay/{game_id}", "replay-table"), ("/no/such", "not-found")]
+    for path, testid in pages:
+        page.goto(path)
+        tid(page, testid).wait_for()
+        text = visible_text()
+        assert not cjk.search(text), f"{path}: Chinese in the English UI: {cjk.findall(text)[:10]} in {text[:300]!r}"
+    # the same pages in Chinese carry no English sentence from the server: spot-check the profile
+    tid(page, "lang-switch").select_option("zh")
+    page.goto("/profile/pages_english")
+    tid(page, "anhui-title").wait_for()
+    assert cjk.search(tid(page, "anhui-title").inner_text())

@@ -2,7 +2,7 @@
 
 import { fmtDate, fmtPct, h, link, replaceChildren } from "./dom.js";
 import { get } from "./api.js";
-import { t } from "./i18n.js";
+import { getLang, t } from "./i18n.js";
 import { authForm, errText } from "./auth.js";
 import { botName, rulesInWords } from "./rules.js";
 import { rankLabel } from "./cards.js";
@@ -27,6 +27,31 @@ export const ANHUI_LADDER = [
   [80000, "宰相"],
   [100000, "皇帝"],
 ];
+
+/** English names of the Anhui titles (historical ranks, section 2.1; the Chinese stays in the tooltip). */
+const ANHUI_TITLE_EN = {
+  平民: "Commoner",
+  秀才: "Xiucai",
+  舉人: "Juren",
+  举人: "Juren",
+  九品主簿: "Registrar",
+  八品縣丞: "Deputy magistrate",
+  七品知縣: "County magistrate",
+  六品通判: "Prefectural judge",
+  五品知州: "Department magistrate",
+  四品知府: "Prefect",
+  三品侍郎: "Vice minister",
+  二品巡撫: "Governor",
+  一品大學士: "Grand secretary",
+  宰相: "Chancellor",
+  皇帝: "Emperor",
+};
+
+/** An Anhui title in the UI language: the title itself in Chinese, its English name in English. */
+export function anhuiTitleText(title) {
+  const s = String(title || "");
+  return getLang() === "zh" || !ANHUI_TITLE_EN[s] ? s : ANHUI_TITLE_EN[s];
+}
 
 /** Index in ANHUI_LADDER of the title for integer points. */
 export function ladderIndex(points) {
@@ -56,9 +81,9 @@ function ladderEl(points) {
       h("strong", {}, String(pts)),
       " · ",
       `${t("anhui_title")}: `,
-      h("strong", { testid: "anhui-title" }, ANHUI_LADDER[cur][1]),
+      h("strong", { testid: "anhui-title", dataset: { title: ANHUI_LADDER[cur][1] } }, anhuiTitleText(ANHUI_LADDER[cur][1])),
     ),
-    h("p", { class: "muted" }, nextStep ? t("anhui_next", { n: nextStep[0] - pts, title: nextStep[1] }) : t("anhui_top")),
+    h("p", { class: "muted" }, nextStep ? t("anhui_next", { n: nextStep[0] - pts, title: anhuiTitleText(nextStep[1]) }) : t("anhui_top")),
     h(
       "ol",
       { class: "ladder-list" },
@@ -66,7 +91,7 @@ function ladderEl(points) {
         h(
           "li",
           { class: i === cur ? "current" : i < cur ? "passed" : "" },
-          h("span", { class: "ladder-title" }, title),
+          h("span", { class: "ladder-title", title }, anhuiTitleText(title)),
           h("span", { class: "muted" }, Number.isFinite(floor) ? t("anhui_from", { n: floor }) : "< 0"),
         ),
       ),
@@ -222,7 +247,7 @@ export function mountProfile(el, params, ctx) {
           stat(t("profile_won"), String(u.games_won ?? 0), "profile-won"),
           stat(t("profile_win_rate"), fmtPct(winRate(u, data.win_rate)), "profile-win-rate"),
           stat(t("profile_rating"), u.rating === undefined || u.rating === null ? "–" : String(u.rating), "profile-rating"),
-          anhui && u.anhui_title ? stat(t("anhui_title"), u.anhui_title, "profile-anhui-title") : null,
+          anhui && u.anhui_title ? stat(t("anhui_title"), anhuiTitleText(u.anhui_title), "profile-anhui-title") : null,
         ),
         h("p", { class: "hint rating-help", testid: "rating-help" }, t("rating_explained")),
         anhui ? ladderEl(u.anhui_points) : null,
