@@ -193,7 +193,7 @@ function valueWords(option, value, opts, lang) {
         : zh ? "双贡还给进贡者" : "Double-tribute returns go to the payer";
     case "anti_tribute_single":
       return value === "team_if_opponents"
-        ? zh ? "单贡时两名输家的大王合计可抗贡" : "Single tribute: the losers' big jokers together refuse it"
+        ? zh ? "1-3 单贡时两名输家的大王合计可抗贡" : "Single tribute after 1-3: the losers' big jokers together refuse it"
         : zh ? "单贡时进贡者自己有两张大王才抗贡" : "Single tribute: only the payer's own two big jokers refuse it";
     case "full_house_joker_pair":
       return value
