@@ -584,3 +584,41 @@ def test_config_404_page_and_offline_docs(app_client):
 def test_card_text_round_trip_for_hands_left():
     # the deal-result frame writes cards with card_text; the UI and the tests read them back
     assert all(parse_card(card_text(f)) == f for f in range(54))
+
+
+def test_a_restart_during_the_pause_keeps_the_result_screen(live):  # noqa: F811
+    """The pause between deals is not in the record: a restarted server finds the record ending
+    with a deal_end and no action of the next deal, rebuilds the result (same hands left) and
+    pauses again until the person is ready."""
+    s1 = live()
+    ann = s1.user("ann")
+    rid = s1.make_room(ann, {"preset": "official"})
+    rng = random.Random(5)
+
+    async def first() -> dict[str, Any]:
+        async with ws_client(s1, rid, ann) as a:
+            await a.recv()
+            await asyncio.to_thread(_fill_and_start, s1, ann, rid, "random")
+            while True:
+                f = await a.recv()
+                if f["type"] == "deal_result":
+                    await a.until(lambda x: x["type"] == "state" and x["between"] is not None)
+                    await asyncio.to_thread(s1.stop)
+                    return f
+                if my_turn(f):
+                    await a.send({"type": "act", "action": rng.choice(f["view"]["legal_actions"])})
+
+    res = asyncio.run(first())
+    s2 = live()
+    assert s2.manager.tables[rid].between is not None
+
+    async def second() -> None:
+        async with ws_client(s2, rid, ann) as a:
+            f = await a.recv()
+            assert f["between"]["result"] == {k: v for k, v in res.items() if k != "type"}
+            assert f["between"]["ready"][0] is False and f["view"]["legal_actions"] == []
+            await a.send({"type": "ready"})
+            g = await a.until(lambda x: x["type"] == "state" and x["between"] is None)
+            assert g["view"]["deal"] == 2
+
+    asyncio.run(second())

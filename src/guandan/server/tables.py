@@ -14,10 +14,17 @@ and a server restart loses nothing.
 Bots and clocks: a seat with a ``bot`` acts through :func:`guandan.agents.base.make_agent` after
 ``settings.bot_delay_s`` seconds. A person's move clock is ``clock_lead_s`` when leading (and for
 tribute and return) and ``clock_follow_s`` when following (RULES.md R53, AMB-25; room options of the
-same names). When the clock runs out, or when it is the person's turn and none of their tabs has
-been connected for ``away_grace_s`` seconds (a page reload or a server restart is not an absence),
-the heuristic bot plays for the seat (托管, ``auto[seat] = True``) until the person acts again,
-reconnects or turns it off.
+same names). When the clock runs out the heuristic bot plays that one move (notice
+``timeout_move``); ``settings.timeouts_to_auto`` (2) consecutive timeouts turn 托管 on
+(``auto[seat] = True``, reason ``timeouts``) until the person acts or turns it off. When it is the
+person's turn and none of their tabs has been connected for ``away_grace_s`` seconds (a page reload
+or a server restart is not an absence) the bot plays for the seat (reason ``away``) until a tab is
+back. Otherwise ``auto`` changes only by the person's ``auto`` message (docs/table-contract.md
+section 5).
+
+Between deals: after every deal that does not end the game the table sends ``deal_result`` (with
+the hands left) and pauses (``between``) until every person is ready or
+``settings.ready_timeout_s`` passed (section 6).
 
 Redaction (DESIGN.md section 2, RULES.md R32, R50): a seated connection only ever receives
 :func:`guandan.core.views.seat_view` of its own seat (plus the public extra keys below), spectators
@@ -674,14 +681,12 @@ class Table:
                 "result": b["result"]}
 
     def ready_flags(self) -> list[bool]:
-        """Between deals, per seat: ready for the next deal. Bots, seats in 托管 and people with no
-        open connection are always ready; a connected person once they sent ``ready``."""
+        """Between deals, per seat: ready for the next deal. Bots and seats in 托管 (including a person
+        the bot covered while away) are always ready; a person once they sent ``ready``. A person who
+        closed the page is not: the ready timeout starts the next deal (a server shutting down
+        closes every page, and a restart must still find the pause)."""
         pressed = self.between["pressed"] if self.between is not None else [False] * 4
-        conn = self.connected()
-        return [
-            bool(pressed[s]) or self.info.seats[s].bot is not None or self.auto[s] or not conn[s]
-            for s in range(4)
-        ]
+        return [bool(pressed[s]) or self.info.seats[s].bot is not None or self.auto[s] for s in range(4)]
 
     def notice(self, code: str, **params: Any) -> None:
         """Send every connection ``{"type": "notice", "code", "params"}`` (contract section 5)."""
@@ -874,7 +879,12 @@ class Table:
         return await asyncio.to_thread(hint_actions, view, game.rules.full_house_joker_pair)
 
     async def set_auto(self, conn: Conn, on: bool) -> None:
-        """Turn 托管 on or off for the person's seat (raises ``IllegalAction`` when not seated)."""
+        """托管 by the person's choice: on (reason ``player``, notice ``auto_on``) or off (notice
+        ``bot_played`` when the bot moved meanwhile); either resets the count of timeouts.
+
+        Raises:
+            IllegalAction: ``not_seated`` (spectators), ``game_over``.
+        """
         async with self.lock:
             seat = self.seat_of(conn)
             if seat is None:

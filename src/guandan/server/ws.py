@@ -83,7 +83,7 @@ async def handle_message(
     ``reason`` one of ``too_large``, ``rate_limited``, ``bad_json``, ``not_object``,
     ``unknown_type``, ``malformed``, ``internal`` or an :class:`IllegalAction` reason
     (``not_your_turn``, ``does_not_beat``, ``ambiguous`` (with ``readings``), ``not_seated``,
-    ``not_started``, ...).
+    ``not_started``, ``between_deals``, ...), each with ``params`` (docs/table-contract.md section 14).
     """
     try:
         if text is None:
