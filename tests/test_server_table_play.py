@@ -474,6 +474,13 @@ def test_every_rooms_error_has_a_code(live):  # noqa: F811
     for st, data, path, body in cases:
         assert 400 <= st < 500 and set(data) == {"error", "code", "params"}, (path, body, data)
         assert isinstance(data["params"], dict) and data["error"]
+    # after the start
+    assert s.call("POST", f"/api/rooms/{rid}/seat", ben, {"seat": 1})[0] == 200
+    _fill_and_start(s, ann, rid, "random")
+    later = [s.call("POST", f"/api/rooms/{rid}/start", ann), s.call("POST", f"/api/rooms/{rid}/seat", ben, {"seat": 2}),
+             s.call("POST", f"/api/rooms/{rid}/leave", ben), s.call("POST", f"/api/rooms/{rid}/bots", ann, {"bot": "normal"})]
+    assert [(st, d["code"]) for st, d in later] == [
+        (409, "already_started"), (409, "seats_locked"), (409, "leave_in_game"), (409, "seats_locked")]
     params = {d["code"]: d["params"] for _st, d, _p, _b in cases}
     assert params["unknown_rule_option"] == {"option": "no_such"}
     assert params["bad_rule_option"]["option"] == "return_rule" and params["bad_rule_option"]["value"] == "huge"
