@@ -8,9 +8,8 @@ acting at once: ``bot_delay_s=0``) and the machine's Chromium through Playwright
 1. register ``newcomer`` in the sign-in form, create a room with the ``official`` preset, fill
    the three other seats with heuristic bots, start;
 2. make the first decisions of seat 0 by Hint + Play / Pass (each one applied by the server);
-3. hand the seat to the bot (托管): the page opens a second table websocket to its own origin
-   (the browser sends the session cookie) and sends ``{"type": "auto", "on": true}`` (the UI has
-   no 托管 toggle); the page then shows the ``auto-badge-0`` badge;
+3. hand the seat to the bot (托管) with the table's 托管 button (``auto-btn``); the page then shows
+   the ``auto-badge-0`` badge (a seat in 托管 is always ready between deals);
 4. wait (at most 150 s) for the game-over panel; the game is whole: it ends with a ``game_over``
    event after several deals, the winner being the team that passed level A (R6, R36-R37);
 5. click the replay link: the viewer shows the four hands (``replay-hand-0..3``) with the 27 cards
@@ -218,7 +217,7 @@ def test_newcomer_plays_a_whole_game_and_sees_replay_and_rating(
         assert mine == taken[: len(mine)], (mine, taken)
 
     # 3. 托管: the bot plays seat 0 from here on
-    hand_to_bot(page, room_id)
+    tid(page, "auto-btn").click()  # the table's 托管 button
     watcher.wait(lambda: watcher.state and watcher.state["auto"][0], "a state with seat 0 handed to the bot")
     tid(page, "auto-badge-0").wait_for()
 

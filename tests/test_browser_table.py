@@ -414,8 +414,7 @@ def test_hint_cycles_through_the_bombs_that_beat_the_table(open_page: Any) -> No
     top = ["single", "BJ", ["BJ"]]
     legal = [["pass", None, []], BOMB5, BOMB9, SF]
     view = view_of(hand, [[3, top]], legal, top=top, top_seat=3, trick=[[3, top]])
-    hints = [BOMB5, BOMB9, SF]
-    script = ScriptedTable(page, [state_of(view, 5)], lambda m: [{"type": "hints", "actions": hints}] if m["type"] == "hints" else [])
+    script = ScriptedTable(page, [state_of(view, 5)], lambda m: [{"type": "hints", "actions": [BOMB5, BOMB9, SF]}] if m["type"] == "hints" else [])
     page.goto(f"/room/{MOCK_ROOM}")
     tid(page, "hand").wait_for()
     wait_until(page, lambda: is_my_turn(page), "the page's turn")
@@ -424,9 +423,26 @@ def test_hint_cycles_through_the_bombs_that_beat_the_table(open_page: Any) -> No
         wait_until(page, lambda: sorted(selected_cards(page)) == sorted(expected[2]), f"{expected} selected")
     assert [m["type"] for m in script.sent].count("hints") == 1, "the list is asked for once per position"
     assert tid(page, "play-btn").is_enabled()
+    # playing the bomb: the page sends it as listed, and the bomb gets its effect (item 8)
+    rest = [c for c in hand if c not in BOMB5[2]]
+    after = view_of(rest, [[3, top], [0, BOMB5]], [], to_act=1, top=BOMB5, top_seat=0, trick=[[3, top], [0, BOMB5]])
+    script.reply = lambda m: [state_of(after, 6)] if m["type"] == "act" else []
+    tid(page, "play-btn").click()
+    wait_until(page, lambda: {"type": "act", "action": BOMB5} in script.sent, "the bomb sent")
+    tid(page, "bomb-fx").wait_for(state="attached")
+    assert tid(page, "top-play").count() == 1 and tid(page, "trick-seat-0").locator("[data-testid=top-play]").count() == 1
+    # with prefers-reduced-motion the next bomb has no effect
+    page.emulate_media(reduced_motion="reduce")
+    tid(page, "bomb-fx").wait_for(state="detached")
+    bomb8 = ["bomb", "8", ["8C", "8D", "8H", "8S"]]
+    script.push(state_of(view_of(rest, [[3, top], [0, BOMB5], [1, bomb8]], [], to_act=2, top=bomb8, top_seat=1,
+                                 trick=[[3, top], [0, BOMB5], [1, bomb8]]), 7))
+    tid(page, "trick-seat-1").locator('[data-card="8S"]').wait_for()
+    page.wait_for_timeout(100)
+    assert tid(page, "bomb-fx").count() == 0
     # a new position with an empty list: nothing beats the table
-    hints = []
-    script.push(state_of(view_of(hand, [[3, top]], [["pass", None, []]], top=top, top_seat=3, trick=[[3, top]]), 6))
+    script.reply = lambda m: [{"type": "hints", "actions": []}] if m["type"] == "hints" else []
+    script.push(state_of(view_of(rest, [[3, top]], [["pass", None, []]], top=top, top_seat=3, trick=[[3, top]]), 8))
     page.wait_for_timeout(100)
     tid(page, "hint-btn").click()
     tid(page, "toast").filter(has_text="没有能压过的牌").wait_for()
@@ -503,6 +519,43 @@ def test_last_trick_received_highlight_and_mute(open_page: Any) -> None:
     was = mute.get_attribute("aria-pressed")
     mute.click()
     assert mute.get_attribute("aria-pressed") != was
+    # 理牌 with a selection: the selected cards become a group of their own at the right end, kept
+    # over a reload (item 9)
+    tid(page, "last-trick-btn").click()
+    page.locator('[data-testid=hand-card][data-card="AS"]').click()
+    page.locator('[data-testid=hand-card][data-card="7D"]').click()
+    tid(page, "sort-btn").click()
+    order = lambda: [c["card"] for c in sorted(slots(page), key=lambda c: c["index"])]  # noqa: E731
+    assert order() == ["KH", "7D", "AS"], order()
     page.reload()
     tid(page, "hand").wait_for()
     assert tid(page, "mute-btn").get_attribute("aria-pressed") != was
+    wait_until(page, lambda: len(slots(page)) == 3, "the hand after the reload")
+    assert order() == ["KH", "7D", "AS"], order()
+
+
+def test_notices_for_timeouts_auto_and_bot_moves(open_page: Any) -> None:
+    """Item 2: the server's notices appear in the player's language: a clock timeout played one move
+    (1 of 2 before 托管), 托管 on after two timeouts (with the banner and its cancel button, which
+    sends auto off), and on return how many moves in how many deals the bot played."""
+    page, _ = open_page("notices", viewport=(844, 390))
+    view = view_of(["AS", "KH", "7D"], [], [], to_act=1)
+    script = ScriptedTable(page, [state_of(view, 3)], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    script.push({"type": "notice", "code": "timeout_move", "params": {"seat": 0, "timeouts": 1, "limit": 2}})
+    tid(page, "notice").filter(has_text="超时：机器人替你出了一手（1/2").wait_for()
+    script.push({"type": "notice", "code": "auto_on", "params": {"seat": 0, "reason": "timeouts"}})
+    script.push(state_of(view, 4, auto=[True, False, False, False], auto_reason=["timeouts", None, None, None]))
+    tid(page, "notice").filter(has_text="你多次超时，已自动托管").wait_for()
+    tid(page, "auto-banner").filter(has_text="多次超时").wait_for()
+    page.screenshot(path=str(ARTIFACTS / "table-mock-auto-844x390.png"))
+    tid(page, "auto-cancel-btn").click()
+    wait_until(page, lambda: {"type": "auto", "on": False} in script.sent, "auto off sent")
+    script.push(state_of(view, 5))
+    tid(page, "auto-banner").wait_for(state="detached")
+    script.push({"type": "notice", "code": "bot_played", "params": {"seat": 0, "moves": 7, "deals": 2}})
+    tid(page, "notice").filter(has_text="你离开期间，机器人替你在 2 局中出了 7 手牌").wait_for()
+    # another seat's notice names that seat
+    script.push({"type": "notice", "code": "auto_on", "params": {"seat": 2, "reason": "away"}})
+    tid(page, "notice").filter(has_text="机器人3离开了牌桌").wait_for()

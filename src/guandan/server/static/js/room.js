@@ -20,7 +20,7 @@ import {
   tributeEventLines,
 } from "./table.js";
 import { arrangeHand, arrangementKey, flatten, groupEnds, layoutFan, loadArrangement, saveArrangement, SORT_MODES } from "./hand.js";
-import { previousTrick, trackerPanel } from "./tracker.js";
+import { previousTrick, trackerPanel, tricksOf } from "./tracker.js";
 import { isMuted, playSound, setMuted, unlockAudio } from "./sound.js";
 import { botName, clocksInWords, difficultyName, resultWords as resultInWords, rulesInWords } from "./rules.js";
 
@@ -251,7 +251,7 @@ export function mountRoom(el, params, ctx) {
       case "game_over":
         st.gameOver = msg;
         st.resultHidden = false;
-        render();
+        scheduleRender();
         break;
       case "error":
         onError(msg);
@@ -329,7 +329,21 @@ export function mountRoom(el, params, ctx) {
     announceJiefeng();
     noteReceived();
     animateChanges(prevView);
-    render();
+    scheduleRender();
+  }
+
+  // Renders are coalesced: a burst of state frames (fast bots) costs one render per display frame,
+  // so the page keeps reading its socket and never falls behind the table.
+  let renderPending = false;
+  function scheduleRender() {
+    if (renderPending || destroyed) return;
+    renderPending = true;
+    const run = () => {
+      renderPending = false;
+      if (!destroyed) render();
+    };
+    if (typeof requestAnimationFrame === "function" && !document.hidden) requestAnimationFrame(run);
+    else setTimeout(run, 16);
   }
 
   function arrange() {
@@ -387,7 +401,7 @@ export function mountRoom(el, params, ctx) {
     const last = v ? lastActions(v) : [null, null, null, null];
     const prev = st.prevLast;
     st.prevLast = last;
-    st.fresh = new Set();
+    if (!st.fresh) st.fresh = new Set(); // seats whose play is new since the last render
     if (v && prev && prevView && prevView.deal === v.deal) {
       for (const s of SEATS) {
         const a = last[s];
@@ -819,6 +833,7 @@ export function mountRoom(el, params, ctx) {
       if (fresh.has(s) && !reducedMotion()) cell.classList.add("fresh");
       return cell;
     });
+    st.fresh = null;
     const felt = h(
       "div",
       { class: `felt${st.between ? " paused" : ""}`, testid: "table" },
@@ -839,7 +854,7 @@ export function mountRoom(el, params, ctx) {
       st.tracker && me !== null ? h("div", { class: "popover tracker-pop" }, trackerPanel(v), closeBtn(() => { st.tracker = false; renderTable(); })) : null,
       st.lastTrick ? lastTrickPanel() : null,
     ]);
-    keyed(sk.drawer, [getLang(), st.drawer, st.room, v.game, v.deal, v.finished, v.a_fails, v.points], () => (st.drawer ? drawer() : null));
+    keyed(sk.drawer, [getLang(), st.drawer, st.room, v.game, v.deal, v.finished, v.a_fails, v.points, v.tribute_events], () => (st.drawer ? drawer() : null));
     renderHandAndActions();
     renderNotices();
     tickClocks();
@@ -1000,6 +1015,14 @@ export function mountRoom(el, params, ctx) {
             finished.length ? finished.map((s, i) => h("span", { class: "place" }, `${placeLabel(i)} ${seatName(nm, s)}`)) : h("span", { class: "muted" }, t("finish_none")),
           ),
         ),
+        Array.isArray(v.tribute_events) && v.tribute_events.length
+          ? h(
+              "div",
+              { class: "drawer-sec tribute-events", testid: "drawer-tribute-events" },
+              h("div", { class: "info-label" }, t("tribute_events")),
+              v.tribute_events.flatMap((e) => tributeEventLines(e, nm, v.level)),
+            )
+          : null,
         h("div", { class: "drawer-sec" }, seatCards(false)),
         h("div", { class: "drawer-sec drawer-row" }, h("label", { class: "inline" }, t("language"), langSel), link("/", t("back_to_lobby"), { class: "btn", testid: "drawer-lobby" })),
       ),
@@ -1057,8 +1080,7 @@ export function mountRoom(el, params, ctx) {
     const evs = Array.isArray(v.tribute_events) ? v.tribute_events : [];
     if (!evs.length || v.phase === "game_over") return null;
     // shown during the tribute phases and the first trick of the deal
-    const plays = (Array.isArray(v.history) ? v.history : []).filter((e) => Array.isArray(e) && Array.isArray(e[1]) && e[1][0] !== "tribute" && e[1][0] !== "return");
-    if (v.phase === "play" && plays.length > 4) return null;
+    if (v.phase === "play" && tricksOf(v.history).done.length > 0) return null; // shown until the first trick ends
     return h(
       "div",
       { class: "tribute-events", testid: "tribute-events" },
