@@ -629,3 +629,19 @@ def test_a_restart_during_the_pause_keeps_the_result_screen(live):  # noqa: F811
             assert g["view"]["deal"] == 2
 
     asyncio.run(second())
+
+
+def test_serve_options_for_friends_and_the_table_are_checked():
+    """``guandan serve --public-url`` (invite links), ``--ready-timeout``, ``--timeouts-to-auto``:
+    bad values are one line and exit code 2."""
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    runner = CliRunner()
+    for args, needle in ((["--public-url", "192.168.1.2:8000"], "--public-url"), (["--ready-timeout", "0"], "--ready-timeout"),
+                         (["--timeouts-to-auto", "0"], "--timeouts-to-auto")):
+        r = runner.invoke(app, ["serve", "--port", "0", *args])
+        assert r.exit_code == 2 and needle in r.output and "Traceback" not in r.output, r.output
+    helptext = runner.invoke(app, ["serve", "--help"]).output
+    assert "0.0.0.0" in helptext and "--public-url" in helptext

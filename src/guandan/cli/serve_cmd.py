@@ -29,6 +29,14 @@ def serve_command(
         "https://guandan.example.org, put in invite links (default: $GUANDAN_PUBLIC_URL, else the "
         "address each browser used).",
     ),
+    ready_timeout: float = typer.Option(
+        20.0, "--ready-timeout", help="Seconds the table waits between deals for every person to press "
+        "\"next\" before the next deal starts anyway.",
+    ),
+    timeouts_to_auto: int = typer.Option(
+        2, "--timeouts-to-auto", help="Consecutive move-clock timeouts that turn 托管 on (each one before "
+        "that plays a single move for the player).",
+    ),
 ) -> None:
     """Run the web server: migrate the database, restore games in progress, serve http://HOST:PORT/."""
     import socket
@@ -57,7 +65,14 @@ def serve_command(
             err.print(f"[red]error:[/red] --public-url must look like http://host:port or https://host, not {public_url!r}")
             raise typer.Exit(2)
         public_url = public_url.rstrip("/")
-    extra: dict[str, object] = {"bot_delay_s": bot_delay}
+    if not 0 < ready_timeout <= 600:
+        err.print("[red]error:[/red] --ready-timeout must be between 0 and 600 seconds")
+        raise typer.Exit(2)
+    if not 1 <= timeouts_to_auto <= 100:
+        err.print("[red]error:[/red] --timeouts-to-auto must be between 1 and 100")
+        raise typer.Exit(2)
+    extra: dict[str, object] = {"bot_delay_s": bot_delay, "ready_timeout_s": ready_timeout,
+                                "timeouts_to_auto": timeouts_to_auto}
     if db:
         extra["db_url"] = db
     if public_url is not None:
