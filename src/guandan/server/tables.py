@@ -874,9 +874,9 @@ class Table:
             if game.to_act() != seat:
                 raise IllegalAction("not_your_turn", f"it is seat {game.to_act()}'s turn, not seat {seat}'s")
             self.timeouts[seat] = 0
-            view = seat_view(game, seat)
-        # the hint reads a snapshot of the view: compute it without holding the table
-        return await asyncio.to_thread(hint_actions, view, game.rules.full_house_joker_pair)
+            # computed on the event loop (about 1-15 ms): the bot's decomposition cache is not
+            # thread-safe, and the bots use it on this thread
+            return hint_actions(seat_view(game, seat), game.rules.full_house_joker_pair)
 
     async def set_auto(self, conn: Conn, on: bool) -> None:
         """托管 by the person's choice: on (reason ``player``, notice ``auto_on``) or off (notice
