@@ -288,6 +288,12 @@ def test_quick_game_as_guest(open_page: Callable[..., Any], server: Any) -> None
     )
     text = tid(page, "table").inner_text()
     assert "heuristic" not in text and "启发式" not in text
+    # the lobby lists the running game under a Chinese name (the server's default name is English)
+    page.goto("/")
+    item = page.locator(f'[data-testid=room-item][data-room="{room_id}"]')
+    item.wait_for()
+    assert item.locator(".room-name").inner_text() == f"{name} 对战机器人"
+    assert "3 个机器人（普通）" in item.inner_text()
 
 
 def test_chinese_errors_are_translated(open_page: Callable[..., Any], server: Any) -> None:

@@ -130,3 +130,17 @@ export function getConfig() {
   }
   return configPromise;
 }
+
+/**
+ * The name of a room to show: the name its owner gave, or, for the names the server makes up when
+ * none was given ("alice's table", "alice vs bots" for a quick game), the same words in the UI's
+ * language ("alice 的牌桌", "alice 对战机器人"). room: {name?, id?}. Returns a string.
+ */
+export function roomTitle(room) {
+  const name = String((room && (room.name || room.id)) || "");
+  let m = name.match(/^(.+)'s table$/);
+  if (m) return t("room_default_name", { name: m[1] });
+  m = name.match(/^(.+) vs bots$/);
+  if (m) return t("room_quick_name", { name: m[1] });
+  return name;
+}

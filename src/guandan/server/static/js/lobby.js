@@ -3,7 +3,7 @@
 // join by invite link. Contract: docs/table-contract.md sections 1, 2, 9 and 10.
 
 import { h, replaceChildren, toast } from "./dom.js";
-import { get, getConfig, post } from "./api.js";
+import { get, getConfig, post, roomTitle } from "./api.js";
 import { t } from "./i18n.js";
 import { authForm, errText } from "./auth.js";
 import {
@@ -110,7 +110,7 @@ function roomItem(r) {
     h(
       "span",
       { class: "room-line" },
-      h("span", { class: "room-name" }, r.name || r.id),
+      h("span", { class: "room-name" }, roomTitle(r)),
       h("span", { class: `status-pill ${r.status || ""}` }, r.status ? t(`room_status_${r.status}`) : ""),
     ),
     h("span", { class: "room-rules", testid: "room-rules", title: rules.description }, rules.text),
