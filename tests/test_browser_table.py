@@ -155,7 +155,8 @@ def test_table_fits_and_each_visible_card_part_selects_that_card(open_page: Any,
             box = tid(page, "hand").bounding_box()
             assert box and box["x"] >= 0 and box["y"] >= 0, box
             assert box["x"] + box["width"] <= w + 0.5 and box["y"] + box["height"] <= hgt + 0.5, (w, hgt, box)
-            for testid in ("table", "actions-bar", "play-btn", "pass-btn", "hint-btn", "auto-btn", "sort-btn", "levels"):
+            for testid in ("table", "actions-bar", "play-btn", "pass-btn", "hint-btn", "auto-btn", "sort-btn", "levels",
+                           "menu-btn", "last-trick-btn", "tracker-btn", "mute-btn"):
                 b = tid(page, testid).bounding_box()
                 assert b and b["y"] >= 0 and b["y"] + b["height"] <= hgt + 0.5 and b["x"] + b["width"] <= w + 0.5, (testid, w, hgt, b)
                 if (w, hgt) in PHONES and testid.endswith("-btn"):

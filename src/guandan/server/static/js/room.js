@@ -925,7 +925,7 @@ export function mountRoom(el, params, ctx) {
         h("span", { class: `team-level team-0${playingTeam === 0 ? " playing" : ""}` }, `${t("team_a_short")} ${rankLabel(levels[0]) || "?"}`),
         h("span", { class: `team-level team-1${playingTeam === 1 ? " playing" : ""}` }, `${t("team_b_short")} ${rankLabel(levels[1]) || "?"}`),
       ),
-      h("span", { class: "bar-deal-level", testid: "deal-level" }, `${t("deal_level")} `, h("strong", { class: "deal-level" }, rankLabel(v.level))),
+      h("span", { class: "bar-deal-level", testid: "deal-level" }, h("span", { class: "lbl" }, `${t("deal_level")} `), h("strong", { class: "deal-level" }, rankLabel(v.level))),
       h("span", { class: "bar-wilds", testid: "wilds", title: t("wild_card") }, wilds.map((c) => cardEl(c, { level: v.level, size: "mini" }))),
       h("span", { class: "bar-spacer" }),
       connEl(),
