@@ -223,11 +223,10 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 clocks = body.get("clocks", "default")
                 if clocks not in ("default", "off"):
                     raise ApiError(400, 'clocks must be "default" or "off"', "bad_clocks")
-                if clocks == "off" and rules.clock_lead_s is None and rules.clock_follow_s is None:
-                    default_clocks = False
-                else:
-                    given = "clock_lead_s" in body or "clock_follow_s" in body
-                    default_clocks = clocks == "default" and not given
+                options = body.get("options") or {}
+                given = any(k in body or k in options for k in ("clock_lead_s", "clock_follow_s"))
+                # R53 by default: decided when the game starts (how many people sit then)
+                default_clocks = clocks == "default" and not given
                 name = body.get("name")
                 if name is None or (isinstance(name, str) and not name.strip()):
                     name = f"{user.name}'s table"
