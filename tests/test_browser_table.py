@@ -476,6 +476,11 @@ def test_result_screen_ready_step_and_play_again(open_page: Any) -> None:
     assert "5" in tid(page, "result-levels").inner_text()
     assert [tid(page, f"ready-state-{s}").get_attribute("class").count("ready") > 1 for s in range(4)] == [False, True, True, True]
     page.screenshot(path=str(ARTIFACTS / "table-mock-result-390x844.png"))
+    # closing the panel shows the table; the prompt's button opens it again
+    tid(page, "result-close").click()
+    panel.wait_for(state="detached")
+    tid(page, "reopen-result-btn").click()
+    panel.wait_for()
     tid(page, "ready-btn").click()
     wait_until(page, lambda: any(m["type"] == "ready" for m in script.sent), "the ready message")
     assert tid(page, "ready-btn").is_disabled()
@@ -560,3 +565,9 @@ def test_notices_for_timeouts_auto_and_bot_moves(open_page: Any) -> None:
     # another seat's notice names that seat
     script.push({"type": "notice", "code": "auto_on", "params": {"seat": 2, "reason": "away"}})
     tid(page, "notice").filter(has_text="机器人3离开了牌桌").wait_for()
+    # item 11: the room's rule changes in words, in the drawer (room_summary: target 8, upgrade 6/4/2)
+    tid(page, "menu-btn").click()
+    rules = tid(page, "room-rules").inner_text()
+    assert "打到 8" in rules and "双下升 6 级" in rules, rules
+    tid(page, "drawer-close").click()
+    tid(page, "room-drawer").wait_for(state="detached")

@@ -1058,7 +1058,11 @@ export function mountRoom(el, params, ctx) {
     let text = "";
     let cls = "prompt";
     if (st.between) {
-      text = t("prompt_between");
+      // the result panel was closed to look at the table: a way back to it and its Next button
+      const reopen = st.resultHidden
+        ? h("button", { type: "button", class: "btn small primary", testid: "reopen-result-btn", onclick: () => { st.resultHidden = false; renderOverlay(true); renderTable(); } }, t("ready_next"))
+        : null;
+      return h("div", { class: "prompt", testid: "phase-prompt" }, t("prompt_between"), reopen ? " " : null, reopen);
     } else if (v.phase === "tribute") {
       text = myTurn() ? t("prompt_tribute") : t("prompt_tribute_wait", { name: seatName(nm, v.to_act) });
       cls += " tribute";
@@ -1286,6 +1290,7 @@ export function mountRoom(el, params, ctx) {
       st.resultHidden = true;
       if (!b) st.dealResult = null;
       renderOverlay();
+      if (b) renderTable();
     };
     const kv = (k, val, testid) => h("div", { class: "kv", testid }, h("span", { class: "k" }, k), h("span", { class: "v" }, val));
     const rows = [];
