@@ -238,7 +238,9 @@ export function layoutFan(n, groupEnds, width, cw, ch, opts = {}) {
     for (let i = a; i < b; i++) {
       const last = i === b - 1;
       const step = strip + (ends.has(i) && !last ? gap : 0);
-      positions[i] = { left: Math.round(x * 10) / 10, top: rise + r * rowStep, width: last ? cw : Math.min(cw, step), row: r };
+      const left = Math.round(x * 10) / 10;
+      const right = Math.round((x + step) * 10) / 10; // the next card's left: slots tile without overlap
+      positions[i] = { left, top: rise + r * rowStep, width: last ? cw : Math.min(cw, Math.round((right - left) * 10) / 10), row: r };
       x += step;
       maxRight = Math.max(maxRight, positions[i].left + (last ? cw : step));
     }
