@@ -645,3 +645,38 @@ def test_serve_options_for_friends_and_the_table_are_checked():
         assert r.exit_code == 2 and needle in r.output and "Traceback" not in r.output, r.output
     helptext = runner.invoke(app, ["serve", "--help"]).output
     assert "0.0.0.0" in helptext and "--public-url" in helptext
+
+
+def test_migration_0002_keeps_existing_rooms(tmp_path):
+    """A database made before ``rooms.default_clocks`` (revision 0001) keeps its rooms, which get
+    ``default_clocks = false`` (their clocks were chosen when they were created)."""
+    from sqlalchemy import text
+
+    from guandan.server import db as gdb
+    from guandan.server import models
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    eng = gdb.make_engine(url)
+    try:
+        gdb.migrate(eng, "0001")
+        assert gdb.current_revision(eng) == "0001"
+        with eng.begin() as conn:
+            conn.execute(text(
+                "INSERT INTO rooms (id, name, preset, options, status, seed, record, created_at, updated_at) "
+                "VALUES ('old00001', 'old', 'official', '{}', 'waiting', 1, '', '2025-01-01', '2025-01-01')"))
+        gdb.migrate(eng)
+        assert gdb.current_revision(eng) == "0002"
+        with gdb.make_session_factory(eng)() as session:
+            room = session.get(models.Room, "old00001")
+            assert room is not None and room.name == "old" and room.default_clocks is False
+        from alembic import command
+
+        with eng.begin() as conn:  # and back down
+            cfg = gdb.alembic_config()
+            cfg.attributes["connection"] = conn
+            command.downgrade(cfg, "0001")
+        with eng.connect() as conn:
+            cols = [r[1] for r in conn.execute(text("PRAGMA table_info(rooms)"))]
+        assert "default_clocks" not in cols and "record" in cols
+    finally:
+        eng.dispose()
