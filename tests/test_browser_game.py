@@ -98,7 +98,7 @@ def page_and_watcher(browser: Any, server: LiveServer) -> Iterator[tuple[Any, Ta
     page = ctx.new_page()
     guard = PageGuard(page, "newcomer")
     try:
-        yield page, PageSocketWatcher(page)
+        yield page, TableWatcher(page)
     finally:
         problems = guard.problems()
         try:
@@ -109,37 +109,6 @@ def page_and_watcher(browser: Any, server: LiveServer) -> Iterator[tuple[Any, Ta
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-
-#: Query string marking the test's own 托管 socket, whose frames the watcher does not record.
-AUTO_MARK = "via=auto-test"
-
-
-class PageSocketWatcher(TableWatcher):
-    """A :class:`TableWatcher` that records only the UI's own table websocket, not the second
-    socket :func:`hand_to_bot` opens (its frames would be counted twice)."""
-
-    def _on_socket(self, ws: Any) -> None:
-        if AUTO_MARK in ws.url:
-            return
-        super()._on_socket(ws)
-
-
-def hand_to_bot(page: Any, room_id: str) -> None:
-    """Open a second table websocket from the page (same origin, so the browser sends the session
-    cookie) and send ``{"type": "auto", "on": true}``: the heuristic bot plays the seat (托管).
-    The socket (its URL marked with :data:`AUTO_MARK`) is kept in ``window.__autoWs``; a failure
-    to open it raises."""
-    page.evaluate(
-        """async ([id, mark]) => {
-          const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws/rooms/${encodeURIComponent(id)}?${mark}`;
-          const ws = new WebSocket(url);
-          window.__autoWs = ws;
-          await new Promise((ok, bad) => { ws.onopen = ok; ws.onerror = () => bad(new Error('auto socket failed')); });
-          ws.send(JSON.stringify({type: 'auto', on: true}));
-        }""",
-        [room_id, AUTO_MARK],
-    )
-
 
 def replay_counts(page: Any) -> list[int]:
     """Number of cards shown in each replay hand."""
@@ -238,7 +207,6 @@ def test_newcomer_plays_a_whole_game_and_sees_replay_and_rating(
         detail=progress,
     )
     t_game = time.monotonic() - t0
-    page.evaluate("() => window.__autoWs && window.__autoWs.close()")
     over = watcher.game_overs[-1]
     game_id, winner = over["game_id"], over["winner_team"]
     assert winner in (0, 1) and game_id is not None

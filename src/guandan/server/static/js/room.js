@@ -1313,7 +1313,7 @@ export function mountRoom(el, params, ctx) {
           order.map((s, i) => h("li", { class: `team-${teamOf(s)}` }, h("span", { class: `badge place place-${i + 1}` }, placeLabel(i)), " ", teamTag(s), " ", seatName(nm, s))),
         ),
       );
-      if (r.result) rows.push(kv(t("result_code"), `${words}${r.result_code || words !== r.result ? ` (${r.result})` : ""}`, "result-code"));
+      if (r.result) rows.push(kv(t("result_code"), words.includes(r.result) ? words : `${words} (${r.result})`, "result-code"));
       if (r.upgrade !== undefined && r.upgrade !== null) rows.push(kv(t("result_upgrade"), t("result_upgrade_n", { n: r.upgrade }), "result-upgrade"));
       if (Array.isArray(r.levels)) {
         const before = Array.isArray(r.levels_before) ? `${levelPair(r.levels_before)} → ` : "";
@@ -1371,11 +1371,12 @@ export function mountRoom(el, params, ctx) {
         );
       }
     }
+    const foot = [];
     if (b && !g) {
       // the ready step: the next deal starts when everyone pressed "next" or at the deadline
       const ready = Array.isArray(b.ready) ? b.ready : [];
       const iAmReady = (me !== null && ready[me]) || st.readySent === b.deal;
-      rows.push(
+      foot.push(
         h(
           "div",
           { class: "ready-row", testid: "ready-state" },
@@ -1384,7 +1385,7 @@ export function mountRoom(el, params, ctx) {
         ),
       );
       if (seated()) {
-        rows.push(
+        foot.push(
           h(
             "button",
             { type: "button", class: "btn primary wide big", testid: "ready-btn", disabled: iAmReady, onclick: onReady },
@@ -1437,7 +1438,12 @@ export function mountRoom(el, params, ctx) {
       h("div", { class: "pop-head" }, h("h3", {}, title), closeBtn(close, "result-x")),
       rows,
       over,
-      h("button", { type: "button", class: "btn wide secondary", testid: "result-close", onclick: close }, g ? t("close") : b ? t("result_view_table") : t("continue")),
+      h(
+        "div",
+        { class: "result-foot" },
+        foot,
+        h("button", { type: "button", class: "btn wide secondary", testid: "result-close", onclick: close }, g ? t("close") : b ? t("result_view_table") : t("continue")),
+      ),
     );
   }
 
