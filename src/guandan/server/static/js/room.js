@@ -622,7 +622,7 @@ export function mountRoom(el, params, ctx) {
   function render() {
     if (destroyed) return;
     const playing = inGame();
-    const live = playing && !gameIsOver();
+    const live = playing; // the table keeps the whole viewport, game over included (the drawer and the result panel lead on)
     document.body.classList.toggle("table-mode", live);
     pageEl.classList.toggle("in-game", playing);
     pageEl.classList.toggle("live", live);
@@ -1174,6 +1174,10 @@ export function mountRoom(el, params, ctx) {
     const key = JSON.stringify([getLang(), mine, phase, matches, Boolean(pass), hintInfo, auto, over, st.selected.size, st.arr.mode, st.display.length]);
     if (barEl.dataset.k === key) return;
     barEl.dataset.k = key;
+    if (over) {
+      replaceChildren(barEl); // nothing left to play: the banner and the summary lead on
+      return;
+    }
     replaceChildren(
       barEl,
       h("button", { type: "button", class: "btn primary big", testid: "play-btn", disabled: !(mine && matches.length), onclick: onPlay }, playLabel, preview ? h("span", { class: "preview" }, preview) : null),
