@@ -132,6 +132,7 @@ def selected_indices(page: Any) -> list[int]:
 # -- live server ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_table_fits_and_each_visible_card_part_selects_that_card(open_page: Any, server: LiveServer) -> None:
     """Item 1 at the four viewports: no scrolling, the hand inside the viewport, one click per card on
     its visible part selects exactly that card (and a second click deselects it), a selected card
@@ -571,3 +572,48 @@ def test_notices_for_timeouts_auto_and_bot_moves(open_page: Any) -> None:
     assert "打到 8" in rules and "双下升 6 级" in rules, rules
     tid(page, "drawer-close").click()
     tid(page, "room-drawer").wait_for(state="detached")
+
+
+FULL_HAND = ["3S", "3H", "4C", "4D", "5S", "5H", "5C", "6D", "7S", "7H", "8C", "8D", "9S", "9H", "TC", "TD", "JS", "JH",
+             "QC", "QD", "KS", "KH", "AC", "AD", "2S", "2H", "BJ"]
+
+
+def test_full_hand_fits_each_viewport_without_scrolling(open_page: Any) -> None:
+    """Item 1, fast: a 27-card hand (R4) with plays on the table, at the four viewports in both
+    languages: nothing scrolls, the hand and every control lie inside the viewport, one row of cards
+    on the laptop and the desktop, two rows on the portrait phone, touch targets at least 40 px tall
+    on the phones, and every card's visible strip at least 20 px wide."""
+    page, _ = open_page("fit")
+    pair = ["pair", "9", ["9C", "9D"]]
+    trick = [[1, ["pair", "6", ["6S", "6H"]]], [2, ["pass", None, []]], [3, pair]]
+    view = view_of(FULL_HAND, trick, [["pass", None, []], ["pair", "T", ["TC", "TD"]]], trick=trick, top=pair, top_seat=3)
+    ScriptedTable(page, [state_of(view, 4)], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    for lang in ("zh", "en"):
+        if lang == "en":
+            tid(page, "menu-btn").click()
+            tid(page, "drawer-lang").select_option("en")
+            tid(page, "drawer-close").click()
+        for w, hgt in VIEWPORTS:
+            page.set_viewport_size({"width": w, "height": hgt})
+            page.wait_for_timeout(150)
+            size = page.evaluate("() => [document.documentElement.scrollWidth, document.documentElement.scrollHeight, window.scrollY]")
+            assert size[0] <= w and size[1] <= hgt and size[2] == 0, (lang, w, hgt, size)
+            for testid in ("hand", "table", "play-btn", "pass-btn", "hint-btn", "clear-btn", "sort-btn", "auto-btn", "menu-btn",
+                           "last-trick-btn", "tracker-btn", "mute-btn", "levels", "trick-seat-3", "seat-panel-0", "seat-panel-2"):
+                b = tid(page, testid).bounding_box()
+                assert b and b["x"] >= 0 and b["y"] >= 0 and b["x"] + b["width"] <= w + 0.5 and b["y"] + b["height"] <= hgt + 0.5, (lang, testid, w, hgt, b)
+                if (w, hgt) in PHONES and testid.endswith("-btn"):
+                    assert b["height"] >= 40, (lang, testid, w, hgt, b)
+            cards = slots(page)
+            assert len(cards) == 27
+            rows = max(c["row"] for c in cards) + 1
+            assert rows == (2 if (w, hgt) == (390, 844) else 1), (w, hgt, rows)
+            for c in cards:
+                last_of_row = not [d for d in cards if d["row"] == c["row"] and d["index"] == c["index"] + 1]
+                assert last_of_row or c["w"] >= 20, (w, hgt, c)
+                front = [d for d in cards if d["row"] == c["row"] + 1]
+                if (w, hgt) in PHONES:
+                    assert (front[0]["y"] - c["y"] if front else c["h"]) >= 40, (w, hgt, c)
+            page.screenshot(path=str(ARTIFACTS / f"table-full-{lang}-{w}x{hgt}.png"))
