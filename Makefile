@@ -1,27 +1,38 @@
 # Quick start:  make serve (set up and start the web server: http://127.0.0.1:8000, SQLite ./guandan.db)
+#               make serve HOST=0.0.0.0  (friends on the same network can join: http://<this machine's IP>:8000)
+#               make serve HOST=0.0.0.0 PUBLIC_URL=http://192.168.1.20:8000  (the address put in invite links)
 #               make test  (set up and run the whole test suite)
 #               make play  (set up and play a full game in the terminal)
 PYTHON ?= python3
 VENV   ?= .venv
 PORT   ?= 8000
+HOST   ?= 127.0.0.1
+PUBLIC_URL ?=
 BIN     = $(VENV)/bin
 
-.PHONY: serve play test test-fast bench simulate setup clean
+.PHONY: serve play test test-fast bench simulate setup setup-run clean
 
+# setup: the package and the test tools (make test); setup-run: the package only (make serve, make play)
 setup: $(VENV)/.installed
+
+setup-run: $(VENV)/.installed-run
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	# PyTorch for the training example's tests: the CPU build (2.13.0+cpu is the local wheel here)
-	$(BIN)/pip install --quiet 'torch==2.13.0'
-	$(BIN)/pip install --quiet -e '.[test,train]'
+	$(BIN)/pip install --quiet -e '.[test]'
+	touch $@ $(VENV)/.installed-run
+
+$(VENV)/.installed-run: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
 	touch $@
 
-serve: setup
-	$(BIN)/guandan serve --port $(PORT)
+serve: setup-run
+	$(BIN)/guandan serve --host $(HOST) --port $(PORT) $(if $(PUBLIC_URL),--public-url $(PUBLIC_URL))
 
-play: setup
+play: setup-run
 	$(BIN)/guandan play
 
 test: setup

@@ -115,7 +115,9 @@ class TableWatcher:
 
     Attributes:
         states: every ``state`` frame, oldest first; received_at: when each was delivered to the
-        test (epoch seconds; within a poll interval of its arrival while the test waits); hints: every ``hint`` frame's action;
+        test (epoch seconds; within a poll interval of its arrival while the test waits); hints: every ``hint`` frame's action
+        and the first action of every ``hints`` frame (``["pass", None, []]`` for an empty list); hint_lists: every
+        ``hints`` frame's list;
         deal_results: every ``deal_result`` frame; errors: every ``error`` frame.
     """
 
@@ -124,6 +126,7 @@ class TableWatcher:
         self.states: list[dict[str, Any]] = []
         self.received_at: list[float] = []
         self.hints: list[Any] = []
+        self.hint_lists: list[list[Any]] = []
         self.deal_results: list[dict[str, Any]] = []
         self.game_overs: list[dict[str, Any]] = []
         self.errors: list[dict[str, Any]] = []
@@ -149,6 +152,11 @@ class TableWatcher:
             self.received_at.append(time.time())
         elif kind == "hint":
             self.hints.append(msg.get("action"))
+        elif kind == "hints":
+            actions = msg.get("actions") or []
+            self.hint_lists.append(actions)
+            # the UI selects the first play of the list; an empty list means only pass remains
+            self.hints.append(actions[0] if actions else ["pass", None, []])
         elif kind == "deal_result":
             self.deal_results.append(msg)
         elif kind == "game_over":

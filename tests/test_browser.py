@@ -307,15 +307,16 @@ def test_whole_deal_through_the_ui(open_page: Any, server: LiveServer) -> None:
     levels = ["2", "2"]
     levels[winner] = RANKS[RANKS.index("2") + UPGRADE[code]]
     assert result["levels"] == levels
-    levels_line = tid(page, "result-levels").inner_text()
+    levels_line = tid(page, "result-levels").inner_text().split("→")[-1]  # "before → after"
     assert re.findall(r"\b(?:[2-9]|10|[JQKA])\b", levels_line) == levels, levels_line
     assert str(UPGRADE[code]) in tid(page, "result-upgrade").inner_text()
     # (the overlay is rebuilt on every state frame, so shoot its area rather than the element)
     page.screenshot(path=str(ARTIFACTS / "result-panel.png"), clip=panel.bounding_box())
     page.screenshot(path=str(ARTIFACTS / "result-page.png"), full_page=True)
 
-    # the second deal: tribute and return through the same buttons (R43-R47)
-    tid(page, "result-close").click()
+    # the second deal: "next" (ready; the bots are always ready), then tribute and return through
+    # the same buttons (R43-R47)
+    tid(page, "ready-btn").click()
     tid(page, "result-panel").wait_for(state="detached")
     watcher.wait(lambda: watcher.view and watcher.view["deal"] == 2, "the second deal")
     tribute_acts = 0
@@ -337,7 +338,9 @@ def test_whole_deal_through_the_ui(open_page: Any, server: LiveServer) -> None:
         tribute_acts += 1
     evs = watcher.view["tribute_events"]
     if any(e["type"] == "tribute_paid" for e in evs):
-        box = tid(page, "tribute-events")
+        # the table shows them during the first trick; the drawer lists them for the whole deal
+        tid(page, "menu-btn").click()
+        box = tid(page, "drawer-tribute-events")
         box.wait_for()
         paid = next(e for e in evs if e["type"] == "tribute_paid")["tributes"]
         returned = [e for e in evs if e["type"] == "returns_revealed"]

@@ -8,9 +8,8 @@ acting at once: ``bot_delay_s=0``) and the machine's Chromium through Playwright
 1. register ``newcomer`` in the sign-in form, create a room with the ``official`` preset, fill
    the three other seats with heuristic bots, start;
 2. make the first decisions of seat 0 by Hint + Play / Pass (each one applied by the server);
-3. hand the seat to the bot (托管): the page opens a second table websocket to its own origin
-   (the browser sends the session cookie) and sends ``{"type": "auto", "on": true}`` (the UI has
-   no 托管 toggle); the page then shows the ``auto-badge-0`` badge;
+3. hand the seat to the bot (托管) with the table's 托管 button (``auto-btn``); the page then shows
+   the ``auto-badge-0`` badge (a seat in 托管 is always ready between deals);
 4. wait (at most 150 s) for the game-over panel; the game is whole: it ends with a ``game_over``
    event after several deals, the winner being the team that passed level A (R6, R36-R37);
 5. click the replay link: the viewer shows the four hands (``replay-hand-0..3``) with the 27 cards
@@ -99,7 +98,7 @@ def page_and_watcher(browser: Any, server: LiveServer) -> Iterator[tuple[Any, Ta
     page = ctx.new_page()
     guard = PageGuard(page, "newcomer")
     try:
-        yield page, PageSocketWatcher(page)
+        yield page, TableWatcher(page)
     finally:
         problems = guard.problems()
         try:
@@ -110,37 +109,6 @@ def page_and_watcher(browser: Any, server: LiveServer) -> Iterator[tuple[Any, Ta
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-
-#: Query string marking the test's own 托管 socket, whose frames the watcher does not record.
-AUTO_MARK = "via=auto-test"
-
-
-class PageSocketWatcher(TableWatcher):
-    """A :class:`TableWatcher` that records only the UI's own table websocket, not the second
-    socket :func:`hand_to_bot` opens (its frames would be counted twice)."""
-
-    def _on_socket(self, ws: Any) -> None:
-        if AUTO_MARK in ws.url:
-            return
-        super()._on_socket(ws)
-
-
-def hand_to_bot(page: Any, room_id: str) -> None:
-    """Open a second table websocket from the page (same origin, so the browser sends the session
-    cookie) and send ``{"type": "auto", "on": true}``: the heuristic bot plays the seat (托管).
-    The socket (its URL marked with :data:`AUTO_MARK`) is kept in ``window.__autoWs``; a failure
-    to open it raises."""
-    page.evaluate(
-        """async ([id, mark]) => {
-          const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/ws/rooms/${encodeURIComponent(id)}?${mark}`;
-          const ws = new WebSocket(url);
-          window.__autoWs = ws;
-          await new Promise((ok, bad) => { ws.onopen = ok; ws.onerror = () => bad(new Error('auto socket failed')); });
-          ws.send(JSON.stringify({type: 'auto', on: true}));
-        }""",
-        [room_id, AUTO_MARK],
-    )
-
 
 def replay_counts(page: Any) -> list[int]:
     """Number of cards shown in each replay hand."""
@@ -218,7 +186,7 @@ def test_newcomer_plays_a_whole_game_and_sees_replay_and_rating(
         assert mine == taken[: len(mine)], (mine, taken)
 
     # 3. 托管: the bot plays seat 0 from here on
-    hand_to_bot(page, room_id)
+    tid(page, "auto-btn").click()  # the table's 托管 button
     watcher.wait(lambda: watcher.state and watcher.state["auto"][0], "a state with seat 0 handed to the bot")
     tid(page, "auto-badge-0").wait_for()
 
@@ -239,7 +207,6 @@ def test_newcomer_plays_a_whole_game_and_sees_replay_and_rating(
         detail=progress,
     )
     t_game = time.monotonic() - t0
-    page.evaluate("() => window.__autoWs && window.__autoWs.close()")
     over = watcher.game_overs[-1]
     game_id, winner = over["game_id"], over["winner_team"]
     assert winner in (0, 1) and game_id is not None

@@ -75,6 +75,9 @@ def assert_error(r: Any, status: int, contains: str = "") -> str:
     assert set(body) == {"error", "code", "params"} and isinstance(body["error"], str)
     assert "\n" not in body["error"] and body["error"]
     assert contains.lower() in body["error"].lower(), body["error"]
+    # every error carries a stable code for the UI to translate (docs/table-contract.md section 14)
+    assert isinstance(body["code"], str) and body["code"], body
+    assert isinstance(body["params"], dict)
     return body["error"]
 
 
@@ -288,7 +291,7 @@ def test_profile_leaderboard_history_and_game(client: TestClient, app: FastAPI) 
         (recent,) = prof["recent_games"]
         assert recent["id"] == gid and recent["seat"] == seat and recent["won"] == (seat in win_seats)
         assert recent["preset"] == "anhui" and recent["finished_at"].endswith("Z")
-        assert set(recent) == {"id", "preset", "finished_at", "won", "seat"}
+        assert set(recent) == {"id", "preset", "finished_at", "won", "seat", "levels", "deals"}
     assert client.get("/api/users/DAN").json()["user"]["games_played"] == 0
     assert_error(client.get("/api/users/nobody"), 404, "nobody")
 
@@ -307,9 +310,33 @@ def test_profile_leaderboard_history_and_game(client: TestClient, app: FastAPI) 
     games = ann.get("/api/history").json()["games"]
     assert [g["id"] for g in games] == [gid2, gid]
     assert games[0]["players"] == [
-        {"seat": 0, "name": "ann", "bot": None}, {"seat": 1, "name": None, "bot": "heuristic"},
-        {"seat": 2, "name": None, "bot": "random"}, {"seat": 3, "name": "dan", "bot": None}]
+        {"seat": 0, "name": "ann", "bot": None, "difficulty": None},
+        {"seat": 1, "name": None, "bot": "heuristic", "difficulty": "normal"},
+        {"seat": 2, "name": None, "bot": "random", "difficulty": "random"},
+        {"seat": 3, "name": "dan", "bot": None, "difficulty": None}]
     assert games[0]["won"] is False and games[0]["winner_team"] == 1 and games[1]["room_id"] == "room0001"
+    # what a history row shows (docs/table-contract.md section 12): partner, opponents, final levels
+    # (the last deal_end of the record), result; seat 0's partner is seat 2, opponents 1 and 3
+    row = games[0]
+    assert row["partner"] == {"seat": 2, "name": None, "bot": "random", "difficulty": "random"}
+    assert [o["seat"] for o in row["opponents"]] == [1, 3] and row["opponents"][1]["name"] == "dan"
+    # (this synthetic record's deal_end has no levels: shown as unknown)
+    assert row["levels"] is None and row["my_level"] is None and row["deals"] == 1
+    assert row["result"] == "lost" and row["record_url"] == f"/api/games/{gid2}/record"
+    assert row["replay_url"] == f"/replay/{gid2}"
+    ends = [ev for ev in parsed if ev.get("type") == "deal_end"]
+    assert games[1]["deals"] == len(ends) >= 1 and games[1]["levels"] == ends[-1]["levels"]
+    assert games[1]["my_level"] == ends[-1]["levels"][0] and games[1]["their_level"] == ends[-1]["levels"][1]
+    assert games[1]["result"] == ("won" if 0 in win_seats else "lost")
+    # the record download is the stored JSON Lines, which guandan replay verifies
+    r = client.get(f"/api/games/{gid}/record")
+    assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
+    assert r.headers["content-disposition"] == f'attachment; filename="game-{gid}.jsonl"'
+    assert [json.loads(ln) for ln in r.text.splitlines()] == parsed
+    from guandan.records import replay_lines
+
+    assert replay_lines(r.text.splitlines()).complete
+    assert_error(client.get("/api/games/999999/record"), 404)
     assert [g["id"] for g in ann.get(f"/api/history?before={gid2}").json()["games"]] == [gid]
     assert [g["id"] for g in ann.get("/api/history?limit=1").json()["games"]] == [gid2]
     assert_error(new_client(app).get("/api/history"), 401)

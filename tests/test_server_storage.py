@@ -58,6 +58,7 @@ CONTRACT_COLUMNS = {
     "sessions": {"token", "user_id", "created_at", "expires_at"},
     "rooms": {
         "id", "name", "preset", "options", "owner_id", "status", "seed", "record", "created_at", "updated_at",
+        "default_clocks",
     },
     "room_seats": {"room_id", "seat", "user_id", "bot"},
     "games": {"id", "room_id", "preset", "record", "winner_team", "finished_at"},
@@ -260,6 +261,7 @@ def test_migrations_ship_inside_the_package() -> None:
     assert (gdb.MIGRATIONS_DIR / "env.py").is_file()
     assert (gdb.MIGRATIONS_DIR / "script.py.mako").is_file()
     assert (gdb.MIGRATIONS_DIR / "versions" / "0001_initial.py").is_file()
+    assert (gdb.MIGRATIONS_DIR / "versions" / "0002_default_clocks.py").is_file()
     assert gdb.normalize_url("postgresql://u@h/db") == "postgresql+psycopg://u@h/db"
     assert gdb.normalize_url("sqlite:///x.db") == "sqlite:///x.db"
     with pytest.raises(ValueError, match="not a database URL"):

@@ -9,7 +9,11 @@ from .app import app
 
 @app.command("serve")
 def serve_command(
-    host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (127.0.0.1: this machine only)."),
+    host: str = typer.Option(
+        "127.0.0.1", "--host",
+        help="Interface to listen on: 127.0.0.1 = this machine only; 0.0.0.0 = every interface, so that "
+        "friends on the same network can join (open the port in the firewall).",
+    ),
     port: int = typer.Option(8000, "--port", help="TCP port (0: any free port; the URL printed says which)."),
     db: str = typer.Option(
         None,
@@ -39,6 +43,20 @@ def serve_command(
     ),
     bot_delay: float = typer.Option(0.6, "--bot-delay", help="Seconds a bot waits before it acts (0 for load tests)."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level: critical, error, warning, info, debug."),
+    public_url: str = typer.Option(
+        None, "--public-url",
+        help="The address people use to reach this server, e.g. http://192.168.1.20:8000 or "
+        "https://guandan.example.org, put in invite links (default: $GUANDAN_PUBLIC_URL, else the "
+        "address each browser used).",
+    ),
+    ready_timeout: float = typer.Option(
+        20.0, "--ready-timeout", help="Seconds the table waits between deals for every person to press "
+        "\"next\" before the next deal starts anyway.",
+    ),
+    timeouts_to_auto: int = typer.Option(
+        2, "--timeouts-to-auto", help="Consecutive move-clock timeouts that turn 托管 on (each one before "
+        "that plays a single move for the player).",
+    ),
 ) -> None:
     """Run the web server: migrate the database, restore games in progress, serve http://HOST:PORT/."""
     import socket
@@ -64,6 +82,20 @@ def serve_command(
         err.print("[red]error:[/red] --guests-per-hour, --registrations-per-hour, --max-ws-per-room and "
                   "--max-ws-per-address must be 0 or more")
         raise typer.Exit(2)
+    if public_url is not None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(public_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            err.print(f"[red]error:[/red] --public-url must look like http://host:port or https://host, not {public_url!r}")
+            raise typer.Exit(2)
+        public_url = public_url.rstrip("/")
+    if not 0 < ready_timeout <= 600:
+        err.print("[red]error:[/red] --ready-timeout must be between 0 and 600 seconds")
+        raise typer.Exit(2)
+    if not 1 <= timeouts_to_auto <= 100:
+        err.print("[red]error:[/red] --timeouts-to-auto must be between 1 and 100")
+        raise typer.Exit(2)
     try:
         url = database_url(db if db is not None else Settings().db_url)
     except ValueError as e:
@@ -75,6 +107,8 @@ def serve_command(
         allowed_origins=tuple(x.strip().rstrip("/") for x in allowed_origins.split(",") if x.strip()),
         guests_per_hour=guests_per_hour, registrations_per_hour=registrations_per_hour,
         max_ws_per_room=max_ws_per_room, max_ws_per_address=max_ws_per_address,
+        ready_timeout_s=ready_timeout, timeouts_to_auto=timeouts_to_auto,
+        **({"public_url": public_url} if public_url is not None else {}),
     )
     lock = DatabaseLock(settings.db_url)
     try:
@@ -103,9 +137,31 @@ def serve_command(
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     shown = f"[{shown}]" if ":" in shown else shown
     print(f"pyguandan server: open http://{shown}:{bound}/  (database {settings.db_url}; Ctrl+C to stop)", flush=True)
+    if host in ("0.0.0.0", "::"):
+        lan = _lan_address()
+        if lan is not None:
+            print(f"friends on this network: http://{lan}:{bound}/", flush=True)
+    if settings.public_url:
+        print(f"invite links use {settings.public_url}", flush=True)
     config = uvicorn.Config(application, log_level=log_level, **uvicorn_options(settings))
     server = uvicorn.Server(config)
     try:
         server.run(sockets=[sock])
     finally:
         lock.release()
+
+
+def _lan_address() -> str | None:
+    """This machine's address on its local network (the interface of the default route), or ``None``.
+    No packet is sent: connecting a UDP socket only picks the route."""
+    import socket
+
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.1", 9))  # TEST-NET-1: never routed anywhere
+        addr = s.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        s.close()
+    return None if addr.startswith("127.") or addr == "0.0.0.0" else addr

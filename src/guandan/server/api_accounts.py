@@ -60,7 +60,8 @@ def _limit_body(request: Request) -> None:
     """Refuse bodies announced larger than :data:`MAX_BODY` (413) before they are parsed."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise HTTPException(status_code=413, detail=f"the request body is too large (at most {MAX_BODY} bytes)")
+        raise error(413, f"the request body is too large (at most {MAX_BODY} bytes)", "body_too_large",
+                    {"max_bytes": MAX_BODY})
 
 
 router = APIRouter(tags=["accounts"], dependencies=[Depends(_limit_body)])
@@ -114,6 +115,42 @@ def _validation_message(exc: RequestValidationError) -> str:
     return f"{'.'.join(loc)}: {msg}" if loc else msg
 
 
+#: The code of an error that was raised without one, by HTTP status (Starlette's own 404/405, ...).
+STATUS_CODES = {400: "bad_request", 401: "login_required", 403: "forbidden", 404: "not_found",
+                405: "method_not_allowed", 413: "body_too_large", 429: "rate_limited", 500: "internal"}
+
+
+def status_code_name(status: int) -> str:
+    """The error code used for an HTTP ``status`` when the raiser gave none (``not_found`` for 404,
+    ``method_not_allowed`` for 405, ...; ``http_<status>`` otherwise)."""
+    return STATUS_CODES.get(status, f"http_{status}")
+
+
+def _status_params(request: Request, status: int) -> dict[str, Any]:
+    if status == 404:
+        return {"path": request.url.path[:200]}
+    if status == 405:
+        return {"method": request.method}
+    return {}
+
+
+def _validation_params(exc: RequestValidationError) -> dict[str, Any]:
+    """``{field, problem}`` of the first validation error: the dotted field name and the pydantic
+    error type (``less_than_equal``, ``int_parsing``, ``json_invalid``, ...), with its limits
+    (``ge``/``le``) when there are any."""
+    errs = exc.errors()
+    if not errs:
+        return {"field": None, "problem": "invalid"}
+    first = errs[0]
+    loc = [str(x) for x in first.get("loc", ()) if x not in ("body", "query", "path")]
+    params: dict[str, Any] = {"field": ".".join(loc) or None, "problem": str(first.get("type", "invalid"))}
+    ctx = first.get("ctx") or {}
+    for k in ("ge", "le", "gt", "lt"):
+        if k in ctx and isinstance(ctx[k], (int, float)):
+            params[k] = ctx[k]
+    return params
+
+
 def install_error_handlers(app: FastAPI) -> None:
     """Answer every HTTP error of ``app`` as ``{"error": "one line"}``.
 
@@ -125,9 +162,13 @@ def install_error_handlers(app: FastAPI) -> None:
     async def http_error(_request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, StarletteHTTPException)
         if isinstance(exc.detail, dict) and "message" in exc.detail:
-            body = error_body(str(exc.detail["message"]), exc.detail.get("code"), exc.detail.get("params"))
+            body = error_body(str(exc.detail["message"]), exc.detail.get("code") or status_code_name(exc.status_code),
+                              exc.detail.get("params"))
         else:
-            body = error_body(exc.detail if isinstance(exc.detail, str) else "request failed")
+            body = error_body(exc.detail if isinstance(exc.detail, str) else "request failed",
+                              status_code_name(exc.status_code), _status_params(_request, exc.status_code))
+            if exc.status_code == 404 and exc.detail == "Not Found":
+                body["error"] = "no such API endpoint"
         return JSONResponse(body, status_code=exc.status_code, headers=exc.headers)
 
     async def auth_error(_request: Request, exc: Exception) -> JSONResponse:
@@ -136,7 +177,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
     async def validation_error(_request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
-        return JSONResponse(error_body(_validation_message(exc), "invalid_request"), status_code=422)
+        return JSONResponse(error_body(_validation_message(exc), "invalid_request", _validation_params(exc)),
+                            status_code=422)
 
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(AuthError, auth_error)
@@ -279,10 +321,10 @@ def me(user: RequiredUser) -> Any:
 
 def _find_or_404(db: Session, name: str) -> User:
     if len(name) > 4 * NAME_MAX or bad_text(name):
-        raise error(404, "no such player")
+        raise error(404, "no such player", "no_player", {"name": "" if bad_text(name) else name[:NAME_MAX]})
     user = auth.find_user(db, name)
     if user is None:
-        raise error(404, f"no player called {name!r}")
+        raise error(404, f"no player called {name!r}", "no_player", {"name": name})
     return user
 
 
@@ -307,6 +349,7 @@ def _game_summaries(db: Session, user: User, limit: int, before: int | None = No
                 "seat": seat,
                 "winner_team": game.winner_team,
                 "room_id": game.room_id,
+                "_record": game.record,
             }
         )
     return out
@@ -322,9 +365,57 @@ def _players_of(db: Session, game_ids: Sequence[int]) -> dict[int, list[dict[str
         .where(GamePlayer.game_id.in_(list(game_ids)))
         .order_by(GamePlayer.game_id, GamePlayer.seat)
     ).all()
+    from guandan.server.tables import bot_difficulty
+
     for gid, seat, bot, name in rows:
-        out[gid].append({"seat": seat, "name": name, "bot": bot})
+        out[gid].append({"seat": seat, "name": name, "bot": bot, "difficulty": bot_difficulty(bot)})
     return out
+
+
+def record_outcome(record_text: str) -> dict[str, Any]:
+    """What a history row shows of a stored record: ``levels`` (final team levels after the last
+    ``deal_end``, rank text, or ``None`` when there is none) and ``deals`` (deals played).
+    Only the ``deal_end`` lines are parsed."""
+    import json
+
+    deals = 0
+    levels = None
+    for line in record_text.splitlines():
+        if '"deal_end"' not in line:
+            continue
+        try:
+            ev = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(ev, dict) and ev.get("type") == "deal_end":
+            deals += 1
+            levels = ev.get("levels")
+    return {"levels": levels, "deals": deals}
+
+
+def history_row(game: dict[str, Any], players: list[dict[str, Any]], outcome: dict[str, Any]) -> dict[str, Any]:
+    """Add to a game summary (``_game_summaries``) what the history page shows (contract section 12):
+    ``players``, ``partner``, ``opponents``, final ``levels`` (team 0, team 1), ``my_level`` /
+    ``their_level``, ``deals``, ``result`` (``won``/``lost``/``unfinished``), ``record_url`` and
+    ``replay_url``."""
+    seat = game["seat"]
+    by_seat = {p["seat"]: p for p in players}
+    levels = outcome["levels"]
+    mine = seat % 2
+    row = dict(game)
+    row.update(
+        players=players,
+        partner=by_seat.get((seat + 2) % 4),
+        opponents=[by_seat[s] for s in ((seat + 1) % 4, (seat + 3) % 4) if s in by_seat],
+        levels=levels,
+        my_level=levels[mine] if levels else None,
+        their_level=levels[1 - mine] if levels else None,
+        deals=outcome["deals"],
+        result="unfinished" if game["winner_team"] is None else ("won" if game["won"] else "lost"),
+        record_url=f"/api/games/{game['id']}/record",
+        replay_url=f"/replay/{game['id']}",
+    )
+    return row
 
 
 @router.get("/api/users/{name}")
@@ -333,6 +424,8 @@ def profile(name: str, db: DbSession) -> Any:
     user = _find_or_404(db, name)
     games = _game_summaries(db, user, 20)
     recent = [{k: g[k] for k in ("id", "preset", "finished_at", "won", "seat")} for g in games]
+    for g, r in zip(games, recent):
+        r.update(record_outcome(g["_record"]))
     win_rate = round(user.games_won / user.games_played, 3) if user.games_played else 0.0
     return {"user": user_json(user), "win_rate": win_rate, "recent_games": recent}
 
@@ -357,26 +450,32 @@ def history(
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
     before: Annotated[int | None, Query(ge=1, le=2**31 - 1)] = None,
 ) -> Any:
-    """The logged-in user's games, newest first: ``{games: [...]}`` (page with ``before=<last id>``); 401."""
+    """The logged-in user's games, newest first: ``{games: [...]}`` (page with ``before=<last id>``); 401.
+
+    Each row: ``id, preset, finished_at, won, seat, winner_team, room_id, players`` and (contract
+    section 12) ``partner, opponents, levels, my_level, their_level, deals, result, record_url,
+    replay_url``."""
     games = _game_summaries(db, user, limit, before)
     players = _players_of(db, [g["id"] for g in games])
+    rows = []
     for g in games:
-        g["players"] = players[g["id"]]
-    return {"games": games}
+        outcome = record_outcome(g.pop("_record"))
+        rows.append(history_row(g, players[g["id"]], outcome))
+    return {"games": rows}
 
 
 @router.get("/api/games/{game_id}")
 def game_detail(game_id: int, db: DbSession) -> Any:
     """A stored game for the replay viewer: ``{id, preset, record, players, winner_team, ...}``; 404 unknown."""
     if game_id < 1 or game_id > 2**31 - 1:
-        raise error(404, "no such game")
+        raise error(404, "no such game", "no_game", {"game": game_id})
     game = db.get(GameRow, game_id)
     if game is None:
-        raise error(404, f"no game {game_id}")
+        raise error(404, f"no game {game_id}", "no_game", {"game": game_id})
     try:
         record = parse_record(game.record)
     except ValueError:
-        raise error(500, f"the stored record of game {game_id} is corrupt") from None
+        raise error(500, f"the stored record of game {game_id} is corrupt", "corrupt_record", {"game": game_id}) from None
     return {
         "id": game.id,
         "preset": game.preset,
@@ -386,6 +485,23 @@ def game_detail(game_id: int, db: DbSession) -> Any:
         "room_id": game.room_id,
         "finished_at": iso(game.finished_at),
     }
+
+
+@router.get("/api/games/{game_id}/record")
+def game_record(game_id: int, db: DbSession) -> Response:
+    """Download a stored game as the JSON Lines record that ``guandan replay`` reads:
+    ``application/x-ndjson``, attachment ``game-<id>.jsonl``; 404 ``no_game``."""
+    if game_id < 1 or game_id > 2**31 - 1:
+        raise error(404, "no such game", "no_game", {"game": game_id})
+    game = db.get(GameRow, game_id)
+    if game is None:
+        raise error(404, f"no game {game_id}", "no_game", {"game": game_id})
+    text = game.record if game.record.endswith("\n") else game.record + "\n"
+    return Response(
+        content=text.encode("utf-8"),
+        media_type="application/x-ndjson",
+        headers={"Content-Disposition": f'attachment; filename="game-{game_id}.jsonl"'},
+    )
 
 
 @router.get("/api/presets")

@@ -1,10 +1,11 @@
-"""Rooms HTTP API (server contract, "HTTP API"): create, list, get, take a seat, leave, fill with
-bots, start.
+"""Rooms HTTP API (server contract, "HTTP API"; docs/table-contract.md): create, list, get, take a
+seat, leave, fill with bots, start, play again, quick game, and the UI's ``/api/config``.
 
-Every answer is JSON; errors are ``{"error": "one line"}`` with a 4xx status: 400 bad input (a bad
-preset or rule option gives the ``RuleConfigError`` message, RULES.md section P), 401 not logged in,
-403 not the room's owner, 404 no such room, 409 the room is not in a state that allows it (seat
-taken, game under way, seats not all filled).
+Every answer is JSON; errors are ``{"error": "one line", "code": code, "params": {...}}`` with a 4xx
+status: 400 bad input (a bad preset or rule option gives the ``RuleConfigError`` message, RULES.md
+section P), 401 not logged in, 403 not the room's owner, 404 no such room, 409 the room is not in a
+state that allows it (seat taken, game under way, seats not all filled), 413 body too large. The
+codes are listed in docs/table-contract.md section 14.
 
 A new room is ``waiting`` with its creator in seat 0; people take and change seats while it waits;
 the owner fills the empty seats with bots and starts the game once four seats are filled, after
@@ -13,6 +14,7 @@ which the live :class:`~guandan.server.tables.Table` plays it.
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +29,18 @@ from guandan.core.rules import PRESET_NAMES, RuleSet
 
 from .errors import error_body
 from .hardening import bad_text, valid_room_id
-from .tables import BOT_NAMES, DAMAGED, FINISHED, PLAYING, WAITING, TableManager, room_info
+from .tables import (
+    BOT_NAMES,
+    DAMAGED,
+    DIFFICULTIES,
+    DIFFICULTY_AGENTS,
+    FINISHED,
+    PLAYING,
+    WAITING,
+    TableManager,
+    bot_agent,
+    room_info,
+)
 
 #: Longest room name (characters).
 ROOM_NAME_MAX = 64
@@ -54,13 +67,16 @@ class ApiError(Exception):
 
 
 def _error(e: ApiError) -> JSONResponse:
-    return JSONResponse(error_body(e.message, e.code, e.params), status_code=e.status)
+    from .api_accounts import status_code_name
+
+    return JSONResponse(error_body(e.message, e.code or status_code_name(e.status), e.params), status_code=e.status)
 
 
 async def _body(request: Request) -> dict[str, Any]:
     raw = await request.body()
     if len(raw) > MAX_BODY:
-        raise ApiError(400, f"the request body is too large (at most {MAX_BODY} bytes)")
+        raise ApiError(400, f"the request body is too large (at most {MAX_BODY} bytes)", "body_too_large",
+                       {"max_bytes": MAX_BODY})
     if not raw.strip():
         return {}
     import json
@@ -68,9 +84,9 @@ async def _body(request: Request) -> dict[str, Any]:
     try:
         data = json.loads(raw)
     except (ValueError, RecursionError):
-        raise ApiError(400, "the request body must be a JSON object") from None
+        raise ApiError(400, "the request body must be a JSON object", "bad_body") from None
     if not isinstance(data, dict):
-        raise ApiError(400, "the request body must be a JSON object")
+        raise ApiError(400, "the request body must be a JSON object", "bad_body")
     return data
 
 
@@ -78,7 +94,8 @@ def _seconds(name: str, v: Any) -> float | None:
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 or v > 3600:
-        raise ApiError(400, f"{name} must be a number of seconds between 0 and 3600, or null")
+        raise ApiError(400, f"{name} must be a number of seconds between 0 and 3600, or null", "bad_seconds",
+                       {"field": name})
     return v
 
 
@@ -93,12 +110,14 @@ def build_rules(preset: Any, options: Any, clock_lead_s: Any = None, clock_follo
         ApiError(400): unknown preset, options not an object, an unknown option or an invalid value
             (the ``RuleConfigError`` message).
     """
-    if not isinstance(preset, str):
-        raise ApiError(400, f"preset must be one of: {', '.join(PRESET_NAMES)}")
+    if not isinstance(preset, str) or preset not in PRESET_NAMES:
+        shown = preset if isinstance(preset, str) and len(preset) <= 32 else None
+        raise ApiError(400, f"unknown preset {shown!r}; preset must be one of: {', '.join(PRESET_NAMES)}",
+                       "bad_preset", {"preset": shown, "valid": list(PRESET_NAMES)})
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise ApiError(400, "options must be an object {option: value}")
+        raise ApiError(400, "options must be an object {option: value}", "bad_options")
     try:
         base = RuleSet.preset(preset)
         rules = RuleSet.from_dict(options, base=base)
@@ -110,7 +129,7 @@ def build_rules(preset: Any, options: Any, clock_lead_s: Any = None, clock_follo
         if extra:
             rules = rules.replace(**extra)
     except RuleConfigError as e:
-        raise ApiError(400, str(e).splitlines()[0]) from None
+        raise rule_error(e, options) from None
     return rules
 
 
@@ -122,6 +141,22 @@ def _from_thread(fn: Callable[..., Any], *args: Any) -> Any:
     from anyio.from_thread import run
 
     return run(fn, *args)
+
+
+def rule_error(e: RuleConfigError, options: dict[str, Any]) -> ApiError:
+    """The 400 answer of a ``RuleConfigError``: ``unknown_rule_option`` (``{option}``) or
+    ``bad_rule_option`` (``{option, value, valid}``; ``valid`` the values listed, or null)."""
+    message = str(e).splitlines()[0]
+    m = re.match(r"unknown rule option '([^']*)'", message)
+    if m:
+        return ApiError(400, message, "unknown_rule_option", {"option": m.group(1)[:64]})
+    m = re.match(r"rule option (\w+)", message)
+    option = m.group(1) if m else None
+    valid = message.split("valid values: ", 1)[1] if "valid values: " in message else None
+    value = options.get(option) if option is not None else None
+    if not isinstance(value, (str, int, float, bool, type(None), list)):
+        value = None
+    return ApiError(400, message, "bad_rule_option", {"option": option, "value": value, "valid": valid})
 
 
 def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager, settings: Any = None) -> APIRouter:
@@ -153,12 +188,19 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         room = (db.get(models.Room, room_id, options=[defer(models.Room.record)])
                 if valid_room_id(room_id) else None)
         if room is None:
-            raise ApiError(404, f"no room {room_id!r}")
+            shown = room_id[:16] if isinstance(room_id, str) else None
+            raise ApiError(404, f"no room {shown!r}", "no_room", {"room": shown})
         return room
+
+    def info_of(db: Any, room: Any) -> Any:
+        info = room_info(db, room)
+        info.public_url = manager.public_url
+        info.next_room = manager.next_room(room.id)
+        return info
 
     def summary(db: Any, room: Any) -> dict[str, Any]:
         db.refresh(room)
-        return room_info(db, room).summary(manager.connected(room.id))
+        return info_of(db, room).summary(manager.connected(room.id))
 
     def seat_rows(room: Any) -> dict[int, Any]:
         return {row.seat: row for row in room.seats}
@@ -174,12 +216,13 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 .order_by(models.Room.updated_at.desc())
                 .limit(LIST_LIMIT)
             ).all()
-            return {"rooms": [room_info(db, r).summary(manager.connected(r.id)) for r in rooms]}
+            return {"rooms": [info_of(db, r).summary(manager.connected(r.id)) for r in rooms]}
 
     @router.post("/api/rooms")
     def create_room(request: Request) -> Any:
-        """Create a room from ``{name?, preset, options?, clock_lead_s?, clock_follow_s?}``; the
-        creator takes seat 0. Answers ``{room}``."""
+        """Create a room from ``{name?, preset, options?, clock_lead_s?, clock_follow_s?, clocks?}``;
+        the creator takes seat 0. ``clocks`` is ``"default"`` (R53 clocks, 60 s / 30 s, when the game
+        starts with more than one person and no clock value was given) or ``"off"``. Answers ``{room}``."""
         try:
             body = _from_thread(_body, request)
             with session_factory() as db:
@@ -192,17 +235,25 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                     body.get("clock_follow_s"),
                     ("clock_lead_s" in body, "clock_follow_s" in body),
                 )
+                clocks = body.get("clocks", "default")
+                if clocks not in ("default", "off"):
+                    raise ApiError(400, 'clocks must be "default" or "off"', "bad_clocks")
+                options = body.get("options") or {}
+                given = any(k in body or k in options for k in ("clock_lead_s", "clock_follow_s"))
+                # R53 by default: decided when the game starts (how many people sit then)
+                default_clocks = clocks == "default" and not given
                 name = body.get("name")
                 if name is None or (isinstance(name, str) and not name.strip()):
                     name = f"{user.name}'s table"
                 if not isinstance(name, str):
-                    raise ApiError(400, "name must be a string")
+                    raise ApiError(400, "name must be a string", "bad_room_name")
                 if bad_text(name):
                     raise ApiError(400, "the room name holds a character that is not allowed (NUL or a lone "
                                    "surrogate)", "invalid_text", {"field": "name"})
                 name = " ".join(name.split())
                 if len(name) > ROOM_NAME_MAX:
-                    raise ApiError(400, f"the room name must have at most {ROOM_NAME_MAX} characters")
+                    raise ApiError(400, f"the room name must have at most {ROOM_NAME_MAX} characters",
+                                   "room_name_too_long", {"max": ROOM_NAME_MAX})
                 room_id = secrets.token_urlsafe(6)
                 while db.get(models.Room, room_id) is not None:
                     room_id = secrets.token_urlsafe(6)
@@ -215,6 +266,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                     status=WAITING,
                     seed=None,  # deals come from secrets.SystemRandom (tables.Table._new_game)
                     record="",
+                    default_clocks=default_clocks,
                 )
                 db.add(room)
                 db.flush()
@@ -245,13 +297,13 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 room = room_of(db, room_id)
                 seat = body.get("seat")
                 if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat <= 3:
-                    raise ApiError(400, "seat must be 0, 1, 2 or 3")
+                    raise ApiError(400, "seat must be 0, 1, 2 or 3", "bad_seat")
                 if room.status != WAITING:
-                    raise ApiError(409, "the game has started; seats can no longer change")
+                    raise ApiError(409, "the game has started; seats can no longer change", "seats_locked")
                 rows = seat_rows(room)
                 target = rows[seat]
                 if target.user_id is not None and target.user_id != user.id:
-                    raise ApiError(409, f"seat {seat} is taken")
+                    raise ApiError(409, f"seat {seat} is taken", "seat_taken", {"seat": seat})
                 for row in rows.values():
                     if row.user_id == user.id and row.seat != seat:
                         row.user_id = None
@@ -273,10 +325,11 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 room = room_of(db, room_id)
                 rows = [r for r in room.seats if r.user_id == user.id]
                 if not rows:
-                    raise ApiError(409, "you have no seat in this room")
+                    raise ApiError(409, "you have no seat in this room", "no_seat")
                 if room.status != WAITING:
                     raise ApiError(
-                        409, "the game is under way; while you are away the bot plays for you (托管)"
+                        409, "the game is under way; while you are away the bot plays for you (托管)",
+                        "leave_in_game",
                     )
                 for r in rows:
                     r.user_id = None
@@ -289,22 +342,26 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
 
     @router.post("/api/rooms/{room_id}/bots")
     def fill_bots(room_id: str, request: Request) -> Any:
-        """Owner only: put ``{bot: 'heuristic'|'random'}`` in every empty seat. Answers ``{room}``."""
+        """Owner only: put ``{bot: difficulty}`` (``easy``/``normal``/``hard``/``expert`` where
+        installed; the old names ``heuristic`` and ``random`` too) in every empty seat. Answers ``{room}``."""
         try:
             body = _from_thread(_body, request)
             with session_factory() as db:
                 user = user_of(db, request)
                 room = room_of(db, room_id)
-                bot = body.get("bot", "heuristic")
-                if bot not in BOT_NAMES:
-                    raise ApiError(400, f"bot must be one of: {', '.join(BOT_NAMES)}")
+                bot = body.get("bot", "normal")
+                if not isinstance(bot, str) or bot not in BOT_NAMES:
+                    shown = bot if isinstance(bot, str) and len(bot) <= 32 else None
+                    raise ApiError(400, f"bot must be one of: {', '.join(BOT_NAMES)}", "bad_bot",
+                                   {"bot": shown, "valid": list(BOT_NAMES)})
                 if room.owner_id != user.id:
-                    raise ApiError(403, "only the room's owner may add bots")
+                    raise ApiError(403, "only the room's owner may add bots", "not_owner", {"action": "bots"})
                 if room.status != WAITING:
-                    raise ApiError(409, "the game has started; seats can no longer change")
+                    raise ApiError(409, "the game has started; seats can no longer change", "seats_locked")
+                agent = bot_agent(bot)
                 for row in room.seats:
                     if row.user_id is None and row.bot is None:
-                        row.bot = bot
+                        row.bot = agent
                 db.commit()
                 out = {"room": summary(db, room)}
             _from_thread(manager.room_changed, room_id)
@@ -320,30 +377,121 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 user = user_of(db, request)
                 room = room_of(db, room_id)
                 if room.owner_id != user.id:
-                    raise ApiError(403, "only the room's owner may start the game")
+                    raise ApiError(403, "only the room's owner may start the game", "not_owner", {"action": "start"})
                 if room.status == PLAYING:
-                    raise ApiError(409, "the game has already started")
+                    raise ApiError(409, "the game has already started", "already_started")
                 if room.status == FINISHED:
-                    raise ApiError(409, "this room's game is over; create a new room")
+                    raise ApiError(409, "this room's game is over; create a new room", "game_finished")
                 if room.status == DAMAGED:
                     raise ApiError(409, "this room's stored game is damaged and cannot be played; create a new room",
                                    "room_damaged")
                 empty = [r.seat for r in room.seats if r.user_id is None and r.bot is None]
                 if empty or len(room.seats) != 4:
                     raise ApiError(
-                        409, f"all four seats must be filled first (empty: {', '.join(map(str, empty))})"
+                        409, f"all four seats must be filled first (empty: {', '.join(map(str, empty))})",
+                        "seats_empty", {"empty": empty},
                     )
+                apply_default_clocks(room, settings)
                 room.status = PLAYING
                 db.commit()
-            try:
-                _from_thread(manager.start_game, room_id)
-            except Exception as e:  # noqa: BLE001 - put the room back so that it can be started again
-                with session_factory() as db:
-                    r = db.get(models.Room, room_id)
-                    if r is not None and not r.record:
-                        r.status = WAITING
-                        db.commit()
-                raise ApiError(409, f"the game could not start: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+            start_or_restore(room_id)
+            with session_factory() as db:
+                return {"room": summary(db, room_of(db, room_id))}
+        except ApiError as e:
+            return _error(e)
+
+    def start_or_restore(room_id: str) -> None:
+        """Start the live game of a room just set ``playing`` (from a handler's worker thread); on
+        failure put it back to ``waiting``.
+
+        Raises:
+            ApiError(409, start_failed): the game could not start.
+        """
+        try:
+            _from_thread(manager.start_game, room_id)
+        except Exception as e:  # noqa: BLE001 - put the room back so that it can be started again
+            with session_factory() as db:
+                r = db.get(models.Room, room_id)
+                if r is not None and not r.record:
+                    r.status = WAITING
+                    db.commit()
+            detail = str(e).splitlines()[0] if str(e) else type(e).__name__
+            raise ApiError(409, f"the game could not start: {detail}", "start_failed", {"detail": detail}) from None
+
+    def new_room(db: Any, owner_id: int, name: str, preset: str, options: dict[str, Any],
+                 seats: list[tuple[int | None, str | None]], default_clocks: bool = False) -> Any:
+        """A new ``waiting`` room row with its four seats (``(user_id, bot agent)`` each), flushed."""
+        room_id = secrets.token_urlsafe(6)
+        while db.get(models.Room, room_id) is not None:
+            room_id = secrets.token_urlsafe(6)
+        room = models.Room(id=room_id, name=name, preset=preset, options=options, owner_id=owner_id,
+                           status=WAITING, seed=None, record="", default_clocks=default_clocks)
+        db.add(room)
+        db.flush()
+        for s, (user_id, bot) in enumerate(seats):
+            db.add(models.RoomSeat(room_id=room_id, seat=s, user_id=user_id, bot=bot))
+        db.flush()
+        return room
+
+    @router.post("/api/rooms/{room_id}/again")
+    def play_again(room_id: str, request: Request) -> Any:
+        """Owner only, once the game is over: a new room with the same seats (people and bots), name
+        and rules, started at once; every connection of the old room is sent ``{"type": "moved",
+        "room": new_id}``. Pressing it again answers the same new room. Answers ``{room}`` (the new
+        room). 403 ``not_owner``, 409 ``game_not_over``."""
+        try:
+            _from_thread(_body, request)
+            with session_factory() as db:
+                user = user_of(db, request)
+                room = room_of(db, room_id)
+                if room.owner_id != user.id:
+                    raise ApiError(403, "only the room's owner may start another game", "not_owner",
+                                   {"action": "again"})
+                if room.status != FINISHED:
+                    raise ApiError(409, "play again is possible once the game is over", "game_not_over")
+                done = manager.next_room(room_id)
+                if done is not None and db.get(models.Room, done) is not None:
+                    return {"room": summary(db, room_of(db, done))}
+                rows = seat_rows(room)
+                seats = [(rows[s].user_id, rows[s].bot) if s in rows else (None, None) for s in range(4)]
+                if any(u is None and b is None for u, b in seats):
+                    raise ApiError(409, "a seat of the finished game is empty", "seats_empty",
+                                   {"empty": [s for s, (u, b) in enumerate(seats) if u is None and b is None]})
+                new = new_room(db, user.id, room.name, room.preset, dict(room.options or {}), seats,
+                               bool(getattr(room, "default_clocks", False)))
+                new.status = PLAYING
+                new_id = new.id
+                db.commit()
+            start_or_restore(new_id)
+            _from_thread(manager.moved_to, room_id, new_id)
+            with session_factory() as db:
+                return {"room": summary(db, room_of(db, new_id))}
+        except ApiError as e:
+            return _error(e)
+
+    @router.post("/api/quick")
+    def quick_game(request: Request) -> Any:
+        """A game against three bots at once: ``{difficulty?: "normal", preset?: "official"}`` (a guest
+        session is enough). Answers ``{room}``: a new started room, the caller in seat 0, three bots
+        of that difficulty, the preset's rules, no move clocks. 400 ``bad_difficulty``, ``bad_preset``."""
+        try:
+            body = _from_thread(_body, request)
+            with session_factory() as db:
+                user = user_of(db, request)
+                difficulty = body.get("difficulty", "normal")
+                if not isinstance(difficulty, str) or difficulty not in DIFFICULTY_AGENTS:
+                    shown = difficulty if isinstance(difficulty, str) and len(difficulty) <= 32 else None
+                    raise ApiError(400, f"difficulty must be one of: {', '.join(DIFFICULTIES)}", "bad_difficulty",
+                                   {"difficulty": shown, "valid": list(DIFFICULTIES)})
+                preset = body.get("preset", "official")
+                rules = build_rules(preset, None)
+                agent = DIFFICULTY_AGENTS[difficulty]
+                room = new_room(db, user.id, f"{user.name} vs bots", preset, rules.to_dict(),
+                                [(user.id, None), (None, agent), (None, agent), (None, agent)])
+                room.status = PLAYING
+                room_id = room.id
+                db.commit()
+            start_or_restore(room_id)
             with session_factory() as db:
                 return {"room": summary(db, room_of(db, room_id))}
         except ApiError as e:
@@ -378,7 +526,52 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         except ApiError as e:
             return _error(e)
 
+    @router.get("/api/config")
+    async def config() -> Any:
+        """What the UI needs to know about this server (docs/table-contract.md section 2)."""
+        from guandan.core.rules import PRESETS
+
+        return {
+            "public_url": manager.public_url,
+            "difficulties": list(DIFFICULTIES),
+            "default_difficulty": "normal" if "normal" in DIFFICULTIES else (DIFFICULTIES or (None,))[0],
+            "ready_timeout_s": manager.ready_timeout_s,
+            "timeouts_to_auto": manager.timeouts_to_auto,
+            "default_clocks": {"lead_s": _default_clock(settings, "lead"), "follow_s": _default_clock(settings, "follow")},
+            "presets": [{"name": n, "options": rs.to_dict()} for n, rs in PRESETS.items()],
+        }
+
     return router
+
+
+def _default_clock(settings: Any, which: str) -> float:
+    default = {"lead": 60.0, "follow": 30.0}[which]
+    return float(getattr(settings, f"default_clock_{which}_s", default))
+
+
+def apply_default_clocks(room: Any, settings: Any) -> bool:
+    """RULES.md R53 by default: a room created with ``clocks: "default"`` and no clock values gets
+    the default move clocks (``settings.default_clock_lead_s`` / ``_follow_s``, 60 s / 30 s) when
+    its game starts with more than one person; with one person (and bots) it has none.
+
+    Args:
+        room: a ``models.Room`` with its seats (its ``options`` are replaced when clocks are set).
+        settings: server settings (or ``None``: 60 s / 30 s).
+    Returns:
+        True when the clocks were set.
+    """
+    if not getattr(room, "default_clocks", False):
+        return False
+    people = sum(1 for r in room.seats if r.user_id is not None)
+    if people < 2:
+        return False
+    options = dict(room.options or {})
+    if options.get("clock_lead_s") is not None or options.get("clock_follow_s") is not None:
+        return False
+    options["clock_lead_s"] = _default_clock(settings, "lead")
+    options["clock_follow_s"] = _default_clock(settings, "follow")
+    room.options = options
+    return True
 
 
 __all__ = ["ApiError", "build_rules", "make_rooms_router"]

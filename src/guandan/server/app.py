@@ -2,7 +2,10 @@
 
 ``create_app(settings)`` migrates the database (Alembic ``upgrade head``), restores every game
 in progress from its stored record, and serves the single-page UI from the package's
-``static/`` directory for every page path.
+``static/`` directory for every page path. An unknown page path answers 404 with the same
+``index.html`` (the UI shows its own "page not found"); an unknown ``/api/`` path answers the JSON
+error ``not_found``. The API docs (``/api/docs``) work offline: the Swagger UI files come from the
+``swagger-ui-bundle`` package and are served under ``/api/docs-assets``.
 """
 
 from __future__ import annotations
@@ -10,10 +13,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import Any
 from contextlib import asynccontextmanager
+from pathlib import Path
 
-from fastapi import FastAPI
-from fastapi.responses import FileResponse
+from fastapi import FastAPI, Request
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import api_accounts
 from .api_rooms import make_rooms_router
@@ -50,7 +56,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await manager.shutdown()
             app.state.engine.dispose()
 
-    app = FastAPI(title="pyguandan", lifespan=lifespan, docs_url="/api/docs", openapi_url="/api/openapi.json")
+    docs_assets = _swagger_ui_dir()
+    app = FastAPI(title="pyguandan", lifespan=lifespan, openapi_url="/api/openapi.json",
+                  docs_url=None if docs_assets is not None else "/api/docs", redoc_url=None)
     session_factory = api_accounts.setup_storage(app, settings)
     manager = TableManager(session_factory, settings)
     manager.restore()
@@ -68,6 +76,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     for path in PAGES:
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+    if docs_assets is not None:
+        _offline_docs(app, docs_assets)
+    _not_found_page(app, index)
     return app
 
 
@@ -94,3 +105,47 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "ws_ping_timeout": settings.ws_ping_timeout_s,
         "server_header": False,
     }
+
+
+def _swagger_ui_dir() -> Path | None:
+    """The Swagger UI files of the ``swagger-ui-bundle`` package (``None`` when it is missing: the
+    docs then load Swagger UI from FastAPI's default CDN)."""
+    try:
+        from swagger_ui_bundle import swagger_ui_path
+    except ImportError:
+        return None
+    path = Path(str(swagger_ui_path))
+    return path if (path / "swagger-ui-bundle.js").is_file() else None
+
+
+def _offline_docs(app: FastAPI, assets: Path) -> None:
+    """``/api/docs`` with every file served by this server (no CDN): works with no Internet."""
+    app.mount("/api/docs-assets", StaticFiles(directory=str(assets)), name="docs-assets")
+
+    async def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/api/openapi.json",
+            title="pyguandan API",
+            swagger_js_url="/api/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/api/docs-assets/swagger-ui.css",
+            swagger_favicon_url="/static/favicon.svg",
+        )
+
+    app.add_api_route("/api/docs", docs, methods=["GET"], include_in_schema=False)
+
+
+def _not_found_page(app: FastAPI, index: Path) -> None:
+    """Unknown page paths (not ``/api/``, ``/static/``, ``/ws/``) answer 404 with the UI's
+    ``index.html``, which shows the app's own 404 page; everything else keeps the JSON errors."""
+    json_errors = app.exception_handlers[StarletteHTTPException]
+
+    async def handler(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        path = request.url.path
+        if exc.status_code == 404 and request.method in ("GET", "HEAD") \
+                and not path.startswith(("/api/", "/static/", "/ws/")) and path != "/api":
+            return FileResponse(index, status_code=404, media_type="text/html")
+        result = json_errors(request, exc)
+        return await result if hasattr(result, "__await__") else result  # type: ignore[no-any-return]
+
+    app.add_exception_handler(StarletteHTTPException, handler)

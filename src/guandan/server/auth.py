@@ -163,17 +163,20 @@ def validate_name(name: object, *, guest: bool = False) -> str:
         AuthError(400): the name breaks a rule (the message says which).
     """
     if not isinstance(name, str):
-        raise AuthError(400, "the name must be a string")
+        raise AuthError(400, "the name must be a string", "name_not_string")
     if len(name) > 4 * NAME_MAX:
-        raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters")
+        raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters", "name_length",
+                        {"min": NAME_MIN, "max": NAME_MAX})
     _check_text(name, "name")
     name = normalize_name(name)
     if len(name) < NAME_MIN or len(name) > NAME_MAX:
-        raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters")
+        raise AuthError(400, f"the name must have {NAME_MIN} to {NAME_MAX} characters", "name_length",
+                        {"min": NAME_MIN, "max": NAME_MAX})
     if not _NAME_RE.fullmatch(name):
-        raise AuthError(400, "the name may only use letters, digits, _ and - (or CJK characters)")
+        raise AuthError(400, "the name may only use letters, digits, _ and - (or CJK characters)", "name_chars")
     if not guest and name.lower().startswith(GUEST_PREFIX):
-        raise AuthError(400, f"names starting with {GUEST_PREFIX!r} are reserved for guests")
+        raise AuthError(400, f"names starting with {GUEST_PREFIX!r} are reserved for guests", "name_reserved",
+                        {"prefix": GUEST_PREFIX})
     return name
 
 
@@ -184,12 +187,14 @@ def validate_password(password: object) -> str:
         AuthError(400): not a string, shorter than 6 or longer than 128 characters.
     """
     if not isinstance(password, str):
-        raise AuthError(400, "the password must be a string")
+        raise AuthError(400, "the password must be a string", "password_not_string")
     _check_text(password, "password")
     if len(password) < PASSWORD_MIN:
-        raise AuthError(400, f"the password must have at least {PASSWORD_MIN} characters")
+        raise AuthError(400, f"the password must have at least {PASSWORD_MIN} characters", "password_short",
+                        {"min": PASSWORD_MIN})
     if len(password) > PASSWORD_MAX:
-        raise AuthError(400, f"the password must have at most {PASSWORD_MAX} characters")
+        raise AuthError(400, f"the password must have at most {PASSWORD_MAX} characters", "password_long",
+                        {"max": PASSWORD_MAX})
     return password
 
 
@@ -212,14 +217,14 @@ def register(db: Session, name: object, password: object) -> User:
     password = validate_password(password)
     password_hash = hash_password(password)  # before any query: no connection is held while hashing
     if find_user(db, name) is not None:
-        raise AuthError(409, f"the name {name!r} is already taken")
+        raise AuthError(409, f"the name {name!r} is already taken", "name_taken", {"name": name})
     user = User(name=name, password_hash=password_hash, is_guest=False)
     db.add(user)
     try:
         with db.begin_nested():
             db.flush()
     except IntegrityError:  # lost a race with another registration of the same name
-        raise AuthError(409, f"the name {name!r} is already taken") from None
+        raise AuthError(409, f"the name {name!r} is already taken", "name_taken", {"name": name}) from None
     return user
 
 
@@ -231,16 +236,16 @@ def authenticate(db: Session, name: object, password: object) -> User:
         AuthError(401): unknown name, a guest account, or a wrong password (the message does not say which).
     """
     if not isinstance(name, str) or not isinstance(password, str) or not name or not password:
-        raise AuthError(400, "give a name and a password")
+        raise AuthError(400, "give a name and a password", "credentials_missing")
     if len(name) > 4 * NAME_MAX or len(password) > PASSWORD_MAX:
-        raise AuthError(401, "wrong name or password")
+        raise AuthError(401, "wrong name or password", "wrong_credentials")
     _check_text(name, "name")
     _check_text(password, "password")
     user = find_user(db, name)
     hashed = user.password_hash if user is not None and not user.is_guest else None
     db.commit()  # ends the read: the connection goes back to the pool before the slow check
     if not verify_password(hashed, password) or user is None:
-        raise AuthError(401, "wrong name or password")
+        raise AuthError(401, "wrong name or password", "wrong_credentials")
     if _hasher.check_needs_rehash(user.password_hash or ""):
         user.password_hash = hash_password(password)
     return user
@@ -359,7 +364,7 @@ def require_user(user: Annotated[User | None, Depends(current_user)]) -> User:
         HTTPException(401): no valid session (the error handler answers ``{"error": "log in first"}``).
     """
     if user is None:
-        raise HTTPException(status_code=401, detail="log in first")
+        raise HTTPException(status_code=401, detail={"message": "log in first", "code": "login_required", "params": {}})
     return user
 
 
@@ -427,7 +432,7 @@ class LoginLimiter:
             if len(q) >= limit:
                 wait = int(q[0] + self.window_s - now) + 1
                 raise AuthError(429, f"too many failed logins; try again in {wait} s", "too_many_logins",
-                                {"retry_after_s": wait})
+                                {"wait_s": wait})
 
     def _count(self, client: str, name: str, now: float) -> None:
         if len(self._fails) > 100_000:  # bound memory under a flood of distinct keys
@@ -440,7 +445,7 @@ class LoginLimiter:
         the password; :meth:`succeeded` takes it back after a good password).
 
         Raises:
-            AuthError(429, code ``too_many_logins``, params ``retry_after_s``): a limit is reached.
+            AuthError(429, code ``too_many_logins``, params ``wait_s``): a limit is reached.
         """
         now = time.monotonic() if now is None else now
         with self._lock:
@@ -495,7 +500,7 @@ class RateLimiter:
         """Count one event for ``key``.
 
         Raises:
-            AuthError(429, code ``rate_limited``, params ``retry_after_s``): over the limit.
+            AuthError(429, code ``rate_limited``, params ``wait_s``): over the limit.
         """
         now = time.monotonic() if now is None else now
         with self._lock:
@@ -507,5 +512,5 @@ class RateLimiter:
             if len(q) >= self.limit:
                 wait = int(q[0] + self.window_s - now) + 1
                 raise AuthError(429, f"too many {self.what} from this address; try again in {wait} s",
-                                "rate_limited", {"retry_after_s": wait})
+                                "rate_limited", {"wait_s": wait})
             q.append(now)

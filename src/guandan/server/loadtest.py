@@ -187,7 +187,7 @@ async def _table(i: int, url: str, deals: int, shared: _Shared, rng: random.Rand
             raise LoadTestError(f"table {i}: creating the room failed: {r.text[:200]}")
         room_id = r.json()["room"]["id"]
         shared.rooms.append((room_id, token))
-        r = await http.post(f"/api/rooms/{room_id}/bots", json={"bot": "heuristic"}, headers=headers)
+        r = await http.post(f"/api/rooms/{room_id}/bots", json={"bot": "normal"}, headers=headers)
         if r.status_code != 200:
             raise LoadTestError(f"table {i}: adding bots failed: {r.text[:200]}")
     async with connect(f"{ws_url}/ws/rooms/{room_id}", additional_headers={"Cookie": f"gd_session={token}"},
@@ -216,6 +216,8 @@ async def _table(i: int, url: str, deals: int, shared: _Shared, rng: random.Rand
                 deals_done += 1
                 if deals_done >= deals:
                     break
+                # the table pauses between deals until its people are ready (contract section 6)
+                await ws.send(json.dumps({"type": "ready"}))
             elif t == "game_over":
                 break
             elif t == "error":

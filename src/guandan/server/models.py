@@ -27,6 +27,7 @@ from sqlalchemy import (
     MetaData,
     String,
     Text,
+    false,
     func,
 )
 from sqlalchemy.engine import Dialect
@@ -162,6 +163,8 @@ class Room(Base):
     record: Mapped[str] = mapped_column(Text, nullable=False, default="")
     created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow, onupdate=utcnow)
+    #: the R53 default clocks (60 s / 30 s) apply if the game starts with more than one person
+    default_clocks: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
 
     owner: Mapped[User | None] = relationship()
     seats: Mapped[list[RoomSeat]] = relationship(

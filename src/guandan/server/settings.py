@@ -37,6 +37,15 @@ class Settings:
         db_timeout_s: seconds a request waits for a database connection before a 503 ``database_busy``.
         registrations_per_hour: accounts one client address may register per hour (0: no limit).
         guests_per_hour: guest accounts one client address may create per hour (0: no limit).
+        public_url: the address people use to reach the server (``"http://192.168.1.20:8000"``,
+            no trailing slash), sent to the UI for invite links; ``None``: the UI uses the address
+            the browser used. Default: ``GUANDAN_PUBLIC_URL`` or ``None``.
+        ready_timeout_s: seconds the table waits between deals for every person to press "next"
+            before it starts the next deal anyway.
+        timeouts_to_auto: consecutive move-clock timeouts of one seat that turn 托管 on (each
+            timeout before that plays one move for the seat).
+        default_clock_lead_s, default_clock_follow_s: move clocks (seconds) given by default to a
+            room that starts with more than one person (RULES.md R53: 60 s lead, 30 s follow).
     """
 
     db_url: str = field(default_factory=lambda: os.environ.get("GUANDAN_DATABASE_URL", DEFAULT_DB_URL))
@@ -55,3 +64,8 @@ class Settings:
     db_timeout_s: float = 5.0
     registrations_per_hour: int = 20
     guests_per_hour: int = 120
+    public_url: str | None = field(default_factory=lambda: os.environ.get("GUANDAN_PUBLIC_URL") or None)
+    ready_timeout_s: float = 20.0
+    timeouts_to_auto: int = 2
+    default_clock_lead_s: float = 60.0
+    default_clock_follow_s: float = 30.0

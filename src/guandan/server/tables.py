@@ -14,10 +14,17 @@ and a server restart loses nothing.
 Bots and clocks: a seat with a ``bot`` acts through :func:`guandan.agents.base.make_agent` after
 ``settings.bot_delay_s`` seconds. A person's move clock is ``clock_lead_s`` when leading (and for
 tribute and return) and ``clock_follow_s`` when following (RULES.md R53, AMB-25; room options of the
-same names). When the clock runs out, or when it is the person's turn and none of their tabs has
-been connected for ``away_grace_s`` seconds (a page reload or a server restart is not an absence),
-the heuristic bot plays for the seat (托管, ``auto[seat] = True``) until the person acts again,
-reconnects or turns it off.
+same names). When the clock runs out the heuristic bot plays that one move (notice
+``timeout_move``); ``settings.timeouts_to_auto`` (2) consecutive timeouts turn 托管 on
+(``auto[seat] = True``, reason ``timeouts``) until the person acts or turns it off. When it is the
+person's turn and none of their tabs has been connected for ``away_grace_s`` seconds (a page reload
+or a server restart is not an absence) the bot plays for the seat (reason ``away``) until a tab is
+back. Otherwise ``auto`` changes only by the person's ``auto`` message (docs/table-contract.md
+section 5).
+
+Between deals: after every deal that does not end the game the table sends ``deal_result`` (with
+the hands left) and pauses (``between``) until every person is ready or
+``settings.ready_timeout_s`` passed (section 6).
 
 Redaction (DESIGN.md section 2, RULES.md R32, R50): a seated connection only ever receives
 :func:`guandan.core.views.seat_view` of its own seat (plus the public extra keys below), spectators
@@ -41,13 +48,14 @@ from dataclasses import dataclass
 from datetime import UTC
 from typing import Any
 
-from guandan.agents.base import Agent, make_agent
-from guandan.core.cards import card_text, wild_face
+from guandan.agents.base import AGENT_NAMES, Agent, make_agent
+from guandan.core.cards import card_text, faces_of, rank_char, wild_face
 from guandan.core.deal import PLAY
 from guandan.core.errors import IllegalAction
 from guandan.core.match import Game, action_to_json
 from guandan.core.plays import PlayT
 from guandan.core.rules import RuleSet
+from guandan.core.scoring import anhui_title
 from guandan.core.views import seat_view
 from guandan.records import dumps, record_header, replay_lines
 
@@ -58,8 +66,51 @@ WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 #: Status of a room whose stored game cannot be restored (a record that is not UTF-8 or does not
 #: replay): listed and shown, never played; the other rooms restore normally.
 DAMAGED = "damaged"
-#: Bots a seat may hold.
-BOT_NAMES = ("heuristic", "random")
+#: Bot difficulties and the agents (``guandan.agents.AGENT_NAMES``) that can play each, best first.
+DIFFICULTY_CANDIDATES: dict[str, tuple[str, ...]] = {
+    "easy": ("easy",),
+    "normal": ("normal", "heuristic"),
+    "hard": ("hard",),
+    "expert": ("expert",),
+}
+#: The one table from a difficulty offered to players to the agent that plays it: only the
+#: difficulties whose agent exists in this installation (today ``{"normal": "heuristic"}``).
+DIFFICULTY_AGENTS: dict[str, str] = {
+    d: next(a for a in cands if a in AGENT_NAMES)
+    for d, cands in DIFFICULTY_CANDIDATES.items()
+    if any(a in AGENT_NAMES for a in cands)
+}
+#: Difficulties offered to players (``easy``, ``normal``, ``hard``, ``expert`` where available).
+DIFFICULTIES: tuple[str, ...] = tuple(DIFFICULTY_AGENTS)
+#: Bot names accepted by the bots API: the difficulties, plus the old agent names ``heuristic``
+#: (= ``normal``) and ``random`` (the uniform random bot, for tests).
+BOT_NAMES: tuple[str, ...] = DIFFICULTIES + tuple(n for n in ("heuristic", "random") if n not in DIFFICULTIES)
+#: Result codes in words (RULES.md AMB-23): 1-2 双下, 1-3 单下, 1-4 平下.
+RESULT_CODES = {"1-2": "double_down", "1-3": "single_down", "1-4": "flat_down"}
+
+
+def bot_agent(bot: str) -> str:
+    """The agent name stored for a seat given a bot name of the API (a difficulty or an agent).
+
+    Raises:
+        ValueError: neither a difficulty offered here nor a known agent.
+    """
+    if bot in DIFFICULTY_AGENTS:
+        return DIFFICULTY_AGENTS[bot]
+    if bot in AGENT_NAMES:
+        return bot
+    raise ValueError(f"unknown bot {bot!r}; valid: {', '.join(BOT_NAMES)}")
+
+
+def bot_difficulty(agent: str | None) -> str | None:
+    """The difficulty shown for a stored bot (agent) name: ``normal`` for ``heuristic``, the name
+    itself for an agent that is a difficulty, ``random`` for the test bot; ``None`` for no bot."""
+    if agent is None:
+        return None
+    for d, cands in DIFFICULTY_CANDIDATES.items():
+        if agent in cands:
+            return d
+    return agent
 #: Largest number of frames queued for one connection before it is closed as too slow.
 MAX_QUEUE = 2000
 
@@ -100,6 +151,12 @@ class RoomInfo:
     seed: int
     seats: list[SeatInfo]
     record: str = ""
+    #: the R53 default clocks apply when the game starts with more than one person (set at creation)
+    default_clocks: bool = False
+    #: ``Settings.public_url`` (for the UI's invite link), set by the server
+    public_url: str | None = None
+    #: the room created by "play again", once there is one
+    next_room: str | None = None
 
     @property
     def rules(self) -> RuleSet:
@@ -121,27 +178,47 @@ class RoomInfo:
         return None
 
     def player_names(self) -> list[str]:
-        """Four names for a game record: the person's name, the bot's name, or ``seatN``."""
-        return [s.name or s.bot or f"seat{s.seat}" for s in self.seats]
+        """Four names for a game record: the person's name, ``bot:<difficulty>``, or ``seatN``."""
+        return [s.name or (f"bot:{bot_difficulty(s.bot)}" if s.bot else f"seat{s.seat}") for s in self.seats]
+
+    def overrides(self) -> dict[str, Any]:
+        """The rule options that differ from the room's preset (RULES.md section P), clocks excluded:
+        what the UI spells out ("打到 8"). Unknown presets compare with ``official``."""
+        try:
+            base = RuleSet.preset(self.preset).to_dict()
+        except Exception:  # noqa: BLE001 - a custom or unknown preset name
+            base = RuleSet().to_dict()
+        return {
+            k: v for k, v in self.options.items()
+            if k not in ("clock_lead_s", "clock_follow_s") and base.get(k, object()) != v
+        }
 
     def summary(self, connected: Iterable[bool] = (False,) * 4) -> dict[str, Any]:
-        """The contract's ``room`` object: id, name, preset, options, status, owner, seats
-        (``{seat, user, bot, connected}``), ``invite_url`` and ``clocks`` (seconds or null)."""
+        """The contract's ``room`` object (docs/table-contract.md section 1): id, name, preset,
+        options, ``overrides``, status, owner, seats (``{seat, kind, user, bot, difficulty,
+        connected}``, ``bot`` being the difficulty), ``invite_url`` (a path), ``public_url``,
+        ``clocks`` (seconds or null, and ``default``) and ``next_room``."""
         conn = list(connected)
         lead, follow = self.clocks
+        seats = []
+        for s in self.seats:
+            diff = bot_difficulty(s.bot)
+            kind = "person" if s.user_id is not None else "bot" if s.bot is not None else "empty"
+            seats.append({"seat": s.seat, "kind": kind, "user": s.name, "bot": diff, "difficulty": diff,
+                          "connected": bool(conn[s.seat])})
         return {
             "id": self.id,
             "name": self.name,
             "preset": self.preset,
             "options": self.options,
+            "overrides": self.overrides(),
             "status": self.status,
             "owner": self.owner,
-            "seats": [
-                {"seat": s.seat, "user": s.name, "bot": s.bot, "connected": bool(conn[s.seat])}
-                for s in self.seats
-            ],
+            "seats": seats,
             "invite_url": f"/room/{self.id}",
-            "clocks": {"lead_s": lead, "follow_s": follow},
+            "public_url": self.public_url,
+            "clocks": {"lead_s": lead, "follow_s": follow, "default": bool(self.default_clocks)},
+            "next_room": self.next_room,
         }
 
 
@@ -198,6 +275,21 @@ class RoomStore:
             # a Core statement built once: the ORM path costs more than SQLite itself here
             db.connection().execute(_save_statement(), {"b_id": room_id, "b_record": record, "b_status": status, "b_ts": models.utcnow()})
             db.commit()
+
+    def game_id_of(self, room_id: str) -> int | None:
+        """The id of the stored game played in ``room_id`` (the latest), or ``None``."""
+        from sqlalchemy import select
+
+        from . import models
+
+        try:
+            with self.session_factory() as db:
+                return db.scalars(
+                    select(models.GameRow.id).where(models.GameRow.room_id == room_id).order_by(models.GameRow.id.desc())
+                ).first()
+        except Exception:  # noqa: BLE001 - only used for a link
+            log.exception("room %s: looking up its game failed", room_id)
+            return None
 
     def finish(self, info: RoomInfo, record: str, winner_team: int | None) -> int | None:
         """Mark the room finished and store the game (``api_accounts.record_finished_game``).
@@ -274,6 +366,7 @@ def room_info(db: Any, room: Any) -> RoomInfo:
         seed=int(room.seed or 0),
         seats=seats,
         record="" if "record" in _unloaded(room) else (room.record or ""),
+        default_clocks=bool(getattr(room, "default_clocks", False)),
     )
 
 
@@ -412,6 +505,108 @@ def view_for(game: Game, seat: int | None, names: list[str]) -> dict[str, Any]:
     return v
 
 
+def received_cards(tribute_events: Iterable[dict[str, Any]], seat: int | None) -> list[str]:
+    """Cards ``seat`` received this deal as tribute (``tribute_paid``) or return
+    (``returns_revealed``), from the deal's public tribute events (R44-R50); ``[]`` for spectators."""
+    if seat is None:
+        return []
+    out: list[str] = []
+    for ev in tribute_events:
+        if ev.get("type") == "tribute_paid":
+            out += [card for _payer, receiver, card in ev["tributes"] if receiver == seat]
+        elif ev.get("type") == "returns_revealed":
+            out += [card for _giver, to, card in ev["returns"] if to == seat]
+    return out
+
+
+# -- deal results ----------------------------------------------------------------------------------
+
+
+def deal_result_frame(ev: dict[str, Any], ended: Any, game_number: int, deal_number: int,
+                      levels_before: list[int], points_before: list[int]) -> dict[str, Any]:
+    """The ``deal_result`` frame (docs/table-contract.md section 4) of one ``deal_end`` event.
+
+    Args:
+        ev: the record's ``deal_end`` event (every key is kept: finish_order, result, winner_team,
+            upgrade, levels, passed, failed, demoted, a_fails, and points/points_total under
+            ``points``).
+        ended: the :class:`~guandan.core.deal.Deal` that ended (its hands are the cards left).
+        game_number, deal_number: the deal's position; levels_before: team levels (rank indexes)
+            before it; points_before: Anhui points per seat before it.
+    Returns:
+        The frame, adding ``game``, ``deal``, ``level``, ``result_code`` (1-2 ``double_down`` 双下,
+        1-3 ``single_down`` 单下, 1-4 ``flat_down`` 平下; RULES.md R35, AMB-23),
+        ``levels_before``, ``hands_left`` (亮牌: every seat's cards at the end, card text) and, under
+        ``points``, ``titles_before``/``titles`` (Anhui titles, RULES.md 2.1).
+    """
+    frame: dict[str, Any] = {**ev, "type": "deal_result"}
+    frame.update(
+        game=game_number,
+        deal=deal_number,
+        level=rank_char(ended.level),
+        result_code=RESULT_CODES.get(ev["result"], ev["result"]),
+        levels_before=[rank_char(x) for x in levels_before],
+        hands_left=[[card_text(f) for f in faces_of(ended.hands[s])] for s in range(4)],
+    )
+    if "points_total" in ev:
+        frame["titles_before"] = [anhui_title(p) for p in points_before]
+        frame["titles"] = [anhui_title(p) for p in ev["points_total"]]
+    return frame
+
+
+def game_summary(game: Game) -> dict[str, Any]:
+    """The ``summary`` of the ``game_over`` frame (contract section 8): ``deals`` played, final team
+    ``levels``, and one entry per deal (``deal``, ``level``, ``finish_order``, ``result``,
+    ``result_code``, ``winner_team``, ``upgrade``, ``levels``); ``points_total`` and ``titles``
+    under ``points``."""
+    results: list[dict[str, Any]] = []
+    deal_no, level = 0, None
+    for ev in game.events:
+        if ev["type"] == "deal":
+            deal_no, level = ev["deal"], ev["level"]
+        elif ev["type"] == "deal_end":
+            results.append({
+                "deal": deal_no, "level": level, "finish_order": ev["finish_order"], "result": ev["result"],
+                "result_code": RESULT_CODES.get(ev["result"], ev["result"]), "winner_team": ev["winner_team"],
+                "upgrade": ev["upgrade"], "levels": ev["levels"],
+            })
+    out: dict[str, Any] = {"deals": len(results), "levels": [rank_char(x) for x in game.score.levels],
+                           "results": results}
+    if game.rules.points:
+        out["points_total"] = list(game.score.points)
+        out["titles"] = [anhui_title(p) for p in game.score.points]
+    return out
+
+
+def rebuild_deal_result(lines: list[str], end_index: int) -> dict[str, Any] | None:
+    """The ``deal_result`` frame of the ``deal_end`` event at ``end_index`` of a record's events,
+    rebuilt by replaying the record up to the deal's last action (after a server restart).
+
+    Args:
+        lines: the record's lines (header first). end_index: index of the ``deal_end`` event in the
+            events (line ``end_index + 1``).
+    Returns:
+        The frame, or ``None`` when the record cannot be replayed that far.
+    """
+    from guandan.core.match import action_from_json
+
+    events = [json.loads(ln) for ln in lines[1:end_index + 2]]
+    last = max((i for i, ev in enumerate(events[:end_index]) if ev["type"] == "action"), default=None)
+    if last is None:
+        return None
+    try:
+        game = replay_lines(lines[: last + 1]).game
+        ended = game.deal
+        before = (game.game_number, game.deal_number, list(game.score.levels), list(game.score.points))
+        n0 = len(game.events)
+        game.apply(action_from_json(events[last]["action"]), events[last]["seat"])
+        ev = next(e for e in game.events[n0:] if e["type"] == "deal_end")
+    except Exception:  # noqa: BLE001 - a record that cannot be replayed: no result screen
+        log.exception("cannot rebuild the deal result")
+        return None
+    return deal_result_frame(ev, ended, *before)
+
+
 # -- tables ----------------------------------------------------------------------------------------
 
 
@@ -427,6 +622,12 @@ class Table:
         deadline: ``(seat, epoch seconds)`` of the running move clock, or ``None``.
         seq: number of actions applied since the table was created or restored.
         game_id: the stored game's id once the game is over.
+        auto_reason: per seat, why ``auto`` is on: ``player`` (its own choice), ``timeouts``
+            (``timeouts_to_auto`` consecutive clock timeouts) or ``away`` (no open connection).
+        timeouts: per seat, consecutive move-clock timeouts (reset by any action of the person).
+        between: ``None`` during a deal; after a deal that did not end the game, the pause before
+            the next one: ``{"deal", "pressed": [bool]*4, "deadline": epoch s, "result": frame}``.
+        final: the ``game_over`` frame's content once the game is over.
     """
 
     def __init__(self, manager: TableManager, info: RoomInfo) -> None:
@@ -446,6 +647,14 @@ class Table:
         self._plan: tuple[Any, ...] | None = None
         self._agents: dict[tuple[int, str], Agent] = {}
         self._closed = False
+        self.auto_reason: list[str | None] = [None] * 4
+        self.timeouts = [0] * 4
+        #: moves the bot made for each person's seat while 托管 was on, and in which deals
+        self.bot_moves = [0] * 4
+        self.bot_deals: list[set[tuple[int, int]]] = [set() for _ in range(4)]
+        self.between: dict[str, Any] | None = None
+        self.final: dict[str, Any] | None = None
+        info.public_url = manager.public_url
 
     # -- queries ---------------------------------------------------------------------------
     @property
@@ -482,7 +691,7 @@ class Table:
 
     def clock_frame(self) -> dict[str, Any]:
         """``{"seat": seat to act | None, "deadline_ms": epoch ms | None}``."""
-        if self.game is None or self.game.over:
+        if self.game is None or self.game.over or self.between is not None:
             return {"seat": None, "deadline_ms": None}
         seat = self.game.to_act()
         if self.deadline is not None and self.deadline[0] == seat:
@@ -493,8 +702,12 @@ class Table:
         """The ``state`` frame for ``seat`` (``None``: spectator). ``view`` is ``None`` while the
         room waits for its game; ``seq`` counts the events of the game so far; ``room`` may pass
         the room summary when it was already built."""
-        names = [s.name or (f"bot:{s.bot}" if s.bot else "") for s in self.info.seats]
+        names = [s.name or (f"bot:{bot_difficulty(s.bot)}" if s.bot else "") for s in self.info.seats]
         view = None if self.game is None else view_for(self.game, seat, names)
+        if view is not None:
+            view["received"] = received_cards(view["tribute_events"], seat)
+        if view is not None and self.between is not None:
+            view["legal_actions"] = []  # nothing can be played before the next deal starts
         return {
             "type": "state",
             "role": "spectator" if seat is None else "seat",
@@ -503,8 +716,34 @@ class Table:
             "view": view,
             "clock": self.clock_frame(),
             "auto": list(self.auto),
+            "auto_reason": list(self.auto_reason),
+            "timeouts": list(self.timeouts),
+            "between": self.between_frame(),
+            "final": self.final,
             "seq": 0 if self.game is None else len(self.game.events),
         }
+
+    def between_frame(self) -> dict[str, Any] | None:
+        """The state frame's ``between`` (docs/table-contract.md section 3), or ``None`` during a deal."""
+        b = self.between
+        if b is None:
+            return None
+        return {"deal": b["deal"], "ready": self.ready_flags(), "deadline_ms": int(b["deadline"] * 1000),
+                "result": b["result"]}
+
+    def ready_flags(self) -> list[bool]:
+        """Between deals, per seat: ready for the next deal. Bots and seats in 托管 (including a person
+        the bot covered while away) are always ready; a person once they sent ``ready``. A person who
+        closed the page is not: the ready timeout starts the next deal (a server shutting down
+        closes every page, and a restart must still find the pause)."""
+        pressed = self.between["pressed"] if self.between is not None else [False] * 4
+        return [bool(pressed[s]) or self.info.seats[s].bot is not None or self.auto[s] for s in range(4)]
+
+    def notice(self, code: str, **params: Any) -> None:
+        """Send every connection ``{"type": "notice", "code", "params"}`` (contract section 5)."""
+        frame = {"type": "notice", "code": code, "params": params}
+        for c in list(self.conns):
+            c.send(frame)
 
     def _broadcast(self, frames: list[dict[str, Any]] | None = None) -> None:
         """Send ``frames`` (common to everyone) then each connection's own state frame."""
@@ -547,6 +786,7 @@ class Table:
         self.game = result.game
         self._lines = []
         self._sync_lines()
+        self._restore_pause(lines)
 
     def shutdown(self) -> None:
         """Stop timers and refuse further changes (server shutdown); connections are closed."""
@@ -562,10 +802,13 @@ class Table:
         async with self.lock:
             self.conns.add(conn)
             s = self.seat_of(conn)
-            if s is not None and self.auto[s] and self.game is not None and not self.game.over:
-                self.auto[s] = False
+            report = None
+            if s is not None and self.auto_reason[s] == "away" and self.game is not None and not self.game.over:
+                report = self._end_auto(s, notify=False)  # 托管 caused by absence ends when the person is back
             self._schedule()
             self._broadcast()
+            if report is not None:  # after the state, so that a new connection gets its state first
+                self.notice("bot_played", **report)
 
     async def disconnect(self, conn: Conn) -> None:
         """Forget ``conn``; if it was the seat's last tab and the seat is to act, the bot plays for it."""
@@ -584,11 +827,13 @@ class Table:
             self.info.seats = info.seats
             self.info.status = info.status
             self.info.options = info.options
+            self.info.default_clocks = info.default_clocks
             self._broadcast()
 
     async def begin(self, info: RoomInfo) -> None:
         """Start the room's game (called once the room has four filled seats)."""
         async with self.lock:
+            info.public_url = self.manager.public_url
             self.info = info
             if self.game is None:
                 self.start_game()
@@ -670,6 +915,7 @@ class Table:
                 raise IllegalAction("game_over", "the game is over")
             if self.game.to_act() != seat:
                 raise IllegalAction("not_your_turn", f"it is seat {self.game.to_act()}'s turn, not seat {seat}'s")
+            self.timeouts[seat] = 0
             return self._agent(seat, "heuristic").act(seat_view(self.game, seat))
 
     async def abandon(self) -> None:
@@ -692,24 +938,78 @@ class Table:
             self._broadcast()
             self.manager.writer.finish(self, self.record_text(), None)
 
+    async def hints(self, conn: Conn) -> list[PlayT]:
+        """Every sensible play for the person's seat, weakest first, bombs last
+        (:func:`guandan.server.hints.hint_actions`; contract section 11). ``[]`` when following
+        and no play beats the table.
+
+        Raises:
+            IllegalAction: not seated, not started, game over, between deals, not the seat's turn.
+        """
+        from .hints import hint_actions
+
+        async with self.lock:
+            seat = self._person_seat(conn)
+            game = self.game
+            assert game is not None
+            if game.to_act() != seat:
+                raise IllegalAction("not_your_turn", f"it is seat {game.to_act()}'s turn, not seat {seat}'s")
+            self.timeouts[seat] = 0
+            # computed on the event loop (about 1-15 ms): the bot's decomposition cache is not
+            # thread-safe, and the bots use it on this thread
+            return hint_actions(seat_view(game, seat), game.rules.full_house_joker_pair)
+
     async def set_auto(self, conn: Conn, on: bool) -> None:
-        """Turn 托管 on or off for the person's seat (raises ``IllegalAction`` when not seated)."""
+        """托管 by the person's choice: on (reason ``player``, notice ``auto_on``) or off (notice
+        ``bot_played`` when the bot moved meanwhile); either resets the count of timeouts.
+
+        Raises:
+            IllegalAction: ``not_seated`` (spectators), ``game_over``.
+        """
         async with self.lock:
             seat = self.seat_of(conn)
             if seat is None:
                 raise IllegalAction("not_seated", "spectators have no seat to hand to the bot")
             if self.game is not None and self.game.over:
                 raise IllegalAction("game_over", "the game is over")
-            self.auto[seat] = bool(on)
+            self.timeouts[seat] = 0
+            if on:
+                self._auto_on(seat, "player")
+                self.auto_reason[seat] = "player"
+            elif self.auto[seat]:
+                self._end_auto(seat)
             self._schedule()
             self._broadcast()
 
     def _take_back(self, seat: int) -> None:
-        """The person acts again: the bot stops playing for the seat (托管 off)."""
+        """The person acts again: the bot stops playing for the seat (托管 off), and the count of
+        consecutive clock timeouts starts again from 0."""
+        self.timeouts[seat] = 0
         if self.auto[seat]:
-            self.auto[seat] = False
+            self._end_auto(seat)
             self._schedule()
             self._broadcast()
+
+    def _end_auto(self, seat: int, notify: bool = True) -> dict[str, int] | None:
+        """托管 off for ``seat``; when the bot made moves for it meanwhile, every connection gets the
+        notice ``bot_played`` (``{seat, moves, deals}``; returned instead when ``notify`` is False)."""
+        self.auto[seat] = False
+        self.auto_reason[seat] = None
+        report = None
+        if self.bot_moves[seat]:
+            report = {"seat": seat, "moves": self.bot_moves[seat], "deals": len(self.bot_deals[seat])}
+            if notify:
+                self.notice("bot_played", **report)
+        self.bot_moves[seat] = 0
+        self.bot_deals[seat] = set()
+        return report
+
+    def _auto_on(self, seat: int, reason: str) -> None:
+        """托管 on for ``seat`` (``player``, ``timeouts`` or ``away``) and the notice ``auto_on``."""
+        if not self.auto[seat]:
+            self.auto[seat] = True
+            self.auto_reason[seat] = reason
+            self.notice("auto_on", seat=seat, reason=reason)
 
     def _person_seat(self, conn: Conn) -> int:
         seat = self.seat_of(conn)
@@ -721,6 +1021,10 @@ class Table:
             raise IllegalAction("game_over", "the game has ended")
         if self.game.over:
             raise IllegalAction("game_over", "the game is over")
+        if self.between is not None:
+            err = IllegalAction("between_deals", "the next deal has not started yet")
+            err.params = {"deadline_ms": int(self.between["deadline"] * 1000)}  # type: ignore[attr-defined]
+            raise err
         return seat
 
     # -- internals (lock held) -------------------------------------------------------------
@@ -732,29 +1036,105 @@ class Table:
             self._agents[key] = make_agent(name, base * 8 + seat * 2 + (name == "heuristic"))
         return self._agents[key]
 
+    def _seat_agent(self, seat: int) -> str:
+        """The agent that plays bot seat ``seat`` (its stored name; a difficulty is mapped through
+        :data:`DIFFICULTY_AGENTS`; an agent missing from this installation falls back to ``normal``)."""
+        bot = self.info.seats[seat].bot or "heuristic"
+        try:
+            return bot_agent(bot)
+        except ValueError:
+            log.warning("room %s: bot %r is not installed; seat %d is played by the normal bot", self.id, bot, seat)
+            return DIFFICULTY_AGENTS.get("normal", "heuristic")
+
     def _apply(self, seat: int, act: PlayT) -> None:
         game = self.game
         assert game is not None
         n0 = len(game.events)
+        # what the deal-result frame needs from the deal before it is replaced by the next one
+        ended = game.deal
+        before = (game.game_number, game.deal_number, list(game.score.levels), list(game.score.points))
         game.apply_unchecked(act)
         self.seq += 1
         new = game.events[n0:]
         frames: list[dict[str, Any]] = []
         for ev in new:
             if ev["type"] == "deal_end":
-                frames.append({**ev, "type": "deal_result"})
+                frames.append(deal_result_frame(ev, ended, *before))
         record = self.record_text()
         if game.over:
             self.info.status = FINISHED
             winner = game.winner if game.winner is not None else 0
+            self.final = {"winner_team": winner, "game_id": None, "summary": game_summary(game)}
             self._schedule()
             self._broadcast(frames)
             # stored off the event loop after the pending saves; then game_over (with the game id)
             self.manager.writer.finish(self, record, winner)
             return
+        if frames:
+            # the table pauses until every person is ready (or the ready timeout): contract section 6
+            result = {k: v for k, v in frames[-1].items() if k != "type"}
+            self._pause(result)
         self._save(record, PLAYING)
         self._schedule()
         self._broadcast(frames)
+
+    def _pause(self, result: dict[str, Any]) -> None:
+        """Start the pause between deals after the deal of ``result`` (a deal-result frame's content)."""
+        self.between = {
+            "deal": result["deal"],
+            "pressed": [False] * 4,
+            "deadline": time.time() + self.manager.ready_timeout_s,
+            "result": result,
+        }
+
+    def _restore_pause(self, lines: list[str]) -> None:
+        """After a restart: if the stored record ends between two deals (a ``deal_end`` and no action
+        of the next deal yet), rebuild the deal result and pause again with a fresh deadline."""
+        game = self.game
+        if game is None or game.over:
+            if game is not None and game.over:
+                self.final = {"winner_team": game.winner, "game_id": self.game_id, "summary": game_summary(game)}
+            return
+        events = game.events
+        last_end = max((i for i, ev in enumerate(events) if ev["type"] == "deal_end"), default=None)
+        if last_end is None or any(ev["type"] == "action" for ev in events[last_end:]):
+            return
+        result = rebuild_deal_result(lines, last_end)
+        if result is not None:
+            self._pause({k: v for k, v in result.items() if k != "type"})
+
+    async def ready(self, conn: Conn) -> None:
+        """``ready``: the person's seat is ready for the next deal (ignored outside the pause).
+
+        Raises:
+            IllegalAction: ``not_seated`` (spectators), ``not_started``.
+        """
+        async with self.lock:
+            seat = self.seat_of(conn)
+            if seat is None:
+                raise IllegalAction("not_seated", "spectators have no seat")
+            if self.game is None:
+                raise IllegalAction("not_started", "the game has not started")
+            self.timeouts[seat] = 0
+            if self.between is None or self.between["pressed"][seat]:
+                return
+            self.between["pressed"][seat] = True
+            self._schedule()
+            self._broadcast()
+
+    def _next_deal(self, by: str) -> None:
+        """End the pause: the next deal's play starts (``by`` = ``ready`` or ``timeout``)."""
+        assert self.game is not None
+        self.between = None
+        self.notice("next_deal", deal=self.game.deal_number, by=by)
+        self._schedule()
+        self._broadcast()
+
+    def moved(self, room_id: str) -> None:
+        """"Play again" created ``room_id``: tell every connection (``{"type": "moved", "room"}``)."""
+        self.info.next_room = room_id
+        for c in list(self.conns):
+            c.send({"type": "moved", "room": room_id})
 
     def _save(self, record: str, status: str) -> None:
         # written off the event loop, in order; the record is cumulative, so only the newest
@@ -769,10 +1149,15 @@ class Table:
             task.cancel()
 
     def _schedule(self) -> None:
-        """(Re)arm the one timer of the table: a bot move, the 托管 move, or the person's clock.
+        """(Re)arm the one timer of the table: the end of the pause between deals, a bot move, the
+        托管 move, or the person's clock.
 
         Idempotent: when the same timer is already armed for the same position it is kept, so a
         connection opening or closing never restarts a person's clock.
+
+        Plans are ``(seq, seat, agent, mode, wait)`` with ``mode`` one of ``bot`` (a bot seat),
+        ``auto`` (托管), ``away`` (nobody connected at the seat), ``clock`` (the person's move clock,
+        R53) or ``between`` (the pause, contract section 6).
         """
         game = self.game
         if self._closed or self.manager.closing or game is None or game.over:
@@ -784,44 +1169,81 @@ class Table:
         info = self.info.seats[seat]
         delay = float(self.manager.settings_bot_delay)
         plan: tuple[Any, ...] | None
-        if info.bot is not None:
-            plan = (self.seq, seat, info.bot, False, delay)
+        if self.between is not None:
+            all_ready = all(self.ready_flags())
+            wait = delay if all_ready else max(0.0, self.between["deadline"] - time.time())
+            plan = (self.seq, None, None, "between", wait, all_ready)
+        elif info.bot is not None:
+            plan = (self.seq, seat, self._seat_agent(seat), "bot", delay)
         else:
             if self.auto[seat]:
-                plan = (self.seq, seat, "heuristic", False, delay)
+                plan = (self.seq, seat, "heuristic", "auto", delay)
             elif not self.connected()[seat]:
                 # nobody at the seat: the bot takes over after a short grace (a page reload, a
                 # server restart closing sockets) and stays until the person comes back
                 grace = max(self.manager.away_grace_s, self.restored_grace_until - time.monotonic())
-                plan = (self.seq, seat, "heuristic", True, max(delay, grace))
+                plan = (self.seq, seat, "heuristic", "away", max(delay, grace))
             else:
                 lead, follow = self.info.clocks
                 clock = follow if (game.phase == PLAY and game.deal.top is not None) else lead
-                plan = (self.seq, seat, "heuristic", True, float(clock)) if clock else None
+                plan = (self.seq, seat, "heuristic", "clock", float(clock)) if clock else None
         current = self._task is not None and not self._task.done() and self._task is not asyncio.current_task()
+        if plan is not None and plan[3] == "between" and self._plan is not None and self._plan[3] == "between" \
+                and plan[5] == self._plan[5] and current:
+            return  # the same pause, same readiness: keep the timer
         if plan is not None and plan == self._plan and current:
             return
         self._cancel()
         self.deadline = None
         if plan is None:
             return
-        _, _, agent, timeout, wait = plan
-        if timeout and self.connected()[seat]:
+        _, _, agent, mode, wait = plan[:5]
+        if mode == "clock":
             self.deadline = (seat, time.time() + wait)
         self._plan = plan
-        self._task = asyncio.get_running_loop().create_task(self._fire(wait, seat, self.seq, agent, timeout))
+        if mode == "between":
+            self._task = asyncio.get_running_loop().create_task(self._fire_between(wait, self.seq, plan[5]))
+        else:
+            self._task = asyncio.get_running_loop().create_task(self._fire(wait, seat, self.seq, agent, mode))
 
-    async def _fire(self, delay: float, seat: int, seq: int, agent: str, timeout: bool) -> None:
+    async def _fire_between(self, delay: float, seq: int, all_ready: bool) -> None:
+        try:
+            await asyncio.sleep(delay)
+            async with self.lock:
+                if self._closed or self.between is None or self.seq != seq:
+                    return
+                self._next_deal("ready" if all_ready or all(self.ready_flags()) else "timeout")
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - never kill the server
+            log.exception("room %s: starting the next deal failed", self.id)
+
+    async def _fire(self, delay: float, seat: int, seq: int, agent: str, mode: str) -> None:
         try:
             await asyncio.sleep(delay)
             async with self.lock:
                 game = self.game
-                if self._closed or game is None or game.over or self.seq != seq or game.to_act() != seat:
+                if self._closed or game is None or game.over or self.seq != seq or game.to_act() != seat \
+                        or self.between is not None:
                     return
-                if timeout:
-                    self.auto[seat] = True
+                notices: list[tuple[str, dict[str, Any]]] = []
+                if mode == "clock":
+                    # R53: the clock ran out; the bot makes this one move. Only timeouts_to_auto
+                    # consecutive timeouts turn 托管 on (contract section 5).
+                    self.timeouts[seat] += 1
+                    limit = self.manager.timeouts_to_auto
+                    notices.append(("timeout_move", {"seat": seat, "timeouts": self.timeouts[seat], "limit": limit}))
+                    if self.timeouts[seat] >= limit:
+                        self._auto_on(seat, "timeouts")
+                elif mode == "away":
+                    self._auto_on(seat, "away")
+                if mode in ("auto", "away") or (mode == "clock" and self.auto[seat]):
+                    self.bot_moves[seat] += 1
+                    self.bot_deals[seat].add((game.game_number, game.deal_number))
                 act = self._agent(seat, agent).act(seat_view(game, seat))
                 self._apply(seat, act)
+                for code, params in notices:
+                    self.notice(code, **params)
         except asyncio.CancelledError:
             raise
         except Exception:  # a failing bot must not kill the server; the table stays as it was
@@ -861,11 +1283,34 @@ class TableManager:
         #: database work of the tables runs here, never on the event loop
         self.db_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="guandan-db")
         self.writer = RecordWriter(self)
+        #: old room id -> the room "play again" made of it (kept after the old table is dropped)
+        self.moved: dict[str, str] = {}
 
     @property
     def settings_bot_delay(self) -> float:
         """``settings.bot_delay_s`` (seconds), 0.6 when no settings were given."""
         return float(getattr(self.settings, "bot_delay_s", 0.6))
+
+    @property
+    def ready_timeout_s(self) -> float:
+        """``settings.ready_timeout_s``: the longest pause between deals (seconds, default 20)."""
+        return float(getattr(self.settings, "ready_timeout_s", 20.0))
+
+    @property
+    def timeouts_to_auto(self) -> int:
+        """``settings.timeouts_to_auto``: consecutive clock timeouts that turn 托管 on (default 2)."""
+        return max(1, int(getattr(self.settings, "timeouts_to_auto", 2)))
+
+    @property
+    def public_url(self) -> str | None:
+        """``settings.public_url`` (for invite links), or ``None``."""
+        url = getattr(self.settings, "public_url", None)
+        return url.rstrip("/") if isinstance(url, str) and url else None
+
+    def next_room(self, room_id: str) -> str | None:
+        """The room "play again" created from ``room_id`` while this server runs, or ``None``."""
+        t = self.tables.get(room_id)
+        return t.info.next_room if t is not None else self.moved.get(room_id)
 
     def connected(self, room_id: str) -> list[bool]:
         """Per seat of ``room_id``: whether the seated person has an open connection (callable
@@ -965,6 +1410,9 @@ class TableManager:
                     table.restore_game()
                 except Exception as e:  # noqa: BLE001 - a corrupt record must not stop the server
                     log.error("room %s: cannot restore the game: %s", room_id, e)
+            if info.status == FINISHED and table.final is not None:
+                table.game_id = table.final["game_id"] = self.store.game_id_of(room_id)
+            info.next_room = self.moved.get(room_id)
             self.tables[room_id] = table
             if info.status == PLAYING:
                 async with table.lock:
@@ -1014,6 +1462,19 @@ class TableManager:
                     c.close(4401, "logged out")
                     n += 1
         return n
+
+    async def moved_to(self, room_id: str, new_id: str) -> None:
+        """"Play again" made ``new_id`` from the finished room ``room_id``: remember it and send every
+        connection of the old room ``{"type": "moved", "room": new_id}``."""
+        self.moved[room_id] = new_id
+        if len(self.moved) > 100_000:  # bound memory; the oldest entries go first
+            for k in list(self.moved)[:50_000]:
+                del self.moved[k]
+        table = self.tables.get(room_id)
+        if table is not None:
+            async with table.lock:
+                table.moved(new_id)
+                table._broadcast()
 
     def _finished(self, table: Table) -> None:
         """A game ended: drop the table once nobody is connected (kept while people look at it)."""
@@ -1103,7 +1564,10 @@ class RecordWriter:
         except Exception:  # the game is stored as the room's record at least
             log.exception("room %s: storing the finished game failed", table.id)
             await self.manager.run_db(self.manager.store.save, table.id, record, FINISHED)
-        go = {"type": "game_over", "winner_team": winner, "game_id": table.game_id}
+        go: dict[str, Any] = {"type": "game_over", "winner_team": winner, "game_id": table.game_id}
+        if table.game is not None and table.game.over:
+            go["summary"] = game_summary(table.game)
+        table.final = {k: v for k, v in go.items() if k != "type"}
         for c in list(table.conns):
             c.send(go)
         self.manager._finished(table)

@@ -11,7 +11,8 @@ the handler never raises.
 
 Client messages: ``act`` (``action: [type, rank, [cards]]``), ``act_cards`` (``cards: ["TH", ...]``,
 ``reading: {type, rank} | null``; readings resolved with :func:`guandan.core.plays.classify`, R17),
-``hint``, ``ping``, and ``auto`` (``on: bool``, 托管 on/off for one's own seat; an extension).
+``hint``, ``hints`` (every sensible play, weakest first), ``ready`` (between deals), ``ping``, and
+``auto`` (``on: bool``, 托管 on/off for one's own seat). docs/table-contract.md has the frames.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ MAX_MESSAGE_BYTES = 4096
 #: Messages per second one connection may send; the excess is refused with ``rate_limited``.
 RATE_LIMIT = 20
 #: Client message types.
-MESSAGE_TYPES = ("act", "act_cards", "hint", "ping", "auto")
+MESSAGE_TYPES = ("act", "act_cards", "hint", "hints", "ready", "ping", "auto")
 #: Websocket close code sent when the room does not exist.
 CLOSE_NO_ROOM = 4404
 
@@ -60,6 +61,19 @@ def _parse_reading(r: Any) -> tuple[str, int | None] | None:
     return r["type"], None if rank is None else parse_rank(rank)
 
 
+def _reason_params(table: Table, e: IllegalAction) -> dict[str, Any]:
+    """The ``params`` of an illegal action's error frame (contract section 14): the error's own
+    ``params``, ``seat`` (whose turn it is) for ``not_your_turn``, ``phase`` for ``wrong_phase``."""
+    params: dict[str, Any] = dict(getattr(e, "params", None) or {})
+    game = table.game
+    if game is not None:
+        if e.reason == "not_your_turn":
+            params.setdefault("seat", game.to_act())
+        elif e.reason == "wrong_phase":
+            params.setdefault("phase", game.phase)
+    return params
+
+
 async def handle_message(
     table: Table, conn: Conn, text: str | bytes | None, rate_limit: int = RATE_LIMIT
 ) -> dict[str, Any] | None:
@@ -70,16 +84,18 @@ async def handle_message(
     ``reason`` one of ``too_large``, ``rate_limited``, ``bad_json``, ``not_object``,
     ``unknown_type``, ``malformed``, ``internal`` or an :class:`IllegalAction` reason
     (``not_your_turn``, ``does_not_beat``, ``ambiguous`` (with ``readings``), ``not_seated``,
-    ``not_started``, ...).
+    ``not_started``, ``between_deals``, ...), each with ``params`` (docs/table-contract.md section 14).
     """
     try:
         if text is None:
             return error_frame("empty message", "malformed")
         size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
         if not conn.rate_ok(rate_limit):
-            return error_frame(f"too many messages (at most {rate_limit} per second)", "rate_limited")
+            return error_frame(f"too many messages (at most {rate_limit} per second)", "rate_limited",
+                               {"limit": rate_limit})
         if size > MAX_MESSAGE_BYTES:
-            return error_frame(f"message too large ({size} bytes; at most {MAX_MESSAGE_BYTES})", "too_large")
+            return error_frame(f"message too large ({size} bytes; at most {MAX_MESSAGE_BYTES})", "too_large",
+                               {"bytes": size, "max": MAX_MESSAGE_BYTES})
         if isinstance(text, bytes):
             try:
                 text = text.decode("utf-8")
@@ -95,7 +111,8 @@ async def handle_message(
         if not isinstance(mtype, str) or mtype not in MESSAGE_TYPES:
             shown = mtype if isinstance(mtype, str) and len(mtype) <= 32 else "?"
             return error_frame(
-                f"unknown message type {shown!r}; known: {', '.join(MESSAGE_TYPES)}", "unknown_type"
+                f"unknown message type {shown!r}; known: {', '.join(MESSAGE_TYPES)}", "unknown_type",
+                {"type": shown, "known": list(MESSAGE_TYPES)},
             )
         if mtype == "ping":
             return {"type": "pong"}
@@ -113,6 +130,12 @@ async def handle_message(
         if mtype == "hint":
             act = await table.hint(conn)
             return {"type": "hint", "action": action_to_json(act)}
+        if mtype == "hints":
+            acts = await table.hints(conn)
+            return {"type": "hints", "actions": [action_to_json(a) for a in acts]}
+        if mtype == "ready":
+            await table.ready(conn)
+            return None
         if mtype == "auto":
             on = msg.get("on")
             if not isinstance(on, bool):
@@ -122,7 +145,7 @@ async def handle_message(
         return error_frame("unknown message type", "unknown_type")  # pragma: no cover
     except IllegalAction as e:
         extra = {"readings": e.readings} if hasattr(e, "readings") else {}
-        return error_frame(_one_line(e), e.reason, **extra)
+        return error_frame(_one_line(e), e.reason, _reason_params(table, e), **extra)
     except GuandanError as e:  # NotationError: a bad card or rank
         return error_frame(_one_line(e), "malformed")
     except (TypeError, AttributeError) as e:
@@ -239,7 +262,7 @@ def make_ws_router(
             return
         await websocket.accept()
         if table is None:
-            await websocket.send_text(frame_json(error_frame(f"no room {room_id!r}", "no_room")))
+            await websocket.send_text(frame_json(error_frame(f"no room {room_id!r}", "no_room", {"room": room_id[:16]})))
             await websocket.close(code=CLOSE_NO_ROOM)
             return
         address = websocket.client.host if websocket.client is not None else "unknown"

@@ -5,7 +5,7 @@
 * ``rooms.status`` may be ``damaged``: a room whose stored game cannot be restored.
 
 Revision ID: 0003
-Revises: 0001 (when merged after the table branch's 0002, revises 0002)
+Revises: 0002
 Create Date: 2026-12-01 00:00:00
 """
 
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0003"
-down_revision: str | None = "0001"
+down_revision: str | None = "0002"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

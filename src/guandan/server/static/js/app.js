@@ -11,10 +11,13 @@
 //                nav-profile, nav-login (signed out: opens the sign-in form, then comes back),
 //                user-name, logout-btn, toast (one-line messages, errors)
 //   sign-in:     login-form, login-name, login-password, login-btn, register-btn, guest-btn
-//   lobby:       room-list, room-item (data-room="{id}"), rooms-refresh, create-room-form,
-//                create-room-name, create-room-preset (select), create-room-add-option,
-//                option-rows, option-row, option-key (select), option-value, option-remove,
-//                create-room-clock-lead, create-room-clock-follow, create-room-btn,
+//   lobby:       quick-game, quick-difficulty, quick-diff (data-difficulty; aria-checked),
+//                quick-btn, room-list, room-item (data-room="{id}"), room-rules, rooms-refresh,
+//                create-room-form, create-room-name, create-room-preset (select),
+//                create-room-preset-desc, create-room-add-option, option-rows, option-row,
+//                option-key (select), option-value (select or input), option-words, option-remove,
+//                create-room-clocks (checkbox, on by default), create-room-clock-lead,
+//                create-room-clock-follow, create-room-clock-hint, create-room-btn,
 //                join-input, join-btn
 //   room:        room-title, conn-status, spectator-badge, room-clocks, invite-link, copy-invite,
 //                seat-0..seat-3 (seat cards), seat-btn-0..seat-btn-3 (take/move to a seat),
@@ -29,12 +32,23 @@
 //                result-upgrade, result-levels, result-a-fails, result-points (table:
 //                per seat, this deal and total; Anhui only), result-close, game-over-panel, replay-link,
 //                game-over-banner, replay-link-banner
+//   table view:  menu-btn, room-drawer (drawer-close, drawer-lang, drawer-lobby, room-rules),
+//                last-trick-btn, last-trick (last-trick-row, data-seat), tracker-btn, tracker-panel
+//                (tracker-cell data-rank/data-left, tracker-wild), popover-close, mute-btn,
+//                sort-btn (data-mode), auto-btn, auto-banner, auto-cancel-btn, hint-index,
+//                notices, notice, top-play, bomb-fx, show-result-btn, result-x, result-hands,
+//                result-hand-0..3 (data-count), ready-state, ready-state-0..3, ready-clock,
+//                ready-btn, game-summary, summary-deals, summary-levels, again-btn, again-follow,
+//                result-lobby, drawer-tribute-events, reopen-result-btn
 //   profile:     profile, profile-games, profile-won, profile-win-rate, profile-rating,
-//                profile-anhui-title, anhui-ladder, anhui-title, recent-games, game-row
-//   history:     history, history-list, game-row (data-game="{id}")
+//                rating-help, profile-anhui-title, anhui-ladder, anhui-title, recent-games, game-row
+//   history:     history, history-list, game-row (data-game="{id}"; a click opens the replay),
+//                game-replay-link, game-partner, game-opponents, game-levels, game-result,
+//                download-record (also on the replay page)
+//   not found:   not-found, not-found-home
 //   leaderboard: leaderboard, leaderboard-row
 //   replay:      replay-first, replay-prev-deal, replay-prev, replay-next, replay-next-deal,
-//                replay-last, replay-play, replay-step, replay-desc, replay-table,
+//                replay-last, replay-play, replay-step, replay-desc, replay-table, replay-rules,
 //                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card)
 
 import { h, link, replaceChildren, toast } from "./dom.js";
@@ -43,7 +57,7 @@ import { LANGS, getLang, onLangChange, setLang, t } from "./i18n.js";
 import { mountLobby } from "./lobby.js";
 import { mountRoom } from "./room.js";
 import { mountReplay } from "./replay.js";
-import { mountHistory, mountLeaderboard, mountProfile } from "./pages.js";
+import { mountHistory, mountLeaderboard, mountProfile, notFoundPage } from "./pages.js";
 import { errText } from "./auth.js";
 
 const ROUTES = [
@@ -167,9 +181,10 @@ function route() {
       return;
     }
   }
-  mainEl.className = "page";
-  replaceChildren(mainEl, h("div", { class: "card-panel" }, h("p", {}, t("not_found")), link("/", t("back_to_lobby"))));
-  current = null;
+  mainEl.className = "page page-notfound";
+  const draw = () => replaceChildren(mainEl, notFoundPage(path));
+  draw();
+  current = { destroy() {}, onLang: draw };
   renderHeader();
 }
 

@@ -1,14 +1,18 @@
 // The sign-in form: log in, register or play as guest (POST /api/login, /api/register, /api/guest).
 
 import { h, toast } from "./dom.js";
-import { post } from "./api.js";
+import { errorText, post } from "./api.js";
 import { t } from "./i18n.js";
 
-/** Message of an API error for a toast ("network" becomes the translated network error). */
+/**
+ * Message of an API error for a toast, in the page's language: the translation of the error's
+ * code with its params (api.js errorText); a network failure gives the network error; an error
+ * without a known code gives the generic message (never the server's English text).
+ */
 export function errText(e) {
   if (!e) return t("error_generic");
   if (e.status === 0 || e.message === "network") return t("error_network");
-  return e.message || t("error_generic");
+  return errorText(e.code, e.params);
 }
 
 /**

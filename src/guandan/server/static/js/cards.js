@@ -5,7 +5,7 @@
 // jokers "SJ" (小王) and "BJ" (大王). Displayed as 10 for T and ♠♥♣♦ for the suits.
 
 import { h } from "./dom.js";
-import { t } from "./i18n.js";
+import { getLang, t } from "./i18n.js";
 
 export const RANKS = "23456789TJQKA";
 export const SUITS = "SHCD";
@@ -174,7 +174,9 @@ export function cardEl(card, opts = {}) {
     const big = c.rank === 14;
     classes.push("joker", big ? "big-joker" : "small-joker", big ? "red" : "black");
     attrs.title = big ? t("big_joker") : t("small_joker");
-    children.push(h("div", { class: "corner joker-label" }, big ? "大王" : "小王"));
+    // the corner word: 大王 / 小王 in Chinese, JOKER in English (the colour tells them apart)
+    const word = getLang() === "zh" ? (big ? "大王" : "小王") : "JOKER";
+    children.push(h("div", { class: `corner joker-label${word.length > 2 ? " long" : ""}` }, word));
     if (size !== "mini") children.push(h("div", { class: "pip" }, svgIcon(STAR_PATH, "star")));
     else children.push(svgIcon(STAR_PATH, "star mini-star"));
   } else {

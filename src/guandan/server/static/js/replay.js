@@ -9,8 +9,10 @@ import { h, link, replaceChildren, toast } from "./dom.js";
 import { get } from "./api.js";
 import { t } from "./i18n.js";
 import { errText } from "./auth.js";
+import { notFoundPage } from "./pages.js";
 import { actionText, cardEl, groupByRank, rankLabel, sortCards } from "./cards.js";
-import { botLabel, infoStrip, placeLabel, positionOf, seatName, teamName, teamOf, teamTag, trickCell, tributeEventLines } from "./table.js";
+import { botName, isDifficulty, resultWords, rulesInWords } from "./rules.js";
+import { infoStrip, placeLabel, positionOf, seatName, teamName, teamOf, teamTag, trickCell, tributeEventLines } from "./table.js";
 
 const SEATS = [0, 1, 2, 3];
 const AUTO_MS = 900;
@@ -157,11 +159,11 @@ export function mountReplay(el, params, _ctx) {
     const out = [null, null, null, null];
     if (data && Array.isArray(data.players)) {
       for (const p of data.players) {
-        if (p && Number.isInteger(p.seat) && p.seat >= 0 && p.seat < 4) out[p.seat] = p.name || (p.bot ? `${botLabel(p.bot)} #${p.seat + 1}` : null);
+        if (p && Number.isInteger(p.seat) && p.seat >= 0 && p.seat < 4) out[p.seat] = p.name || (p.bot || p.difficulty ? `${botName(p.difficulty || p.bot)} #${p.seat + 1}` : null);
       }
     } else if (header && Array.isArray(header.players)) {
       header.players.slice(0, 4).forEach((x, i) => {
-        out[i] = x ? String(x) : null;
+        out[i] = x ? (isDifficulty(String(x)) || x === "heuristic" ? botName(String(x)) : String(x)) : null;
       });
     }
     return out;
@@ -227,7 +229,7 @@ export function mountReplay(el, params, _ctx) {
       case "deal_end": {
         const lv = Array.isArray(ev.levels) ? ev.levels : ["?", "?"];
         const lines = [
-          t("ev_deal_end", { result: ev.result, team: teamName(ev.winner_team), n: ev.upgrade, a: rankLabel(lv[0]), b: rankLabel(lv[1]) }),
+          t("ev_deal_end", { result: resultWords(ev.result_code || ev.result), team: teamName(ev.winner_team), n: ev.upgrade, a: rankLabel(lv[0]), b: rankLabel(lv[1]) }),
         ];
         if (ev.passed) lines.push(h("div", { class: "note good" }, t("result_passed", { team: teamName(ev.winner_team) })));
         for (const team of Array.isArray(ev.failed) ? ev.failed : []) lines.push(h("div", { class: "note bad" }, t("result_failed", { team: teamName(team) })));
@@ -262,6 +264,12 @@ export function mountReplay(el, params, _ctx) {
         groupByRank(sorted).map((g) => h("div", { class: "rank-group" }, g.cards.map(({ card }) => cardEl(card, { level: s.level, size: "small" })))),
       ),
     );
+  }
+
+  /** The game's rules in words: its preset and the options the record header stores (section P). */
+  function replayRules() {
+    const preset = (header && header.preset) || data.preset || "official";
+    return t("room_preset", { preset: rulesInWords(preset, header && header.options ? header.options : null).text });
   }
 
   function render() {
@@ -312,8 +320,9 @@ export function mountReplay(el, params, _ctx) {
           "div",
           { class: "room-title-row" },
           h("h1", {}, t("replay_title", { id: data.id ?? params.id })),
-          data.preset ? h("span", { class: "muted" }, t("room_preset", { preset: data.preset })) : null,
+          data.preset || header ? h("span", { class: "muted replay-rules", testid: "replay-rules" }, replayRules()) : null,
           Number.isInteger(data.winner_team) ? h("span", { class: "badge" }, t("game_over_winner", { team: teamName(data.winner_team) })) : null,
+          h("a", { class: "btn small", href: `/api/games/${encodeURIComponent(data.id ?? params.id)}/record`, download: `game-${data.id ?? params.id}.jsonl`, title: t("download_title"), testid: "download-record" }, t("download_record")),
         ),
         controls,
         h("div", { class: "replay-step muted", testid: "replay-step" }, `${t("replay_step", { i: idx + 1, n: steps.length })} · ${t("replay_keys")}`),
@@ -336,6 +345,10 @@ export function mountReplay(el, params, _ctx) {
     })
     .catch((e) => {
       if (destroyed) return;
+      if (e.status === 404) {
+        replaceChildren(el, notFoundPage(window.location.pathname + window.location.hash));
+        return;
+      }
       toast(errText(e));
       replaceChildren(el, h("div", { class: "card-panel" }, h("p", { class: "error-text" }, errText(e)), link("/", t("back_to_lobby"))));
     });
