@@ -171,9 +171,15 @@ def shoot(browser: Any, server: Server, lang: str, size: tuple[int, int], out: P
         page.goto(f"/room/{room['id']}")
         page.locator("[data-testid=table]").wait_for()
         play_turns(page, turns)
-        page.wait_for_function(MY_TURN_JS, timeout=WAIT_MS)
+        # the picture: the player to follow, with other seats' plays on the table
+        for _ in range(6):
+            page.wait_for_function(MY_TURN_JS, timeout=WAIT_MS)
+            if page.locator(".trick-cell .card").count():
+                break
+            play_turns(page, 1)
         page.wait_for_timeout(800)  # let the last play's animation settle
         page.wait_for_function("() => !document.querySelector('.toast.show')", timeout=WAIT_MS)
+        page.wait_for_timeout(600)  # and the toast's fade-out
         path = out / f"table-{lang}-{width}x{height}.png"
         page.screenshot(path=str(path))
         return path

@@ -187,7 +187,14 @@ export function mountRoom(el, params, ctx) {
 
   function myTurn() {
     const v = st.view;
+    if (st.actSent) return false; // an action is on its way: no second one before the server answers
     return Boolean(v && seated() && v.to_act === v.seat && Array.isArray(v.legal_actions) && v.legal_actions.length);
+  }
+
+  /** The action buttons now (cheap, keyed): they follow every state at once, the rest at the next frame. */
+  function renderActionsNow() {
+    const bar = tableEl.querySelector(".actions-bar[data-testid=actions-bar]");
+    if (bar && st.view && !destroyed) renderActions(bar);
   }
 
   function inGame() {
@@ -274,6 +281,10 @@ export function mountRoom(el, params, ctx) {
   }
 
   function onError(msg) {
+    if (st.actSent) {
+      st.actSent = false; // the action was refused: the seat may act again
+      renderActionsNow();
+    }
     if (msg.reason === "unknown_type" && st.hintWanted) {
       // a server without the hints list: fall back to the bot's one suggestion
       st.hintWanted = false;
@@ -285,6 +296,7 @@ export function mountRoom(el, params, ctx) {
   }
 
   function onState(msg) {
+    st.actSent = false;
     if (msg.room && typeof msg.room === "object") st.room = msg.room;
     st.role = msg.role || st.role;
     st.seat = Number.isInteger(msg.seat) ? msg.seat : null;
@@ -329,6 +341,7 @@ export function mountRoom(el, params, ctx) {
     announceJiefeng();
     noteReceived();
     animateChanges(prevView);
+    renderActionsNow();
     scheduleRender();
   }
 
@@ -539,6 +552,8 @@ export function mountRoom(el, params, ctx) {
   function act(action) {
     st.chooser = null;
     send({ type: "act", action });
+    st.actSent = true;
+    renderActionsNow();
     renderOverlay();
   }
 
