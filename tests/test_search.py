@@ -77,13 +77,13 @@ def test_other_seed_samples_other_worlds():
     )
 
 
-@pytest.mark.slow
 def test_parallel_workers_give_the_same_choice_as_one_process():
     v = _views(3, 1, skip=40)[0]
-    one = SearchAgent(seed=5, worlds=4, workers=1)
-    two = SearchAgent(seed=5, worlds=4, workers=2)
+    one = SearchAgent(seed=5, worlds=3, workers=1)
+    two = SearchAgent(seed=5, worlds=3, workers=2)
     assert one.act(v) == two.act(v)
-    assert one.last.means == two.last.means and two.last.worlds == 4
+    assert two.failures == 0 and two.pool_failures == 0, two.last_error
+    assert one.last.means == two.last.means and two.last.worlds == 3
 
 
 def test_time_budget_stops_the_anytime_loop_by_the_clock():

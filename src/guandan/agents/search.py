@@ -406,6 +406,8 @@ class SearchAgent:
         self.clock = clock
         #: decisions that fell back to the heuristic because the search failed
         self.failures = 0
+        #: the last failure, ``"ExceptionType: message"`` (``None`` before any)
+        self.last_error: str | None = None
         self.last = SearchStats()
         #: decisions whose worker pool failed (searched in this process instead)
         self.pool_failures = 0
@@ -431,8 +433,9 @@ class SearchAgent:
             if choice not in legal:
                 raise RuntimeError(f"search chose an illegal action {choice!r}")
             return choice
-        except Exception:  # noqa: BLE001 - any failure: play the heuristic's move
+        except Exception as e:  # noqa: BLE001 - any failure: play the heuristic's move
             self.failures += 1
+            self.last_error = f"{type(e).__name__}: {e}"
             self.last = SearchStats([first], 0, [], self.clock() - start, first, fell_back=True)
             return first
 
@@ -507,7 +510,7 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
             )
             for w in range(agent.workers)
         ]
-        done, sums = 0, [0] * len(cands)
+        done, sums = 0, [0] * (2 * len(cands))
         for fut in futures:
             d, part = fut.result()
             done += d
