@@ -287,3 +287,42 @@ def test_world_deal_needs_play_phase():
 
 def test_partner_helper_is_opposite():
     assert [partner(s) for s in range(4)] == [2, 3, 0, 1]
+
+
+def test_return_outside_the_le10_set_proves_the_receiver_had_none_of_it():
+    """EC-39 under return_rule le10 (R47): a receiver that returned a jack had no card of rank
+    3-10 (level 2: the 2s are level cards and not in the set). Every sampled world must give
+    that seat only J, Q, K, A, 2s and jokers, and the target the returned jack. The receiver's
+    27 cards must come out of a narrow set, which also exercises the exact (max-flow) placement."""
+    from dataclasses import replace
+
+    game = Game(RuleSet.official(), seed=1)
+    view = seat_view(game, 0)
+    jack = next(f for f in parse_cards("JS JH JC JD") if f not in view.hand)
+    from guandan.core.cards import card_text
+
+    events = ({"type": "returns_revealed", "returns": [[1, 3, card_text(jack)]], "leader": 3},)
+    view = replace(view, tribute_events=events)
+    rng = random.Random(2)
+    for _ in range(10):
+        w = sample_world(view, rng)
+        assert len(w[1]) == 27 and all(FACE_RANK[f] not in range(1, 9) for f in w[1])
+        assert jack in w[3]
+
+
+def test_exact_placement_agrees_with_the_facts():
+    """The max-flow placement alone (no greedy pass) also yields consistent worlds."""
+    from dataclasses import replace
+
+    from guandan.core.cards import card_text
+
+    game = Game(RuleSet.official(), seed=3)
+    view = seat_view(game, 2)
+    jack = next(f for f in parse_cards("JS JH JC JD") if f not in view.hand)
+    view = replace(view, tribute_events=({"type": "returns_revealed", "returns": [[1, 3, card_text(jack)]]},))
+    cons = WorldConstraints(view)
+    rng = random.Random(5)
+    for _ in range(3):
+        w = cons._exact(rng)
+        assert cons.consistent(w)
+        assert all(FACE_RANK[f] not in range(1, 9) for f in w[1])

@@ -71,6 +71,8 @@ __all__ = [
 
 #: Levels gained by the winning team per result (R35, official upgrade table).
 _LEVELS = {"1-2": 3, "1-3": 2, "1-4": 1}
+#: Share of the time budget kept back for choosing and answering (workers stop this early).
+BUDGET_RESERVE = 0.05
 #: Below this time budget (seconds) a decision is searched in-process (no worker pool).
 MIN_PARALLEL_BUDGET = 0.25
 _MAX_ACTIONS = 2_000
@@ -149,12 +151,12 @@ def rollout(
         ``levels`` ±3/2/1 times ``level_weight_units``; or ``value_fn(deal, team)`` (a float)
         after ``rollout_depth`` actions when both are given.
     Raises:
-        RolloutStopped: ``should_stop()`` returned true (checked before every fourth action).
+        RolloutStopped: ``should_stop()`` returned true (checked before every action).
         RuntimeError: the deal did not end within 2,000 actions (a policy bug).
     """
     n = 0
     while deal.phase != OVER:
-        if should_stop is not None and n % 4 == 0 and should_stop():
+        if should_stop is not None and should_stop():
             raise RolloutStopped
         if value_fn is not None and rollout_depth is not None and n >= rollout_depth:
             return float(value_fn(deal, team))
@@ -406,6 +408,8 @@ class SearchAgent:
         self.clock = clock
         #: decisions that fell back to the heuristic because the search failed
         self.failures = 0
+        #: the last failure, ``"ExceptionType: message"`` (``None`` before any)
+        self.last_error: str | None = None
         self.last = SearchStats()
         #: decisions whose worker pool failed (searched in this process instead)
         self.pool_failures = 0
@@ -431,8 +435,9 @@ class SearchAgent:
             if choice not in legal:
                 raise RuntimeError(f"search chose an illegal action {choice!r}")
             return choice
-        except Exception:  # noqa: BLE001 - any failure: play the heuristic's move
+        except Exception as e:  # noqa: BLE001 - any failure: play the heuristic's move
             self.failures += 1
+            self.last_error = f"{type(e).__name__}: {e}"
             self.last = SearchStats([first], 0, [], self.clock() - start, first, fell_back=True)
             return first
 
@@ -469,7 +474,8 @@ class SearchAgent:
             self.last = SearchStats(cands, 0, [], self.clock() - start, first)
             return first
         seed_key = f"{self.seed}:{view.game_number}:{view.deal_number}:{len(view.history)}:{view.seat}"
-        deadline = None if self.worlds is not None else start + self.budget_s
+        # stop searching a little early: collecting the answer takes time too
+        deadline = None if self.worlds is not None else start + self.budget_s * (1.0 - BUDGET_RESERVE)
         parallel = self.workers > 1 and (self.worlds is not None or self.budget_s >= MIN_PARALLEL_BUDGET)
         result = self._parallel(view, cands, seed_key, deadline) if parallel else None
         if result is None:  # in this process (also when the pool broke)
@@ -507,7 +513,7 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
             )
             for w in range(agent.workers)
         ]
-        done, sums = 0, [0] * len(cands)
+        done, sums = 0, [0] * (2 * len(cands))
         for fut in futures:
             d, part = fut.result()
             done += d
