@@ -6,7 +6,7 @@ VENV   ?= .venv
 PORT   ?= 8000
 BIN     = $(VENV)/bin
 
-.PHONY: serve play test test-fast bench simulate setup clean
+.PHONY: serve play test test-fast bench simulate setup setup-train clean
 
 setup: $(VENV)/.installed
 
@@ -15,6 +15,11 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@
+
+# training extra (guandan train): the CPU build of PyTorch first (a plain `torch` may fetch a CUDA build)
+setup-train: setup
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[train,test]'
 
 serve: setup
 	$(BIN)/guandan serve --port $(PORT)
