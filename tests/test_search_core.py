@@ -82,3 +82,18 @@ def test_apply_still_checks():
     deal = game.deal.clone()
     with pytest.raises(IllegalAction):
         deal.apply(("single", 0, (53, 53)))
+
+
+def test_bench_search_reports_every_figure():
+    import json
+
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    res = CliRunner().invoke(app, ["bench-search", "--positions", "1", "--rollouts", "1", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout.strip().splitlines()[-1])
+    for key in ("clone_us", "push_pop_us", "apply_us", "sample_ms", "rollout_ms", "rollout_heuristic_ms"):
+        assert data[key] > 0, key
+    assert data["actions_per_rollout"] >= 4  # a deal needs at least 4 plays from 27 cards each

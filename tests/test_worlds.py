@@ -55,7 +55,8 @@ def _truth_checks(game: Game, viewer: int, world) -> None:
     played = Counter(f for _s, a in d.history if a[0] in PLAY_TYPES for f in a[2])
     total = Counter(f for h in world for f in h) + played
     assert total == Counter({f: 2 for f in range(54)}), "hands plus played cards are not the 108-card deck"
-    played_by = [Counter(f for s2, a in d.history if s2 == s and a[0] in PLAY_TYPES for f in a[2]) for s in range(4)]
+    played_by = [Counter(f for s2, a in d.history if s2 == s and a[0] in PLAY_TYPES for f in a[2])
+                 for s in range(4)]
     plan = d.plan
     if plan is None or d.phase in ("tribute",):
         return
@@ -121,6 +122,8 @@ def test_sampled_worlds_agree_with_the_public_record(seed, preset, deal_number, 
         deal = world_deal(view, world)
         assert sorted(deal.legal_actions()) == sorted(view.legal_actions)
         assert deal.to_act() == viewer and deal.top == view.top
+        assert deal.passes == game.deal.passes and deal.top_seat == game.deal.top_seat
+        assert deal.n_cards == game.deal.n_cards and deal.finished == game.deal.finished
 
 
 def _second_deal_game(rules: RuleSet, hands2, first_hands=None, seed: int = 5) -> Game:
@@ -173,7 +176,8 @@ def _hands_with(rng: random.Random, wants: dict[int, list[int]]) -> list[list[in
                 # take f from another seat, give back a card not wanted by anyone
                 for o in range(4):
                     if o != s and f in hands[o] and Counter(hands[o])[f] > Counter(wants.get(o, []))[f]:
-                        give = next(g for g in hands[s] if Counter(hands[s])[g] > Counter(fs)[g] and g not in need)
+                        give = next(g for g in hands[s]
+                                    if Counter(hands[s])[g] > Counter(fs)[g] and g not in need)
                         hands[o].remove(f)
                         hands[o].append(give)
                         hands[s].remove(give)
@@ -232,7 +236,8 @@ def test_tribute_payer_never_gets_cards_above_its_tribute():
             for _ in range(20):
                 w = Counter(sample_world(view, rng)[payer])
                 for f in range(54):
-                    if f != wild_face(level) and STRENGTH[level][FACE_RANK[f]] > STRENGTH[level][FACE_RANK[t]]:
+                    above = STRENGTH[level][FACE_RANK[f]] > STRENGTH[level][FACE_RANK[t]]
+                    if f != wild_face(level) and above:
                         assert w[f] <= back[f]
                 assert w[BIG_JOKER] <= back[BIG_JOKER]
         return
@@ -282,3 +287,42 @@ def test_world_deal_needs_play_phase():
 
 def test_partner_helper_is_opposite():
     assert [partner(s) for s in range(4)] == [2, 3, 0, 1]
+
+
+def test_return_outside_the_le10_set_proves_the_receiver_had_none_of_it():
+    """EC-39 under return_rule le10 (R47): a receiver that returned a jack had no card of rank
+    3-10 (level 2: the 2s are level cards and not in the set). Every sampled world must give
+    that seat only J, Q, K, A, 2s and jokers, and the target the returned jack. The receiver's
+    27 cards must come out of a narrow set, which also exercises the exact (max-flow) placement."""
+    from dataclasses import replace
+
+    game = Game(RuleSet.official(), seed=1)
+    view = seat_view(game, 0)
+    jack = next(f for f in parse_cards("JS JH JC JD") if f not in view.hand)
+    from guandan.core.cards import card_text
+
+    events = ({"type": "returns_revealed", "returns": [[1, 3, card_text(jack)]], "leader": 3},)
+    view = replace(view, tribute_events=events)
+    rng = random.Random(2)
+    for _ in range(10):
+        w = sample_world(view, rng)
+        assert len(w[1]) == 27 and all(FACE_RANK[f] not in range(1, 9) for f in w[1])
+        assert jack in w[3]
+
+
+def test_exact_placement_agrees_with_the_facts():
+    """The max-flow placement alone (no greedy pass) also yields consistent worlds."""
+    from dataclasses import replace
+
+    from guandan.core.cards import card_text
+
+    game = Game(RuleSet.official(), seed=3)
+    view = seat_view(game, 2)
+    jack = next(f for f in parse_cards("JS JH JC JD") if f not in view.hand)
+    view = replace(view, tribute_events=({"type": "returns_revealed", "returns": [[1, 3, card_text(jack)]]},))
+    cons = WorldConstraints(view)
+    rng = random.Random(5)
+    for _ in range(3):
+        w = cons._exact(rng)
+        assert cons.consistent(w)
+        assert all(FACE_RANK[f] not in range(1, 9) for f in w[1])

@@ -177,10 +177,13 @@ def decision_summary(times: Sequence[float]) -> dict[str, float]:
         return {"n": 0, "mean_ms": 0.0, "p99_ms": 0.0, "max_ms": 0.0}
     xs = sorted(times)
     p99 = xs[min(len(xs) - 1, max(0, math.ceil(0.99 * len(xs)) - 1))]
-    return {"n": len(xs), "mean_ms": 1000.0 * sum(xs) / len(xs), "p99_ms": 1000.0 * p99, "max_ms": 1000.0 * xs[-1]}
+    mean = sum(xs) / len(xs)
+    return {"n": len(xs), "mean_ms": 1000.0 * mean, "p99_ms": 1000.0 * p99, "max_ms": 1000.0 * xs[-1]}
 
 
-def _agents(name_a: str, name_b: str, a_seats: tuple[int, int], seed: int, timer: Timer | None = None) -> list[Agent]:
+def _agents(
+    name_a: str, name_b: str, a_seats: tuple[int, int], seed: int, timer: Timer | None = None
+) -> list[Agent]:
     out: list[Agent] = []
     for s in range(4):
         name = name_a if s in a_seats else name_b
@@ -261,8 +264,8 @@ def game_hand_source(game_seed: int) -> Callable[[int, int], list[list[int]]]:
 
 
 def play_game(
-    agent_a: str, agent_b: str, rules: RuleSet, game_seed: int, a_seats: tuple[int, int], max_deals: int = 200,
-    timer: Timer | None = None,
+    agent_a: str, agent_b: str, rules: RuleSet, game_seed: int, a_seats: tuple[int, int],
+    max_deals: int = 200, timer: Timer | None = None,
 ) -> tuple[Game, int]:
     """Play one whole game (R5) with team A in ``a_seats`` ((0, 2) or (1, 3)).
 
@@ -283,8 +286,8 @@ def play_game(
 
 
 def play_duplicate_game(
-    agent_a: str, agent_b: str, rules: RuleSet, game_seed: int, a_seats: tuple[int, int], max_deals: int = 200,
-    timer: Timer | None = None,
+    agent_a: str, agent_b: str, rules: RuleSet, game_seed: int, a_seats: tuple[int, int],
+    max_deals: int = 200, timer: Timer | None = None,
 ) -> tuple[float, int, int]:
     """:func:`play_game`, summarised.
 

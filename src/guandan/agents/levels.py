@@ -75,7 +75,9 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         try:
             kwargs[arg] = typ(value.strip())
         except ValueError:
-            raise ValueError(f"option {key} of agent {name!r} needs a {typ.__name__}, not {value.strip()!r}") from None
+            raise ValueError(
+                f"option {key} of agent {name!r} needs a {typ.__name__}, not {value.strip()!r}"
+            ) from None
     return base, kwargs
 
 

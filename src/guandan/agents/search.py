@@ -17,8 +17,11 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    and then scored by ``value_fn``.
 4. **Target**: the team of 头游 wins the deal (R35); levels are the tie-break. A rollout scores
    ``±1 ± level_weight * levels`` (levels 3/2/1 for 1-2/1-3/1-4, RULES.md R35) from the searching
-   seat's team's side. The candidate with the best mean wins; the heuristic's own choice gets
-   ``prior_bonus`` (a small lead that keeps noise from overruling it on few worlds).
+   seat's team's side. The heuristic's choice stands unless another candidate beats it on the
+   same worlds by more than ``prior_bonus`` with ``switch_z`` standard errors of the paired
+   difference to spare (and at least ``min_worlds`` worlds): with a few dozen worlds the
+   largest of several noisy means is mostly noise, and a conservative switch keeps the search
+   from playing worse than its heuristic.
 
 Budget and determinism
 ----------------------
@@ -42,9 +45,11 @@ actions``), ``value_fn`` (``(deal, team) -> expected score in [-1 - 3w, 1 + 3w]`
 from __future__ import annotations
 
 import atexit
+import math
 import multiprocessing
 import os
 import random
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -60,10 +65,14 @@ from guandan.core.worlds import WorldConstraints, world_deal
 from .base import Agent
 from .heuristic import Decomposition, HeuristicAgent, _Ctx, _signature, decompose
 
-__all__ = ["RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "rollout"]
+__all__ = [
+    "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "rollout",
+]
 
 #: Levels gained by the winning team per result (R35, official upgrade table).
 _LEVELS = {"1-2": 3, "1-3": 2, "1-4": 1}
+#: Share of the time budget kept back for choosing and answering (workers stop this early).
+BUDGET_RESERVE = 0.05
 #: Below this time budget (seconds) a decision is searched in-process (no worker pool).
 MIN_PARALLEL_BUDGET = 0.25
 _MAX_ACTIONS = 2_000
@@ -142,12 +151,12 @@ def rollout(
         ``levels`` ±3/2/1 times ``level_weight_units``; or ``value_fn(deal, team)`` (a float)
         after ``rollout_depth`` actions when both are given.
     Raises:
-        RolloutStopped: ``should_stop()`` returned true (checked before every fourth action).
+        RolloutStopped: ``should_stop()`` returned true (checked before every action).
         RuntimeError: the deal did not end within 2,000 actions (a policy bug).
     """
     n = 0
     while deal.phase != OVER:
-        if should_stop is not None and n % 4 == 0 and should_stop():
+        if should_stop is not None and should_stop():
             raise RolloutStopped
         if value_fn is not None and rollout_depth is not None and n >= rollout_depth:
             return float(value_fn(deal, team))
@@ -255,7 +264,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
     cons = WorldConstraints(view)
     team = view.seat & 1
     k = len(task.candidates)
-    sums: list[Any] = [0] * k
+    sums: list[Any] = [0] * (2 * k)  # score sums, then sums of squared differences to candidate 0
     done = 0
     units = _UNITS
     deadline = task.deadline
@@ -275,7 +284,8 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
             d = base.clone()
             d.apply_unchecked(c)
             try:
-                r = rollout(d, task.policy, team, task.level_weight_units, task.value_fn, task.rollout_depth, stop)
+                r = rollout(d, task.policy, team, task.level_weight_units, task.value_fn,
+                            task.rollout_depth, stop)
             except RolloutStopped:
                 aborted = True
                 break
@@ -287,6 +297,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
             break
         for j in range(k):
             sums[j] += row[j]
+            sums[k + j] += (row[j] - row[0]) ** 2
         done += 1
     return done, sums
 
@@ -295,12 +306,28 @@ _POOLS: dict[int, ProcessPoolExecutor] = {}
 
 
 def _pool(workers: int) -> ProcessPoolExecutor:
+    """The process-wide pool of ``workers`` processes (created on first use).
+
+    ``fork`` when this process runs a single thread (no re-import of the caller's main module,
+    so scripts without a ``__main__`` guard work), else ``forkserver`` or ``spawn`` (forking a
+    threaded process, e.g. a web server, can deadlock).
+    """
     pool = _POOLS.get(workers)
     if pool is None:
-        method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        methods = multiprocessing.get_all_start_methods()
+        if "fork" in methods and threading.active_count() == 1:
+            method = "fork"
+        else:
+            method = "forkserver" if "forkserver" in methods else "spawn"
         pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method))
         _POOLS[workers] = pool
     return pool
+
+
+def _drop_pool(workers: int) -> None:
+    pool = _POOLS.pop(workers, None)
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 @atexit.register
@@ -320,7 +347,10 @@ class SearchAgent:
         workers: worker processes (1: search in this process).
         max_candidates: most candidate actions compared (>= 1).
         level_weight: weight of one level against a deal win (R35 tie-break), 0..0.3.
-        prior_bonus: bonus of the heuristic's own choice in mean score units.
+        prior_bonus: margin (mean score units, a deal win = 1) another candidate must beat the
+            heuristic's choice by, on the same worlds.
+        switch_z: standard errors of the paired difference that margin must hold with.
+        min_worlds: fewest worlds before the heuristic's choice can be overruled.
         rollout_policy: agent used for all seats in rollouts (default :class:`RolloutPolicy`).
         candidate_policy: ``(view, heuristic_move) -> actions`` replacing :func:`candidate_actions`.
         value_fn: ``(deal, team) -> score`` used after ``rollout_depth`` actions of a rollout.
@@ -340,7 +370,9 @@ class SearchAgent:
         workers: int = 1,
         max_candidates: int = 5,
         level_weight: float = 0.05,
-        prior_bonus: float = 0.03,
+        prior_bonus: float = 0.02,
+        switch_z: float = 2.0,
+        min_worlds: int = 4,
         rollout_policy: Agent | None = None,
         candidate_policy: Callable[[SeatView, PlayT], Sequence[PlayT]] | None = None,
         value_fn: Callable[[Deal, int], float] | None = None,
@@ -366,6 +398,8 @@ class SearchAgent:
         self.max_candidates = max_candidates
         self.level_units = round(level_weight * _UNITS)
         self.prior_bonus = prior_bonus
+        self.switch_z = switch_z
+        self.min_worlds = min_worlds
         self.heuristic = HeuristicAgent(seed)
         self.rollout_policy: Agent = rollout_policy if rollout_policy is not None else RolloutPolicy(seed)
         self.candidate_policy = candidate_policy
@@ -374,7 +408,13 @@ class SearchAgent:
         self.clock = clock
         #: decisions that fell back to the heuristic because the search failed
         self.failures = 0
+        #: the last failure, ``"ExceptionType: message"`` (``None`` before any)
+        self.last_error: str | None = None
         self.last = SearchStats()
+        #: decisions whose worker pool failed (searched in this process instead)
+        self.pool_failures = 0
+        #: worlds completed by each searched decision (for reports: how much search a budget buys)
+        self.worlds_log: list[int] = []
 
     def act(self, view: SeatView) -> PlayT:
         """Choose one of ``view.legal_actions`` (module docstring).
@@ -395,10 +435,30 @@ class SearchAgent:
             if choice not in legal:
                 raise RuntimeError(f"search chose an illegal action {choice!r}")
             return choice
-        except Exception:  # noqa: BLE001 - any failure: play the heuristic's move
+        except Exception as e:  # noqa: BLE001 - any failure: play the heuristic's move
             self.failures += 1
+            self.last_error = f"{type(e).__name__}: {e}"
             self.last = SearchStats([first], 0, [], self.clock() - start, first, fell_back=True)
             return first
+
+    def _select(self, sums: list[Any], k: int, done: int) -> int:
+        """Index of the chosen candidate: the heuristic's move (0) unless another one beats it on
+        the same worlds by more than ``prior_bonus`` with ``switch_z`` standard errors to spare
+        (paired differences; at least ``min_worlds`` worlds)."""
+        if done < self.min_worlds:
+            return 0
+        best, best_d = 0, 0.0
+        for j in range(1, k):
+            d = (sums[j] - sums[0]) / done
+            var = max(0.0, sums[k + j] / done - d * d)
+            se = math.sqrt(var / done)
+            if d - self.switch_z * se > self.prior_bonus * _UNITS and d > best_d:
+                best, best_d = j, d
+        return best
+
+    def _parallel(self, view: SeatView, cands: list[PlayT], seed_key: str,
+                  deadline: float | None) -> tuple[int, list[Any]] | None:
+        return _parallel_worlds(self, view, cands, seed_key, deadline)
 
     def _candidates(self, view: SeatView, first: PlayT) -> list[PlayT]:
         if self.candidate_policy is not None:
@@ -414,37 +474,55 @@ class SearchAgent:
             self.last = SearchStats(cands, 0, [], self.clock() - start, first)
             return first
         seed_key = f"{self.seed}:{view.game_number}:{view.deal_number}:{len(view.history)}:{view.seat}"
-        deadline = None if self.worlds is not None else start + self.budget_s
+        # stop searching a little early: collecting the answer takes time too
+        deadline = None if self.worlds is not None else start + self.budget_s * (1.0 - BUDGET_RESERVE)
         parallel = self.workers > 1 and (self.worlds is not None or self.budget_s >= MIN_PARALLEL_BUDGET)
-        if not parallel:
+        result = self._parallel(view, cands, seed_key, deadline) if parallel else None
+        if result is None:  # in this process (also when the pool broke)
             task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
                          self.level_units, self.rollout_policy, self.value_fn, self.rollout_depth)
-            done, sums = _run_worlds(task, self.clock)
-        else:
-            # the workers stop by wall-clock time: their clocks are their own
-            wall_deadline = None if deadline is None else time.time() + (deadline - self.clock())
-            pool = _pool(self.workers)
-            futures = [
-                pool.submit(
-                    _run_worlds_wall,
-                    _Task(view, tuple(cands), seed_key, w, self.workers, self.worlds, wall_deadline,
-                          self.level_units, self.rollout_policy, self.value_fn, self.rollout_depth),
-                )
-                for w in range(self.workers)
-            ]
-            done, sums = 0, [0] * len(cands)
-            for fut in futures:
-                d, part = fut.result()
-                done += d
-                sums = [a + b for a, b in zip(sums, part)]
+            result = _run_worlds(task, self.clock)
+        done, sums = result
         if done == 0:
+            self.worlds_log.append(0)
             self.last = SearchStats(cands, 0, [], self.clock() - start, first)
             return first
-        means = [s / (_UNITS * done) for s in sums]
-        scored = [(m + (self.prior_bonus if c == first else 0.0), -i) for i, (c, m) in enumerate(zip(cands, means))]
-        best = max(range(len(cands)), key=lambda i: scored[i])
+        self.worlds_log.append(done)
+        k = len(cands)
+        means = [s / (_UNITS * done) for s in sums[:k]]
+        best = self._select(sums, k, done)
         self.last = SearchStats(cands, done, means, self.clock() - start, cands[best])
         return cands[best]
+
+
+def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], seed_key: str,
+                     deadline: float | None) -> tuple[int, list[Any]] | None:
+    """Share the worlds out over the pool; ``None`` when the pool cannot be used (then the
+    pool is dropped and the caller searches in its own process)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    # the workers stop by wall-clock time: their clocks are their own
+    wall_deadline = None if deadline is None else time.time() + (deadline - agent.clock())
+    try:
+        pool = _pool(agent.workers)
+        futures = [
+            pool.submit(
+                _run_worlds_wall,
+                _Task(view, tuple(cands), seed_key, w, agent.workers, agent.worlds, wall_deadline,
+                      agent.level_units, agent.rollout_policy, agent.value_fn, agent.rollout_depth),
+            )
+            for w in range(agent.workers)
+        ]
+        done, sums = 0, [0] * (2 * len(cands))
+        for fut in futures:
+            d, part = fut.result()
+            done += d
+            sums = [a + b for a, b in zip(sums, part)]
+        return done, sums
+    except (BrokenProcessPool, OSError, RuntimeError):
+        agent.pool_failures += 1
+        _drop_pool(agent.workers)
+        return None
 
 
 def _run_worlds_wall(task: _Task) -> tuple[int, list[Any]]:

@@ -16,6 +16,7 @@ from . import compat_cmd  # noqa: F401,E402
 from . import serve_cmd  # noqa: F401,E402
 from . import loadtest_cmd  # noqa: F401,E402
 from . import train_cmd  # noqa: F401,E402
+from . import search_bench_cmd  # noqa: F401,E402
 
 
 def main() -> None:

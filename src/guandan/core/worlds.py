@@ -65,7 +65,9 @@ DEALT = 27
 
 World = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
 
-__all__ = ["DEALT", "World", "WorldConstraints", "InconsistentView", "sample_world", "world_deal", "played_by_seat"]
+__all__ = [
+    "DEALT", "World", "WorldConstraints", "InconsistentView", "sample_world", "world_deal", "played_by_seat",
+]
 
 
 class InconsistentView(ValueError):
@@ -274,7 +276,8 @@ class WorldConstraints:
             hands[s].extend(rest[i : i + k])
             i += k
         hands[self.seat] = list(self.hand)
-        return (tuple(sorted(hands[0])), tuple(sorted(hands[1])), tuple(sorted(hands[2])), tuple(sorted(hands[3])))
+        h = [tuple(sorted(x)) for x in hands]
+        return (h[0], h[1], h[2], h[3])
 
     def _greedy(self, rng: random.Random) -> World | None:
         hands, pool, slots = self._start()
@@ -434,17 +437,20 @@ def world_deal(view: SeatView, world: Sequence[Sequence[int]], rng: random.Rando
     deal = Deal(view.rules, view.level, hands, rng or random.Random(0), first_leader=view.to_act)
     played = played_by_seat(view.history)
     deal.initial_hands = tuple(
-        tuple(sorted(list(hands[s]) + [f for f in range(N_FACES) for _ in range(played[s][f])])) for s in range(4)
+        tuple(sorted(list(hands[s]) + [f for f in range(N_FACES) for _ in range(played[s][f])]))
+        for s in range(4)
     )
     trick = list(view.trick)
     deal.trick = trick
     deal.top = view.top
     deal.top_seat = view.top_seat
+    # passes since the play to beat: trailing passes of the (chronological) history
     passes = 0
-    for _s, a in reversed(trick):
-        if a[0] != "pass":
-            break
-        passes += 1
+    if view.top is not None:
+        for _s, a in reversed(view.history):
+            if a[0] != "pass":
+                break
+            passes += 1
     deal.passes = passes
     deal.leader = trick[0][0] if trick else view.to_act
     deal.turn = view.to_act

@@ -1,0 +1,293 @@
+"""The search bot and the difficulty levels (guandan.agents.search, .easy, .levels).
+
+Search: deterministic for a seed in rollout-count mode (also across worker counts), stops by an
+injected clock (anytime), falls back to the heuristic's move on any failure, only ever answers
+a legal action. Levels: every name plays a complete game; the easy level never gives a bomb
+away where the heuristic keeps it. No timed assertions (strength and speed are arena figures).
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from guandan.agents import AGENT_NAMES, make_agent
+from guandan.agents.easy import EasyAgent
+from guandan.agents.heuristic import HeuristicAgent
+from guandan.agents.levels import LEVEL_NAMES, parse_spec
+from guandan.agents.search import SearchAgent, candidate_actions, rollout
+from guandan.core.match import Game
+from guandan.core.plays import BOMB_TYPES, PASS
+from guandan.core.views import seat_view
+from guandan.core.worlds import sample_world, world_deal
+from guandan.driver import run_game
+
+
+def _views(seed: int, n: int, min_choices: int = 3, skip: int = 0):
+    """Play-phase views with a real choice, from heuristic self-play of game ``seed``, after
+    ``skip`` actions (later positions make shorter rollouts)."""
+    game = Game(seed=seed)
+    h = HeuristicAgent()
+    out = []
+    k = 0
+    while not game.settlements and len(out) < n:
+        seat = game.to_act()
+        v = seat_view(game, seat)
+        k += 1
+        if k > skip and v.phase == "play" and len(v.legal_actions) >= min_choices:
+            out.append(v)
+        game.apply(h.act(v), seat)
+    return out
+
+
+class FakeClock:
+    """A clock that advances ``step`` seconds each time it is read."""
+
+    def __init__(self, step: float) -> None:
+        self.t = 0.0
+        self.step = step
+        self.reads = 0
+
+    def __call__(self) -> float:
+        self.reads += 1
+        self.t += self.step
+        return self.t
+
+
+def test_rollout_count_mode_is_deterministic_for_a_seed():
+    views = _views(1, 2, skip=40)
+    assert len(views) == 2
+    for v in views:
+        a = SearchAgent(seed=7, worlds=3)
+        b = SearchAgent(seed=7, worlds=3)
+        assert a.act(v) == b.act(v)
+        assert a.last.means == b.last.means and a.last.worlds == 3
+        assert a.last.candidates == b.last.candidates
+
+
+def test_other_seed_samples_other_worlds():
+    """World i of a decision is drawn from Random("seed:game:deal:actions:seat:i")."""
+    v = _views(2, 1)[0]
+    from guandan.core.worlds import WorldConstraints
+
+    cons = WorldConstraints(v)
+    assert cons.sample(random.Random("1:1:1:%d:%d:0" % (len(v.history), v.seat))) != cons.sample(
+        random.Random("2:1:1:%d:%d:0" % (len(v.history), v.seat))
+    )
+
+
+def test_parallel_workers_give_the_same_choice_as_one_process():
+    v = _views(3, 1, skip=40)[0]
+    one = SearchAgent(seed=5, worlds=3, workers=1)
+    two = SearchAgent(seed=5, worlds=3, workers=2)
+    assert one.act(v) == two.act(v)
+    assert two.failures == 0 and two.pool_failures == 0, two.last_error
+    assert one.last.means == two.last.means and two.last.worlds == 3
+
+
+def test_time_budget_stops_the_anytime_loop_by_the_clock():
+    """Each clock read advances 0.01 s; with a 0.05 s budget the search must stop after a few
+    reads and still answer legally (the best so far, or the heuristic's move with no world)."""
+    v = _views(4, 1)[0]
+    clock = FakeClock(0.01)
+    agent = SearchAgent(seed=1, budget_s=0.05, clock=clock)
+    act = agent.act(v)
+    assert act in v.legal_actions
+    assert agent.failures == 0
+    assert clock.reads < 60  # a run-away loop would read the clock hundreds of times
+    assert agent.last.seconds <= 0.05 + 0.01 * 10
+
+
+def test_big_budget_fake_clock_completes_worlds():
+    v = _views(4, 1, skip=30)[0]
+    clock = FakeClock(1e-5)
+    agent = SearchAgent(seed=1, budget_s=0.002, clock=clock)
+    agent.act(v)
+    assert agent.last.worlds >= 1
+    assert len(agent.last.means) == len(agent.last.candidates)
+
+
+def test_failure_falls_back_to_the_heuristic_move(monkeypatch):
+    v = _views(5, 1)[0]
+    agent = SearchAgent(seed=1, worlds=2)
+
+    def broken(*_a, **_k):
+        raise RuntimeError("sampler exploded")
+
+    monkeypatch.setattr("guandan.agents.search.WorldConstraints", broken)
+    act = agent.act(v)
+    assert act == HeuristicAgent().act(v)
+    assert agent.failures == 1 and agent.last.fell_back
+
+
+def test_candidates_are_legal_distinct_and_lead_with_the_heuristic_move():
+    h = HeuristicAgent()
+    for v in _views(6, 12, min_choices=2):
+        first = h.act(v)
+        cands = candidate_actions(v, h, first, limit=5)
+        assert cands[0] == first
+        assert len(cands) == len(set(cands)) <= 5
+        assert all(c in v.legal_actions for c in cands)
+        if v.top is not None:
+            assert PASS in cands  # following: passing is always compared (R28)
+            bombs = [a for a in v.legal_actions if a[0] in BOMB_TYPES]
+            if bombs and first[0] not in BOMB_TYPES:
+                assert any(c[0] in BOMB_TYPES for c in cands)
+
+
+def test_rollout_ends_the_deal_with_a_result():
+    v = _views(7, 1)[0]
+    deal = world_deal(v, sample_world(v, random.Random(1)))
+    win, levels = rollout(deal, HeuristicAgent(), v.seat & 1)
+    assert deal.result is not None
+    assert win in (1, -1) and abs(levels) in (1, 2, 3) and (win > 0) == (levels > 0)
+    assert (deal.result.winner_team == (v.seat & 1)) == (win == 1)
+
+
+def test_bad_arguments_are_rejected():
+    with pytest.raises(ValueError):
+        SearchAgent(budget_s=0)
+    with pytest.raises(ValueError):
+        SearchAgent(worlds=0)
+    with pytest.raises(ValueError):
+        SearchAgent(workers=0)
+    with pytest.raises(ValueError):
+        SearchAgent(rollout_depth=5)
+    with pytest.raises(ValueError):
+        EasyAgent(mistake_rate=2)
+
+
+def test_value_function_hook_cuts_rollouts():
+    v = _views(8, 1, skip=20)[0]
+    calls = []
+
+    def value_fn(deal, team):
+        calls.append(team)
+        return 0.0
+
+    agent = SearchAgent(seed=1, worlds=2, value_fn=value_fn, rollout_depth=3)
+    agent.act(v)
+    assert calls and agent.last.worlds == 2
+    assert agent.last.means == [0.0] * len(agent.last.candidates)
+    assert agent.last.chosen == agent.last.candidates[0]  # no evidence against the heuristic's move
+
+
+def test_level_names_and_specs():
+    assert set(LEVEL_NAMES) <= set(AGENT_NAMES)
+    assert {"random", "heuristic"} <= set(AGENT_NAMES)
+    assert type(make_agent("normal", 1)) is HeuristicAgent
+    hard = make_agent("hard:budget=0.2,workers=1,worlds=3", 1)
+    assert isinstance(hard, SearchAgent) and hard.budget_s == 0.2 and hard.workers == 1 and hard.worlds == 3
+    assert isinstance(make_agent("easy", 1), EasyAgent)
+    assert parse_spec("easy:mistakes=0.5") == ("easy", {"mistake_rate": 0.5})
+    with pytest.raises(ValueError, match="valid options"):
+        make_agent("hard:speed=3", 1)
+    with pytest.raises(ValueError, match="valid agents"):
+        make_agent("genius", 1)
+    with pytest.raises(ValueError):
+        make_agent("heuristic:budget=1", 1)
+
+
+def test_easy_never_gives_away_a_bomb_the_heuristic_keeps():
+    """Over many decisions (mistake rate 1: a mistake wherever one is allowed), easy plays a
+    bomb only where the heuristic plays one, never beats its partner where the heuristic passes,
+    and goes out whenever the heuristic goes out (R31)."""
+    h = HeuristicAgent()
+    easy = EasyAgent(seed=3, mistake_rate=1.0)
+    checked = 0
+    for seed in (11, 12):
+        for v in _views(seed, 200, min_choices=2):
+            best = h.act(v)
+            got = easy.act(v)
+            assert got in v.legal_actions
+            if got[0] in BOMB_TYPES:
+                assert best[0] in BOMB_TYPES
+            if v.top_seat == (v.seat + 2) % 4 and best == PASS:
+                assert got == PASS
+            if len(best[2]) == len(v.hand):
+                assert got == best
+            checked += 1
+    assert checked > 50 and easy.mistakes > 10
+
+
+@pytest.mark.parametrize(
+    "name", ["random", "heuristic", "easy", "normal", "hard:worlds=1,candidates=2,workers=1"]
+)
+def test_each_level_plays_a_complete_game(name):
+    """A whole game (level 2 to passing A) with the agent in seats 0 and 2 against the heuristic;
+    the driver checks every action (``apply``)."""
+    agents = [make_agent(name, 10 + s) if s % 2 == 0 else HeuristicAgent() for s in range(4)]
+    game = Game(seed=21)
+    if name.startswith("hard"):
+        # keep CI fast: the search plays one whole deal, the heuristic the rest of the game
+        while not game.settlements:
+            seat = game.to_act()
+            game.apply(agents[seat].act(seat_view(game, seat)), seat)
+        assert game.settlements[0].result in ("1-2", "1-3", "1-4")
+        assert all(a.failures == 0 for a in agents[::2])
+        return
+    run_game(game, agents)
+    assert game.over and game.winner in (0, 1)
+
+
+@pytest.mark.slow
+def test_hard_with_a_tiny_budget_plays_a_whole_game():
+    """CI smoke game of ``hard`` with a tiny time budget: a complete game, every action legal."""
+    agents = [make_agent("hard:budget=0.02,workers=1", s) if s % 2 == 0 else HeuristicAgent()
+              for s in range(4)]
+    game = Game(seed=22)
+    run_game(game, agents)
+    assert game.over
+    assert all(a.failures == 0 for a in agents[::2])
+
+
+@pytest.mark.parametrize("command", [["arena", "--help"], ["play", "--help"], ["simulate", "--help"],
+                                     ["compat", "join", "--help"]])
+def test_bot_options_list_the_levels(command):
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    out = CliRunner().invoke(app, command, env={"COLUMNS": "200"}).output
+    for name in ("easy", "normal", "hard", "heuristic", "random"):
+        assert name in out, f"{' '.join(command)} does not list {name}"
+
+
+def test_simulate_accepts_a_level_and_rejects_a_bad_option():
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(app, ["simulate", "-n", "1", "--bot", "hard:speed=2"])
+    assert res.exit_code == 2 and "valid options" in res.output
+
+
+def test_a_broken_worker_pool_falls_back_to_searching_in_process(monkeypatch):
+    from concurrent.futures.process import BrokenProcessPool
+
+    def broken(_workers):
+        raise BrokenProcessPool("a worker died")
+
+    monkeypatch.setattr("guandan.agents.search._pool", broken)
+    v = _views(9, 1, skip=40)[0]
+    agent = SearchAgent(seed=1, worlds=2, workers=2)
+    ref = SearchAgent(seed=1, worlds=2, workers=1)
+    assert agent.act(v) == ref.act(v)
+    assert agent.pool_failures == 1 and agent.failures == 0 and agent.last.worlds == 2
+
+
+def test_switching_needs_a_significant_paired_gain():
+    """_select keeps the heuristic's move (index 0) unless another candidate wins on the same
+    worlds by more than the margin with switch_z standard errors to spare."""
+    agent = SearchAgent(seed=1, worlds=10, prior_bonus=0.02, switch_z=2.0, min_worlds=4)
+    u = 1000  # one deal win in the integer sums
+    # 10 worlds: candidate 1 wins every world the heuristic's move loses (diff +2 wins each)
+    sums = [-10 * u, 10 * u, 10 * (2 * u) ** 2 * 0, 10 * (2 * u) ** 2]
+    assert agent._select(sums, 2, 10) == 1
+    # candidate 1 better on average (+0.4) but by +2 on 6 worlds and -2 on 4: not significant
+    sums = [0, 4 * u, 0, 10 * (2 * u) ** 2]
+    assert agent._select(sums, 2, 10) == 0
+    # too few worlds to overrule the heuristic
+    assert agent._select([-3 * u, 3 * u, 0, 3 * (2 * u) ** 2], 2, 3) == 0
