@@ -386,3 +386,31 @@ def test_suit_permutations_rename_non_heart_suits_only() -> None:
         seen.add(tuple(np.nonzero(y[:54])[0].tolist()))
     # seat 0's two 3S (face 4) move to 3C (6) and 3D (7) under some renamings
     assert {(1, 4, 53), (1, 6, 53), (1, 7, 53)} <= seen
+
+
+@pytest.mark.slow
+def test_train_cli_runs_resumes_and_refuses_mixed_data(tmp_path: Path) -> None:
+    _torch()
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    runner = CliRunner()
+    out = tmp_path / "run"
+    args = ["train", "value", "--out", str(out), "--games", "2", "--games-per-shard", "1", "--epochs", "1", "--seed", "4"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert (out / "value.npz").exists() and (out / "value.ckpt").exists()
+    assert sorted(p.name for p in (out / "data").glob("*.npz")) == ["shard-0000.npz", "shard-0001.npz"]
+    meta = ValueNet.load(out / "value.npz").mlp.meta
+    assert meta["seed"] == 4 and meta["games"] == 2 and meta["teacher"] == "heuristic"
+    mtime = (out / "data" / "shard-0000.npz").stat().st_mtime_ns
+    r = runner.invoke(app, ["train", "policy", "--out", str(out), "--games", "2", "--games-per-shard", "1",
+                            "--epochs", "1", "--seed", "4"])
+    assert r.exit_code == 0, r.output
+    assert (out / "data" / "shard-0000.npz").stat().st_mtime_ns == mtime  # the data were reused
+    PolicyNet.load(out / "policy.npz")
+    r = runner.invoke(app, args + ["--max-candidates", "5"])
+    assert r.exit_code == 2 and "other settings" in r.output
+    r = runner.invoke(app, ["train", "value", "--out", str(out), "--hidden", "abc"])
+    assert r.exit_code == 2 and "--hidden" in r.output

@@ -170,6 +170,9 @@ def _run(kind: str, out: Path, data_dir: Path | None, games: int, teacher_name: 
 
     if games < 1 or workers < 1 or games_per_shard < 1:
         _fail("--games, --workers and --games-per-shard must be >= 1")
+    if not 0.0 <= value_rate <= 1.0 or max_candidates < 2:
+        _fail("--value-rate must be in [0, 1] and --max-candidates >= 2")
+    hidden_sizes = _parse_hidden(hidden)
     rules = load_rules(preset, rule)
     try:
         teacher = named_agents(teacher_name)
@@ -182,7 +185,7 @@ def _run(kind: str, out: Path, data_dir: Path | None, games: int, teacher_name: 
     except ValueError as e:
         _fail(str(e))
     data = load_shards(paths)
-    cfg = TrainConfig(epochs=epochs, batch=batch, lr=lr, seed=seed, hidden=_parse_hidden(hidden),
+    cfg = TrainConfig(epochs=epochs, batch=batch, lr=lr, seed=seed, hidden=hidden_sizes,
                       threads=threads, init=init)
     meta = {
         "command": "guandan " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
