@@ -10,7 +10,7 @@ HOST   ?= 127.0.0.1
 PUBLIC_URL ?=
 BIN     = $(VENV)/bin
 
-.PHONY: serve play test test-fast bench simulate setup setup-run clean
+.PHONY: serve play test test-fast bench simulate setup setup-run setup-train clean
 
 # setup: the package and the test tools (make test); setup-run: the package only (make serve, make play)
 setup: $(VENV)/.installed
@@ -28,6 +28,11 @@ $(VENV)/.installed-run: pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e .
 	touch $@
+
+# training extra (guandan train): the CPU build of PyTorch first (a plain `torch` may fetch a CUDA build)
+setup-train: setup
+	$(BIN)/pip install --quiet torch==2.13.0
+	$(BIN)/pip install --quiet -e '.[train,test]'
 
 serve: setup-run
 	$(BIN)/guandan serve --host $(HOST) --port $(PORT) $(if $(PUBLIC_URL),--public-url $(PUBLIC_URL))

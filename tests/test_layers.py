@@ -5,7 +5,8 @@
   ``TYPE_CHECKING`` blocks count too): ``guandan.core`` imports only the standard library and
   itself; ``guandan.agents``, ``guandan.records`` and ``guandan.conformance`` import only the
   core (+ the standard library, + their own package); ``guandan.arena`` may also import
-  ``guandan.agents``.
+  ``guandan.agents``; ``guandan.agents`` may also import NumPy (inference of shipped weights,
+  DESIGN.md section 6), never PyTorch.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ def _allowed(target: str, prefixes: tuple[str, ...]) -> bool:
 
 LAYERS = {
     "guandan.core": ("guandan.core",),
-    "guandan.agents": ("guandan.core", "guandan.agents"),
+    "guandan.agents": ("guandan.core", "guandan.agents", "numpy"),
     "guandan.records": ("guandan.core", "guandan.records"),
     "guandan.conformance": ("guandan.core", "guandan.conformance"),
     "guandan.arena": ("guandan.core", "guandan.agents", "guandan.arena"),

@@ -361,3 +361,56 @@ def test_tiny_training_run_learns_and_beats_random(tmp_path: Path) -> None:
     net = PolicyNet.load(tmp_path / "policy.npz")
     wins, total = _duplicate_vs_random(lambda: PolicyAgent(net=net), boards=6, seed=7)
     assert wins >= 9, f"tiny policy net won only {wins}/{total} deals against random"
+
+
+def test_suit_permutations_rename_non_heart_suits_only() -> None:
+    _torch()
+    from guandan.train.trainer import suit_permutations
+
+    perms = suit_permutations(STATE_DIM, [72 * r for r in range(4)])
+    assert perms.shape == (6, STATE_DIM)
+    assert (perms[0] == np.arange(STATE_DIM)).all()
+    d = _deal()
+    x = encode_state(d, pov=0)
+    seen = set()
+    for p in perms:
+        assert sorted(p.tolist()) == list(range(STATE_DIM))  # a permutation
+        y = x[p]
+        # strength counts, wilds, jokers, counts and everything past the face blocks unchanged
+        for r in range(4):
+            b = 72 * r
+            np.testing.assert_array_equal(y[b + 52 : b + 72], x[b + 52 : b + 72])
+            # hearts (suit 1) stay: 2H is the wild at level 2 (R8)
+            assert y[b + 1] == x[b + 1]
+        np.testing.assert_array_equal(y[288:], x[288:])
+        seen.add(tuple(np.nonzero(y[:54])[0].tolist()))
+    # seat 0's two 3S (face 4) move to 3C (6) and 3D (7) under some renamings
+    assert {(1, 4, 53), (1, 6, 53), (1, 7, 53)} <= seen
+
+
+@pytest.mark.slow
+def test_train_cli_runs_resumes_and_refuses_mixed_data(tmp_path: Path) -> None:
+    _torch()
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    runner = CliRunner()
+    out = tmp_path / "run"
+    args = ["train", "value", "--out", str(out), "--games", "2", "--games-per-shard", "1", "--epochs", "1", "--seed", "4"]
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, r.output
+    assert (out / "value.npz").exists() and (out / "value.ckpt").exists()
+    assert sorted(p.name for p in (out / "data").glob("*.npz")) == ["shard-0000.npz", "shard-0001.npz"]
+    meta = ValueNet.load(out / "value.npz").mlp.meta
+    assert meta["seed"] == 4 and meta["games"] == 2 and meta["teacher"] == "heuristic"
+    mtime = (out / "data" / "shard-0000.npz").stat().st_mtime_ns
+    r = runner.invoke(app, ["train", "policy", "--out", str(out), "--games", "2", "--games-per-shard", "1",
+                            "--epochs", "1", "--seed", "4"])
+    assert r.exit_code == 0, r.output
+    assert (out / "data" / "shard-0000.npz").stat().st_mtime_ns == mtime  # the data were reused
+    PolicyNet.load(out / "policy.npz")
+    r = runner.invoke(app, args + ["--max-candidates", "5"])
+    assert r.exit_code == 2 and "other settings" in r.output
+    r = runner.invoke(app, ["train", "value", "--out", str(out), "--hidden", "abc"])
+    assert r.exit_code == 2 and "--hidden" in r.output

@@ -51,7 +51,8 @@ def load_rules(preset: str, rule: list[str] | None):  # type: ignore[no-untyped-
 PRESET_HELP = "Rule preset: official, anhui, classic, huaian, yangzhou, maanshan, aicomp."
 #: Agent names for --help (guandan.agents.base.AGENT_NAMES; options as in guandan.agents.levels).
 AGENT_HELP = (
-    "random, heuristic, search, or a level easy, normal (= heuristic), hard (= search); "
+    "random, heuristic, search, policy, or a level easy, normal (= heuristic), hard (= search), "
+    "expert (search + networks, needs NumPy); "
     "options after a colon, e.g. hard:budget=0.25,workers=1."
 )
 RULE_HELP = "Override one rule option, e.g. --rule return_rule=any (repeatable). See `guandan rules`."

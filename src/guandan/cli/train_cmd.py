@@ -143,6 +143,8 @@ def _report(res: Any, stats: Any, gen_seconds: float) -> None:
 
     c = Console()
     c.print(t)
+    if res.best_epoch:
+        c.print(f"exported the weights of epoch {res.best_epoch} (lowest val_loss: early stopping)")
     c.print(
         f"data: {stats.games} games, {stats.deals} deals, {stats.decisions} decisions; "
         f"{res.n_train} training / {res.n_val} validation samples; {res.n_params} parameters; "
@@ -168,6 +170,9 @@ def _run(kind: str, out: Path, data_dir: Path | None, games: int, teacher_name: 
 
     if games < 1 or workers < 1 or games_per_shard < 1:
         _fail("--games, --workers and --games-per-shard must be >= 1")
+    if not 0.0 <= value_rate <= 1.0 or max_candidates < 2:
+        _fail("--value-rate must be in [0, 1] and --max-candidates >= 2")
+    hidden_sizes = _parse_hidden(hidden)
     rules = load_rules(preset, rule)
     try:
         teacher = named_agents(teacher_name)
@@ -180,7 +185,7 @@ def _run(kind: str, out: Path, data_dir: Path | None, games: int, teacher_name: 
     except ValueError as e:
         _fail(str(e))
     data = load_shards(paths)
-    cfg = TrainConfig(epochs=epochs, batch=batch, lr=lr, seed=seed, hidden=_parse_hidden(hidden),
+    cfg = TrainConfig(epochs=epochs, batch=batch, lr=lr, seed=seed, hidden=hidden_sizes,
                       threads=threads, init=init)
     meta = {
         "command": "guandan " + " ".join(shlex.quote(a) for a in sys.argv[1:]),
@@ -250,3 +255,75 @@ def train_policy_command(
     """
     _run("policy", out, data, games, teacher, seed, epochs, batch, lr, hidden, workers, games_per_shard,
          value_rate, max_candidates, preset, rule, resume, init, threads)
+
+
+@train_app.command("expert-iteration")
+def train_expert_iteration_command(
+    out: Path = typer.Option(Path("train-runs/expert-iteration"), "--out", "-o", help="Run directory (round-N/ per round)."),
+    rounds: int = typer.Option(2, "--rounds", help="Rounds of generate-then-train."),
+    games: int = typer.Option(20, "--games", "-g", help="Self-play games per round."),
+    label_rate: float = typer.Option(0.1, "--label-rate", help="Share of play-phase decisions searched by the expert and recorded."),
+    worlds: int = typer.Option(4, "--worlds", help="Sampled deals per searched decision (rollout-count mode)."),
+    depth: int = typer.Option(12, "--depth", help="Expert rollout actions before the value network scores (0: full rollouts)."),
+    window: int = typer.Option(2, "--window", help="Train on the data of the last WINDOW rounds."),
+    value: Path = typer.Option(None, "--value", help="Round-0 value network .npz (default: the shipped one)."),
+    policy: Path = typer.Option(None, "--policy", help="Round-0 policy network .npz (default: the shipped one)."),
+    seed: int = _SEED, epochs: int = typer.Option(3, "--epochs", "-e", help="Epochs per round."),
+    batch: int = _BATCH, lr: float = typer.Option(5e-4, "--lr", help="Adam learning rate (fine-tuning)."),
+    workers: int = _WORKERS, games_per_shard: int = typer.Option(2, "--games-per-shard", help="Games per data file."),
+    preset: str = _PRESET, rule: list[str] = _RULE, threads: int = _THREADS,
+) -> None:
+    """Expert iteration: rounds of self-play labelled by the expert search, then training.
+
+    Each round plays GAMES games where every seat plays the current policy
+    network and, at LABEL_RATE of its play-phase decisions, the expert
+    search (search + current networks) instead, recording those choices;
+    then trains both networks from the current weights on the last WINDOW
+    rounds' data and writes OUT/round-N/{value,policy}.npz, which the next
+    round uses. Rerun the same command to resume.
+    """
+    try:
+        from guandan.agents.nets import require_numpy
+
+        require_numpy()
+        from guandan.train.trainer import TrainConfig, require_torch
+
+        require_torch()
+    except ImportError as e:
+        _fail(str(e))
+    from guandan.train.expert import expert_iteration
+
+    if rounds < 1 or games < 1 or window < 1 or worlds < 1 or depth < 0 or not 0 < label_rate <= 1:
+        _fail("--rounds, --games, --window, --worlds must be >= 1, --depth >= 0, --label-rate in (0, 1]")
+    for p in (value, policy):
+        if p is not None and not p.exists():
+            _fail(f"no such file: {p}")
+    rules = load_rules(preset, rule)
+    cfg = TrainConfig(epochs=epochs, batch=batch, lr=lr, seed=seed, threads=threads)
+    meta = {"command": "guandan " + " ".join(shlex.quote(a) for a in sys.argv[1:]), "seed": seed}
+    with _progress() as bar:
+        play = bar.add_task("self-play", total=games)
+        fit = bar.add_task("train", total=None)
+
+        def on_selfplay(r: int, done: int, total: int) -> None:
+            bar.update(play, completed=done, total=total, description=f"round {r}/{rounds}: self-play")
+
+        def on_train(kind: str, e: int, ep: int, b: int, nb: int) -> None:
+            bar.update(fit, total=ep * nb, completed=e * nb + b, description=f"train {kind} (epoch {e + 1}/{ep})")
+
+        try:
+            results = expert_iteration(out, rounds, games, seed, cfg, value, policy, label_rate, worlds, depth,
+                                       window, games_per_shard, workers, rules, meta, on_selfplay, on_train)
+        except (ValueError, FileNotFoundError) as e:
+            _fail(str(e))
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"expert iteration: {out}")
+    for col in ("round", "games", "policy samples", "value val_acc", "policy val_agree", "self-play s", "train s"):
+        t.add_column(col, justify="right")
+    for r in results:
+        t.add_row(str(r.round), str(r.games), str(r.policy_samples), f"{r.value_metrics.get('val_acc', float('nan')):.3f}",
+                  f"{r.policy_metrics.get('val_agree', float('nan')):.3f}", f"{r.selfplay_seconds:.0f}", f"{r.train_seconds:.0f}")
+    Console().print(t)
+    Console().print(f"latest networks: {results[-1].value_npz}, {results[-1].policy_npz}")

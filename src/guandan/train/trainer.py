@@ -5,7 +5,8 @@ Needs the ``[train]`` extra (``pip install torch==2.13.0`` takes the CPU build o
 Both trainers are seeded (``torch.manual_seed`` and a NumPy generator per epoch), use one
 intra-op thread by default (the machines are shared), keep a checkpoint after every epoch
 (``<out>/<kind>.ckpt``: model, optimiser, epoch, metrics history) and resume from it when
-run again with ``resume=True``, and export the final network to ``<out>/<kind>.npz`` in the
+run again with ``resume=True``, and export the network of the epoch with the lowest validation
+loss (early stopping; the last epoch when nothing is held out) to ``<out>/<kind>.npz`` in the
 format :class:`guandan.agents.nets.MLP` reads.
 
 Losses:
@@ -111,7 +112,9 @@ class TrainConfig:
         epochs: passes over the training data (>= 1); batch: samples per batch (decisions for
         the policy); lr: Adam learning rate; weight_decay: L2 factor; seed: master seed;
         hidden: hidden layer sizes; val_fraction: share of shards held out (0 keeps none);
-        threads: torch intra-op threads; init: a ``.npz`` to start from (expert iteration).
+        threads: torch intra-op threads; init: a ``.npz`` to start from (expert iteration);
+        augment: show each training batch under a random renaming of the non-heart suits
+        (:func:`suit_permutations`).
     """
 
     epochs: int = 4
@@ -123,6 +126,7 @@ class TrainConfig:
     val_fraction: float = 0.1
     threads: int = 1
     init: Path | None = None
+    augment: bool = True
 
     def check(self) -> None:
         """Raises ``ValueError`` for settings out of range."""
@@ -144,10 +148,39 @@ class TrainResult:
     seconds: float = 0.0
     n_params: int = 0
 
+    #: the epoch whose weights were exported (lowest ``val_loss``; the last without validation)
+    best_epoch: int | None = None
+
     @property
     def final(self) -> dict[str, float]:
-        """Metrics of the last epoch."""
+        """Metrics of the exported epoch."""
+        if self.best_epoch:
+            return self.history[self.best_epoch - 1]
         return self.history[-1] if self.history else {}
+
+
+def suit_permutations(dim: int, face_blocks: Sequence[int]) -> Any:
+    """Index permutations of a feature vector for the 6 permutations of spades, clubs and
+    diamonds (hearts stay: the wild is the heart of the level rank, R8), applied to the 52
+    ranked faces of every face-count block starting at the offsets ``face_blocks``.
+
+    A deal with those suits renamed is the same deal for the rules (no suit ranks, R9), so each
+    training sample may be shown under any of them (data augmentation). Returns
+    ``int64[6, dim]`` (row 0 is the identity).
+    """
+    import itertools
+
+    import numpy as np
+
+    out = []
+    for perm in itertools.permutations((0, 2, 3)):
+        suit_map = {1: 1, 0: perm[0], 2: perm[1], 3: perm[2]}
+        idx = np.arange(dim)
+        for base in face_blocks:
+            for f in range(52):
+                idx[base + (f & ~3) + suit_map[f & 3]] = base + f
+        out.append(idx)
+    return np.stack(out)
 
 
 def _split(n_shards: int, shard_of: Any, val_fraction: float) -> tuple[Any, Any]:
@@ -189,16 +222,28 @@ def _setup(kind: str, cfg: TrainConfig, n_in: int, n_out: int, default_hidden: t
         opt.load_state_dict(state["opt"])
         start = int(state["epoch"])
         history = list(state["history"])
+        model.best_state = state.get("best")
+        model.best_epoch = state.get("best_epoch")
     model.hidden = tuple(hidden)  # type: ignore[attr-defined]
     return model, opt, start, history
 
 
 def _save_checkpoint(out_dir: Path, kind: str, model: Any, opt: Any, epoch: int, history: list[dict[str, float]]) -> None:
+    """Save the checkpoint; the weights of the epoch with the lowest ``val_loss`` so far are kept
+    beside the current ones (``best``) and are what :func:`_export` writes (early stopping)."""
+    import copy
+
     torch = require_torch()
     ck = _checkpoint_path(out_dir, kind)
+    best = getattr(model, "best_state", None)
+    losses = [h.get("val_loss") for h in history]
+    if losses and losses[-1] is not None and all(x is None or losses[-1] <= x for x in losses):
+        best = copy.deepcopy(model.state_dict())
+        model.best_epoch = epoch
+    model.best_state = best
     tmp = ck.with_suffix(".tmp")
     torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "epoch": epoch, "history": history,
-                "hidden": list(model.hidden)}, tmp)
+                "hidden": list(model.hidden), "best": best, "best_epoch": getattr(model, "best_epoch", None)}, tmp)
     tmp.replace(ck)
 
 
@@ -241,8 +286,13 @@ def train_value(
     sc_t = torch.from_numpy(data["v_score"].astype(np.float32))
     bce = torch.nn.BCEWithLogitsLoss()
 
-    def losses(idx: Any) -> tuple[Any, Any, Any]:
-        out = model(x_t[idx])
+    perms = torch.from_numpy(suit_permutations(STATE_DIM, [72 * r for r in range(4)]))
+
+    def losses(idx: Any, augment: bool = False) -> tuple[Any, Any, Any]:
+        x = x_t[idx]
+        if augment:
+            x = x.gather(1, perms[torch.randint(0, 6, (len(idx),))])
+        out = model(x)
         lw = bce(out[:, 0], win_t[idx])
         ls = ((out[:, 1] - sc_t[idx]) ** 2).mean()
         return lw + 0.5 * ls, out, ls
@@ -256,7 +306,7 @@ def train_value(
         tot = 0.0
         for b in range(nb):
             idx = torch.from_numpy(perm[b * cfg.batch : (b + 1) * cfg.batch])
-            loss, _, _ = losses(idx)
+            loss, _, _ = losses(idx, cfg.augment)
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -279,17 +329,24 @@ def train_value(
 
 def _export(kind: str, model: Any, out_dir: Path, history: list[dict[str, float]], n_tr: int, n_va: int,
             secs: float, meta: dict[str, Any] | None) -> TrainResult:
+    """Write ``<kind>.npz`` with the best-validation epoch's weights (the last epoch's when
+    there is no validation data) and ``<kind>.metrics.json``."""
+    best_epoch = getattr(model, "best_epoch", None)
+    if getattr(model, "best_state", None) is not None:
+        model.load_state_dict(model.best_state)
+    chosen = history[best_epoch - 1] if best_epoch else (history[-1] if history else {})
     m = {"kind": kind, "version": 1, "hidden": list(model.hidden), "train_samples": n_tr,
-         "val_samples": n_va, "final": history[-1] if history else {}}
+         "val_samples": n_va, "final": chosen, "epochs_run": len(history)}
     m.update(meta or {})
     mlp = to_mlp(model, m)
     path = out_dir / f"{kind}.npz"
     mlp.save(path)
     (out_dir / f"{kind}.metrics.json").write_text(json.dumps({"history": history, "meta": m}, indent=1))
-    return TrainResult(kind, path, history, n_tr, n_va, secs, mlp.n_params)
+    return TrainResult(kind, path, history, n_tr, n_va, secs, mlp.n_params, best_epoch)
 
 
-def _policy_batch(torch: Any, data: dict[str, Any], dec: Any, view_t: Any, act_t: Any) -> tuple[Any, Any, Any, int]:
+def _policy_batch(torch: Any, data: dict[str, Any], dec: Any, view_t: Any, act_t: Any,
+                  perms: Any = None) -> tuple[Any, Any, Any, int]:
     """Rows of a batch of decisions: (input rows [M, VIEW+ACTION], group ids [M], label rows [B], B)."""
     import numpy as np
 
@@ -302,7 +359,10 @@ def _policy_batch(torch: Any, data: dict[str, Any], dec: Any, view_t: Any, act_t
     rows = np.repeat(starts - first, sizes) + np.arange(int(sizes.sum()))
     label_rows = first + data["p_label"][dec]
     g = torch.from_numpy(group)
-    x = torch.cat([view_t[torch.from_numpy(dec)][g], act_t[torch.from_numpy(rows)]], dim=1)
+    views = view_t[torch.from_numpy(dec)]
+    if perms is not None:
+        views = views.gather(1, perms[torch.randint(0, len(perms), (len(dec),))])
+    x = torch.cat([views[g], act_t[torch.from_numpy(rows)]], dim=1)
     return x, g, torch.from_numpy(label_rows), len(dec)
 
 
@@ -349,6 +409,7 @@ def train_policy(
         raise ValueError("every policy sample is in validation: add shards or lower val_fraction")
     model, opt, start, history = _setup("policy", cfg, VIEW_DIM + ACTION_DIM, 1, DEFAULT_POLICY_HIDDEN, out_dir, resume)
     view_t = torch.from_numpy(data["p_view"].astype(np.float32))
+    perms = torch.from_numpy(suit_permutations(VIEW_DIM, [0]))
     act_t = torch.from_numpy(data["p_actions"].astype(np.float32))
     t0 = time.perf_counter()
     nb = (len(tr) + cfg.batch - 1) // cfg.batch
@@ -359,7 +420,7 @@ def train_policy(
         tot = 0.0
         for b in range(nb):
             dec = perm[b * cfg.batch : (b + 1) * cfg.batch]
-            x, g, lab, bsz = _policy_batch(torch, data, dec, view_t, act_t)
+            x, g, lab, bsz = _policy_batch(torch, data, dec, view_t, act_t, perms if cfg.augment else None)
             loss, _ = _segment_ce(torch, model(x)[:, 0], g, lab, bsz)
             opt.zero_grad()
             loss.backward()
