@@ -16,6 +16,7 @@ from . import compat_cmd  # noqa: F401,E402
 from . import serve_cmd  # noqa: F401,E402
 from . import loadtest_cmd  # noqa: F401,E402
 from . import train_rl_cmd  # noqa: F401,E402
+from . import rl_cmd  # noqa: F401,E402
 
 
 def main() -> None:
