@@ -438,3 +438,14 @@ def test_sample_world_is_the_shared_sampler_and_consistent_with_the_public_recor
         obs = e.observe(e.agent_selection)
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert checked >= 8
+
+
+def test_natural_straight_flush_count():
+    from guandan.core.cards import counts_of
+
+    # A-2-3-4-5 (A low, R10) and 2-6 of spades
+    assert abstract.natural_straight_flushes(counts_of(parse_cards("AS 2S 3S 4S 5S 6S")), 9) == 2
+    # at level 2 the 2H is the wild (R8): not a natural card of a straight flush
+    assert abstract.natural_straight_flushes(counts_of(parse_cards("AH 2H 3H 4H 5H")), 0) == 0
+    assert abstract.natural_straight_flushes(counts_of(parse_cards("AH 2H 3H 4H 5H")), 5) == 1
+    assert abstract.natural_straight_flushes(counts_of(parse_cards("TD JD QD KD AD 9C")), 0) == 1

@@ -193,9 +193,9 @@ def group_actions(legal: Sequence[PlayT], level: int) -> dict[int, list[PlayT]]:
     return groups
 
 
-# straight-flush windows per suit, as rank sets (A low in the lowest window, R10)
-_SF_WINDOWS: tuple[tuple[int, ...], ...] = tuple(
-    ((12, 0, 1, 2, 3) if top == 3 else tuple(range(top - 4, top + 1))) for top in range(3, 13)
+# straight-flush windows as 13-bit rank masks (A low in the lowest window, R10)
+_SF_MASKS: tuple[int, ...] = tuple(
+    sum(1 << r for r in ((12, 0, 1, 2, 3) if top == 3 else range(top - 4, top + 1))) for top in range(3, 13)
 )
 
 
@@ -207,10 +207,15 @@ def natural_straight_flushes(counts: Sequence[int], level: int) -> int:
     w = level * 4 + 1
     n = 0
     for s in range(4):
-        have = [counts[r * 4 + s] > 0 and r * 4 + s != w for r in range(13)]
-        for win in _SF_WINDOWS:
-            if have[win[0]] and have[win[1]] and have[win[2]] and have[win[3]] and have[win[4]]:
-                n += 1
+        m = 0
+        for r in range(13):
+            f = r * 4 + s
+            if counts[f] and f != w:
+                m |= 1 << r
+        if m:
+            for wm in _SF_MASKS:
+                if m & wm == wm:
+                    n += 1
     return n
 
 
