@@ -8,7 +8,8 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
   also encodes the acting seat's observation. Episodes reset (next deal) when they end.
 * ``vec``: :class:`~guandan.rl.vec.VecEnv` decisions/s (rows × steps / s) with the default
   encoding and abstract mode, sync (one process) and ``process`` backend with ``workers``
-  worker processes.
+  worker processes (16 tables by default: with many more, a short run measures mostly the
+  first, most expensive decisions of each deal, when hands hold 27 cards).
 * references, measured only when their packages are installed (benchmark-only, never a
   dependency): RLCard's Doudizhu env (``rlcard.make("doudizhu")``: ``reset``/``step`` with a
   random legal action id; its step includes its own state encoding) and DouZero's ``GameEnv``
@@ -131,7 +132,7 @@ def douzero_steps_per_s(seconds: float) -> float | None:
 
 def run_rl_bench(
     seconds: float = 3.0,
-    tables: int = 64,
+    tables: int = 16,
     workers: int = 2,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
