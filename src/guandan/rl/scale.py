@@ -194,8 +194,8 @@ def _workers(n_workers: int, tables: int, seed: int, preset: str, use_ray: bool,
         os.environ.setdefault("RAY_agent_register_timeout_ms", "600000")
         os.environ.setdefault("RAY_raylet_start_wait_time_s", "600")
         if not ray.is_initialized():
-            ray.init(address=ray_address, include_dashboard=False, log_to_driver=False,
-                     **({} if ray_address else {"num_cpus": max(n_workers, 1)}))
+            local = {} if ray_address else {"num_cpus": max(n_workers, 1), "_node_ip_address": "127.0.0.1"}
+            ray.init(address=ray_address, include_dashboard=False, log_to_driver=False, **local)
         remote = ray.remote(TableWorker)
         actors = [remote.remote(tables, seed + 1000 * i, preset) for i in range(n_workers)]
         return actors, lambda refs: list(ray.get(refs))
