@@ -147,7 +147,9 @@ def test_deal_rewards_match_settlement_every_preset(preset, reward):
     assert saw_tribute, "no tribute deal in four episodes: the test does not cover R44-R47 decisions"
 
 
-@pytest.mark.parametrize("preset", ["aicomp", "official"])
+@pytest.mark.parametrize("preset", [
+    p if p in ("aicomp", "official") else pytest.param(p, marks=pytest.mark.slow) for p in PRESET_NAMES
+])
 def test_game_reward_is_paid_once_at_game_end(preset):
     """reward="game": 0 after every deal, +1/-1 when a team passes the target (R37)."""
     e = rl.raw_env(preset=preset, reward="game")
