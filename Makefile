@@ -13,9 +13,10 @@ setup: $(VENV)/.installed
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	# PyTorch for the training example's tests: the CPU build (2.13.0+cpu is the local wheel here)
+	# PyTorch for the training example's tests: the CPU build (2.13.0+cpu is the local wheel here);
+	# Ray for the scale-out test on a local Ray instance
 	$(BIN)/pip install --quiet 'torch==2.13.0'
-	$(BIN)/pip install --quiet -e '.[test,train]'
+	$(BIN)/pip install --quiet -e '.[test,train,ray]'
 	touch $@
 
 serve: setup
