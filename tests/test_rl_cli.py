@@ -24,7 +24,7 @@ def test_bench_rl_json_has_every_figure():
     modes = {(r["action_mode"], r["obs"]) for r in data["env"]}
     assert {("abstract", "none"), ("abstract", "default"), ("abstract", "danzero"), ("candidates", "default"),
             ("cards", "none"), ("cards", "default")} <= modes
-    assert all(r["steps_per_s"] > 0 for r in data["env"])
+    assert all(r["steps_per_s"] > 0 for r in data["env"]) and data["engine_steps_per_s"] > 0
     assert data["vec"]["sync_decisions_per_s"] > 0 and data["vec"]["process_decisions_per_s"] > 0
     assert data["targets"] == {"single_core_steps_per_s": 20000, "vec_ratio": 2.0}
     ref = data["references"]
