@@ -451,3 +451,17 @@ def test_natural_straight_flush_count():
     assert abstract.natural_straight_flushes(counts_of(parse_cards("AH 2H 3H 4H 5H")), 0) == 0
     assert abstract.natural_straight_flushes(counts_of(parse_cards("AH 2H 3H 4H 5H")), 5) == 1
     assert abstract.natural_straight_flushes(counts_of(parse_cards("TD JD QD KD AD 9C")), 0) == 1
+
+
+def test_masked_action_raises_and_changes_nothing():
+    e = GuandanAEC(render_mode="ansi")
+    e.reset(seed=6)
+    agent = e.agent_selection
+    obs = e.observe(agent)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match="not legal"):
+        e.step(bad)
+    assert e.agent_selection == agent
+    assert np.array_equal(e.observe(agent)["observation"], obs["observation"])
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert agent in e.render()
