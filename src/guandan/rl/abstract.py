@@ -126,6 +126,12 @@ for _i, (_t, _r, _n, _x) in enumerate(ID_TABLE):
         _SIMPLE[(_t, _r)] = _i
 
 
+# per simple type, ids indexed by key rank (pass and joker bomb, whose rank is None, at index 15)
+_BY_TYPE: dict[str, list[int]] = {}
+for (_t, _r), _i in _SIMPLE.items():
+    _BY_TYPE.setdefault(_t, [-1] * 16)[15 if _r is None else _r] = _i
+
+
 def action_id(action: PlayT, level: int) -> int:
     """The abstract id of a legal action ``(type, rank, cards)`` at ``level``.
 
@@ -163,11 +169,15 @@ def group_actions(legal: Sequence[PlayT], level: int) -> dict[int, list[PlayT]]:
         ``{id: [actions sharing it]}``; every legal action appears in exactly one group.
     """
     groups: dict[int, list[PlayT]] = {}
-    simple = _SIMPLE
+    by_type = _BY_TYPE
     w = level * 4 + 1
     for a in legal:
         t = a[0]
-        if t == FULL_HOUSE:
+        tab = by_type.get(t)
+        if tab is not None:
+            r = a[1]
+            i = tab[15 if r is None else r]
+        elif t == FULL_HOUSE:
             tr = a[1]
             p = level
             for f in a[2]:
@@ -184,7 +194,7 @@ def group_actions(legal: Sequence[PlayT], level: int) -> dict[int, list[PlayT]]:
         elif t == RETURN_TYPE:
             i = RETURN_BASE + a[2][0]
         else:
-            i = simple[(t, a[1])]
+            raise KeyError(f"no abstract id for action type {t!r}")
         g = groups.get(i)
         if g is None:
             groups[i] = [a]
