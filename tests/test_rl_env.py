@@ -465,3 +465,20 @@ def test_masked_action_raises_and_changes_nothing():
     assert np.array_equal(e.observe(agent)["observation"], obs["observation"])
     e.step(int(np.flatnonzero(obs["action_mask"])[0]))
     assert agent in e.render()
+
+
+def test_hidden_card_counts_are_not_encoded_under_le10():
+    """R32 / AMB-24 with card_counts=le10: other seats' counts above 10 are hidden; own is shown."""
+    from guandan.core.rules import RuleSet
+
+    t = Table(RuleSet.preset("aicomp").replace(card_counts="le10"), seed=2)
+    enc = t.encoder
+    out = np.zeros(enc.size, np.float32)
+    seat = t.to_act
+    t.observe(seat, out)
+    n = enc.decode(out)["n_cards"].reshape(4, 29)
+    assert n[0].argmax() == 27 and n[0].sum() == 1
+    assert n[1:].sum() == 0
+    plain = Table(seed=2)
+    plain.observe(seat, out)
+    assert enc.decode(out)["n_cards"].reshape(4, 29)[1:].sum() == 3
