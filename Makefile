@@ -10,7 +10,7 @@ HOST   ?= 127.0.0.1
 PUBLIC_URL ?=
 BIN     = $(VENV)/bin
 
-.PHONY: serve play test test-fast bench simulate setup setup-run setup-train clean
+.PHONY: serve play test test-fast bench simulate setup setup-run setup-train setup-full clean
 
 # setup: the package and the test tools (make test); setup-run: the package only (make serve, make play)
 setup: $(VENV)/.installed
@@ -33,6 +33,10 @@ $(VENV)/.installed-run: pyproject.toml
 setup-train: setup
 	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e '.[train,test]'
+
+# everything CI runs: training (PyTorch, CPU build) and Ray for the scale-out tests on a local Ray instance
+setup-full: setup-train
+	$(BIN)/pip install --quiet -e '.[train,test,ray]'
 
 serve: setup-run
 	$(BIN)/guandan serve --host $(HOST) --port $(PORT) $(if $(PUBLIC_URL),--public-url $(PUBLIC_URL))

@@ -93,9 +93,10 @@ LAYERS = {
     "guandan.conformance": ("guandan.core", "guandan.conformance"),
     "guandan.arena": ("guandan.core", "guandan.agents", "guandan.arena"),
     # the research environment: core and agents (+ its optional extra), never server/compat;
-    # rlcard/douzero only inside the benchmark's functions (reference envs, never a dependency)
+    # rlcard/douzero only inside the benchmark's functions (reference envs, never a dependency);
+    # ray only inside the scale-out functions (optional extra [ray])
     "guandan.rl": ("guandan.core", "guandan.agents", "guandan.rl", "numpy", "pettingzoo", "gymnasium",
-                   "rlcard", "douzero"),
+                   "rlcard", "douzero", "ray"),
     # training: the only package that imports PyTorch (DESIGN.md section 6)
     "guandan.train": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.train", "numpy", "torch"),
 }

@@ -147,7 +147,9 @@ def test_deal_rewards_match_settlement_every_preset(preset, reward):
     assert saw_tribute, "no tribute deal in four episodes: the test does not cover R44-R47 decisions"
 
 
-@pytest.mark.parametrize("preset", ["aicomp", "official"])
+@pytest.mark.parametrize("preset", [
+    p if p in ("aicomp", "official") else pytest.param(p, marks=pytest.mark.slow) for p in PRESET_NAMES
+])
 def test_game_reward_is_paid_once_at_game_end(preset):
     """reward="game": 0 after every deal, +1/-1 when a team passes the target (R37)."""
     e = rl.raw_env(preset=preset, reward="game")
@@ -438,3 +440,45 @@ def test_sample_world_is_the_shared_sampler_and_consistent_with_the_public_recor
         obs = e.observe(e.agent_selection)
         e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert checked >= 8
+
+
+def test_natural_straight_flush_count():
+    from guandan.core.cards import counts_of
+
+    # A-2-3-4-5 (A low, R10) and 2-6 of spades
+    assert abstract.natural_straight_flushes(counts_of(parse_cards("AS 2S 3S 4S 5S 6S")), 9) == 2
+    # at level 2 the 2H is the wild (R8): not a natural card of a straight flush
+    assert abstract.natural_straight_flushes(counts_of(parse_cards("AH 2H 3H 4H 5H")), 0) == 0
+    assert abstract.natural_straight_flushes(counts_of(parse_cards("AH 2H 3H 4H 5H")), 5) == 1
+    assert abstract.natural_straight_flushes(counts_of(parse_cards("TD JD QD KD AD 9C")), 0) == 1
+
+
+def test_masked_action_raises_and_changes_nothing():
+    e = GuandanAEC(render_mode="ansi")
+    e.reset(seed=6)
+    agent = e.agent_selection
+    obs = e.observe(agent)
+    bad = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    with pytest.raises(ValueError, match="not legal"):
+        e.step(bad)
+    assert e.agent_selection == agent
+    assert np.array_equal(e.observe(agent)["observation"], obs["observation"])
+    e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert agent in e.render()
+
+
+def test_hidden_card_counts_are_not_encoded_under_le10():
+    """R32 / AMB-24 with card_counts=le10: other seats' counts above 10 are hidden; own is shown."""
+    from guandan.core.rules import RuleSet
+
+    t = Table(RuleSet.preset("aicomp").replace(card_counts="le10"), seed=2)
+    enc = t.encoder
+    out = np.zeros(enc.size, np.float32)
+    seat = t.to_act
+    t.observe(seat, out)
+    n = enc.decode(out)["n_cards"].reshape(4, 29)
+    assert n[0].argmax() == 27 and n[0].sum() == 1
+    assert n[1:].sum() == 0
+    plain = Table(seed=2)
+    plain.observe(seat, out)
+    assert enc.decode(out)["n_cards"].reshape(4, 29)[1:].sum() == 3

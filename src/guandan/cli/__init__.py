@@ -18,6 +18,7 @@ from . import loadtest_cmd  # noqa: F401,E402
 from . import search_bench_cmd  # noqa: F401,E402
 from . import train_cmd  # noqa: F401,E402
 from . import train_rl_cmd  # noqa: F401,E402
+from . import rl_cmd  # noqa: F401,E402
 
 
 def main() -> None:

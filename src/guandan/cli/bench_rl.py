@@ -27,6 +27,7 @@ def render(result: dict[str, Any]) -> Any:
     env = Table(title="guandan.rl env, one core, random legal actions (steps = decisions)", title_justify="left")
     for col in ("action mode", "observation", "steps/s"):
         env.add_column(col, justify="right" if col == "steps/s" else "left")
+    env.add_row("(bare engine: legal actions + apply)", "-", f"{result['engine_steps_per_s']:,.0f}")
     for r in result["env"]:
         env.add_row(r["action_mode"], r["obs"], f"{r['steps_per_s']:,.0f}")
     main = next(r["steps_per_s"] for r in result["env"] if r["action_mode"] == "abstract" and r["obs"] == "default")
@@ -82,7 +83,7 @@ def bench_rl(as_json: bool, seconds: float, fail: Callable[[str], None]) -> None
     console = Console()
     with Progress(TextColumn("{task.description}"), BarColumn(), console=console, auto_refresh=False,
                   transient=True) as prog:
-        task = prog.add_task("benchmarking", total=13)
+        task = prog.add_task("benchmarking", total=14)
 
         def step(label: str) -> None:
             prog.advance(task)

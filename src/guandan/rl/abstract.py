@@ -126,6 +126,12 @@ for _i, (_t, _r, _n, _x) in enumerate(ID_TABLE):
         _SIMPLE[(_t, _r)] = _i
 
 
+# per simple type, ids indexed by key rank (pass and joker bomb, whose rank is None, at index 15)
+_BY_TYPE: dict[str, list[int]] = {}
+for (_t, _r), _i in _SIMPLE.items():
+    _BY_TYPE.setdefault(_t, [-1] * 16)[15 if _r is None else _r] = _i
+
+
 def action_id(action: PlayT, level: int) -> int:
     """The abstract id of a legal action ``(type, rank, cards)`` at ``level``.
 
@@ -163,11 +169,15 @@ def group_actions(legal: Sequence[PlayT], level: int) -> dict[int, list[PlayT]]:
         ``{id: [actions sharing it]}``; every legal action appears in exactly one group.
     """
     groups: dict[int, list[PlayT]] = {}
-    simple = _SIMPLE
+    by_type = _BY_TYPE
     w = level * 4 + 1
     for a in legal:
         t = a[0]
-        if t == FULL_HOUSE:
+        tab = by_type.get(t)
+        if tab is not None:
+            r = a[1]
+            i = tab[15 if r is None else r]
+        elif t == FULL_HOUSE:
             tr = a[1]
             p = level
             for f in a[2]:
@@ -184,7 +194,7 @@ def group_actions(legal: Sequence[PlayT], level: int) -> dict[int, list[PlayT]]:
         elif t == RETURN_TYPE:
             i = RETURN_BASE + a[2][0]
         else:
-            i = simple[(t, a[1])]
+            raise KeyError(f"no abstract id for action type {t!r}")
         g = groups.get(i)
         if g is None:
             groups[i] = [a]
@@ -193,9 +203,9 @@ def group_actions(legal: Sequence[PlayT], level: int) -> dict[int, list[PlayT]]:
     return groups
 
 
-# straight-flush windows per suit, as rank sets (A low in the lowest window, R10)
-_SF_WINDOWS: tuple[tuple[int, ...], ...] = tuple(
-    ((12, 0, 1, 2, 3) if top == 3 else tuple(range(top - 4, top + 1))) for top in range(3, 13)
+# straight-flush windows as 13-bit rank masks (A low in the lowest window, R10)
+_SF_MASKS: tuple[int, ...] = tuple(
+    sum(1 << r for r in ((12, 0, 1, 2, 3) if top == 3 else range(top - 4, top + 1))) for top in range(3, 13)
 )
 
 
@@ -207,10 +217,15 @@ def natural_straight_flushes(counts: Sequence[int], level: int) -> int:
     w = level * 4 + 1
     n = 0
     for s in range(4):
-        have = [counts[r * 4 + s] > 0 and r * 4 + s != w for r in range(13)]
-        for win in _SF_WINDOWS:
-            if have[win[0]] and have[win[1]] and have[win[2]] and have[win[3]] and have[win[4]]:
-                n += 1
+        m = 0
+        for r in range(13):
+            f = r * 4 + s
+            if counts[f] and f != w:
+                m |= 1 << r
+        if m:
+            for wm in _SF_MASKS:
+                if m & wm == wm:
+                    n += 1
     return n
 
 

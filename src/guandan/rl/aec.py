@@ -162,13 +162,13 @@ class GuandanAEC(AECEnv):  # type: ignore[misc]
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        self._cumulative_rewards[agent] = 0.0
         t = self.table
         if self.render_mode == "ansi":
             from guandan.core.plays import play_text
 
             self._last_text = f"{agent}: {play_text(t.resolve(action))}"
-        rew = t.apply(action)
+        rew = t.apply(action)  # raises ValueError for a masked action, before any change
+        self._cumulative_rewards[agent] = 0.0
         for i, a in enumerate(AGENTS):
             self.rewards[a] = float(rew[i])
         if t.done:

@@ -2,13 +2,15 @@
 
 Figures (each a loop of uniformly random legal actions for ``seconds`` of wall time):
 
+* ``engine``: the bare rules engine (legal actions + apply, no env), the ceiling of the rest;
 * ``env``: one :class:`~guandan.rl.table.Table` on one core, per action mode, without and with
   observation encoding (``none``, ``default``, ``danzero``). A step = one decision: the action
   mask (or legal list) is built, a random legal action is drawn and applied; "with encoding"
   also encodes the acting seat's observation. Episodes reset (next deal) when they end.
 * ``vec``: :class:`~guandan.rl.vec.VecEnv` decisions/s (rows × steps / s) with the default
   encoding and abstract mode, sync (one process) and ``process`` backend with ``workers``
-  worker processes.
+  worker processes (16 tables by default: with many more, a short run measures mostly the
+  first, most expensive decisions of each deal, when hands hold 27 cards).
 * references, measured only when their packages are installed (benchmark-only, never a
   dependency): RLCard's Doudizhu env (``rlcard.make("doudizhu")``: ``reset``/``step`` with a
   random legal action id; its step includes its own state encoding) and DouZero's ``GameEnv``
@@ -62,6 +64,30 @@ def env_steps_per_s(action_mode: str, obs: str | None, seconds: float, seed: int
             t.mask(mask)
             ids = np.flatnonzero(mask)
             t.apply(int(ids[rng.randrange(len(ids))]))
+            n += 1
+        now = time.perf_counter()
+        if now >= deadline:
+            return n / (now - start)
+
+
+def engine_steps_per_s(seconds: float, seed: int = 0) -> float:
+    """The ceiling under every env figure: the bare engine (``Game.legal_actions()`` + a random
+    choice + ``apply_unchecked``; new game when one ends), decisions per second."""
+    from guandan.core.match import Game
+    from guandan.core.rules import RuleSet
+
+    rules = RuleSet.preset("aicomp")
+    rng = random.Random(seed)
+    game = Game(rules, seed=seed, max_games=1)
+    n = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _ in range(64):
+            if game.over:
+                game = Game(rules, seed=rng.getrandbits(32), max_games=1)
+            legal = game.legal_actions()
+            game.apply_unchecked(legal[rng.randrange(len(legal))])
             n += 1
         now = time.perf_counter()
         if now >= deadline:
@@ -131,7 +157,7 @@ def douzero_steps_per_s(seconds: float) -> float | None:
 
 def run_rl_bench(
     seconds: float = 3.0,
-    tables: int = 64,
+    tables: int = 16,
     workers: int = 2,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
@@ -146,6 +172,8 @@ def run_rl_bench(
     if tables < 1 or workers < 1:
         raise ValueError("tables and workers must be at least 1")
     say = progress or (lambda _label: None)
+    say("bare engine")
+    engine = engine_steps_per_s(seconds)
     env_rows = []
     for mode in ("abstract", "candidates", "cards"):
         for obs in (None, "default", "danzero"):
@@ -173,6 +201,7 @@ def run_rl_bench(
     }
     return {
         "seconds": seconds,
+        "engine_steps_per_s": engine,
         "env": env_rows,
         "vec": {"tables": tables, "workers": workers, "sync_decisions_per_s": vec_sync,
                 "process_decisions_per_s": vec_proc},

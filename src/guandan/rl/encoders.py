@@ -51,9 +51,12 @@ a_fails             2      failed target attempts (R41): own team, opponents (co
 
 DanZero-compatible layout (``danzero-1``)
 -----------------------------------------
-The segment sizes and meanings follow the state features of DanZero (Lu et al., "DanZero:
-Mastering GuanDan Game with Reinforcement Learning", 2022; 513 state + 54 action = 567 inputs
-of its Deep Monte-Carlo Q-network), as far as public descriptions pin them down:
+The segment sizes, order and meanings follow DanZero's state features (Lu et al., "DanZero:
+Mastering GuanDan Game with Reinforcement Learning", 2022: 513 state + 54 action = 567 inputs of
+its Deep Monte-Carlo Q-network). Provenance, honestly: we could not read the paper's feature
+table itself; the segment list below (sizes and order) comes from a public third-party
+re-implementation's description of that layout, and the meaning of each segment from its name
+there. "Matched" below means size, position and meaning agree with that description.
 
 ==================  =====  ==========================================================================
 field               size   meaning
@@ -67,7 +70,9 @@ partner_last_move   54     the partner's latest action this deal; zeros if it pa
 n_cards             84     3 × 28 for relative seats 1, 2, 3: cards held, one-hot 0..27 (28 → 27)
                            (matched in size and meaning; the one-hot form is our reading)
 played              162    3 × 54 for relative seats 1, 2, 3: cards played this deal  (matched)
-levels              39     3 × 13: own team's level, opponents' level, the deal's level (matched)
+levels              39     3 × 13: own team's level, opponents' level, the deal's level (the
+                           description says 40 here but its offsets 462..501 and 501..513 only
+                           leave 39 before the last 12; we use 3 one-hots of 13)
 wild_info           12     our reading of the 12 wild-card features: 4 × 3 for relative seats
                            0..3: wilds held by seat 0 / wilds played by seats 1..3, one-hot 0..2
                            (the sub-layout of this segment is not public; documented guess)

@@ -59,6 +59,8 @@ class SingleSeatEnv(gym.Env):  # type: ignore[misc]
                  seed: int | None = None, **table_kwargs: Any) -> None:
         if seat not in (0, 1, 2, 3) or isinstance(seat, bool):
             raise ValueError(f"seat must be 0-3, not {seat!r}")
+        if table_kwargs.get("action_mode") == "candidates":
+            raise ValueError("SingleSeatEnv supports the abstract and cards action modes (use the AEC env for candidates)")
         self.seat = seat
         self.table = Table(seed=seed, **table_kwargs)
         others = [s for s in range(4) if s != seat]

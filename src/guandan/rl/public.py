@@ -16,6 +16,9 @@ from guandan.core.match import GAME_OVER, Game
 from guandan.core.plays import PASS_TYPE, RETURN_TYPE, TRIBUTE_TYPE, PlayT
 
 
+_ALL_VISIBLE = (True, True, True, True)
+
+
 class PublicState:
     """The public part of a table (one per table, shared by the four seats' encoders).
 
@@ -87,7 +90,7 @@ class PublicState:
         self.phase = game.phase
         self.to_act = None if self.phase == GAME_OVER else d.turn
         self.n_cards = d.n_cards
-        self.counts_visible = [not self._le10 or n <= 10 for n in d.n_cards]
+        self.counts_visible = [n <= 10 for n in d.n_cards] if self._le10 else _ALL_VISIBLE
         in_play = d.phase == PLAY
         self.trick = d.trick if in_play else ()
         self.top = d.top if in_play else None

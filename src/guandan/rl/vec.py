@@ -14,7 +14,9 @@ Arrays (``B = n_tables``, ``D`` = observation size, ``A`` = action-space size):
 * ``done``: ``bool [B]`` the step ended an episode (the row already shows the next one).
 
 Backends: ``"sync"`` (this process) or ``"process"`` (``n_workers`` worker processes via
-:mod:`multiprocessing`, each stepping ``B / n_workers`` tables; arrays go through pipes).
+:mod:`multiprocessing`, each stepping ``B / n_workers`` tables and writing its rows of the
+arrays in place in one shared-memory block; only actions cross the pipes). Returned arrays are
+copies, safe to keep.
 """
 
 from __future__ import annotations
@@ -28,17 +30,19 @@ from .table import Table
 
 
 class _Block:
-    """Tables stepped in one process."""
+    """Tables stepped in one process; writes into ``bufs`` (views of shared memory for the
+    ``process`` backend) or into its own arrays."""
 
-    def __init__(self, n: int, seed: int, kwargs: dict[str, Any]) -> None:
+    def __init__(self, n: int, seed: int, kwargs: dict[str, Any], bufs: dict[str, np.ndarray] | None = None) -> None:
         self.tables = [Table(seed=seed + i, **kwargs) for i in range(n)]
         t0 = self.tables[0]
         self.n_actions = t0.n_actions
         self.obs_size = t0.obs_size
         n = len(self.tables)
-        self.obs = np.zeros((n, self.obs_size), np.float32)
-        self.mask = np.zeros((n, self.n_actions), bool)
-        self.seat = np.zeros(n, np.int64)
+        if bufs is None:
+            bufs = _alloc(n, self.obs_size, self.n_actions)
+        self.obs, self.mask, self.seat = bufs["obs"], bufs["mask"], bufs["seat"]
+        self.rewards, self.done = bufs["rewards"], bufs["done"]
 
     def _fill(self, i: int) -> None:
         t = self.tables[i]
@@ -54,33 +58,67 @@ class _Block:
         return self.obs, self.mask, self.seat
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
-        n = len(self.tables)
-        rewards = np.zeros((n, 4), np.float32)
-        done = np.zeros(n, bool)
+        rewards, done = self.rewards, self.done
         for i, t in enumerate(self.tables):
             rewards[i] = t.apply(int(actions[i]))
+            done[i] = t.done
             if t.done:
-                done[i] = True
                 t.reset()
             self._fill(i)
         return self.obs, self.mask, self.seat, rewards, done
 
 
-def _worker(conn: Any, n: int, seed: int, kwargs: dict[str, Any]) -> None:
-    block = _Block(n, seed, kwargs)
+_FIELDS = ("obs", "mask", "seat", "rewards", "done")
+
+
+def _layout(n: int, obs_size: int, n_actions: int) -> list[tuple[str, tuple[int, ...], Any]]:
+    return [("obs", (n, obs_size), np.float32), ("mask", (n, n_actions), np.bool_), ("seat", (n,), np.int64),
+            ("rewards", (n, 4), np.float32), ("done", (n,), np.bool_)]
+
+
+def _alloc(n: int, obs_size: int, n_actions: int) -> dict[str, np.ndarray]:
+    return {name: np.zeros(shape, dtype) for name, shape, dtype in _layout(n, obs_size, n_actions)}
+
+
+def _views(buf: Any, n: int, obs_size: int, n_actions: int, lo: int = 0, hi: int | None = None) -> dict[str, np.ndarray]:
+    """Arrays laid out one after another in the shared buffer ``buf``; rows ``lo:hi`` of each."""
+    out = {}
+    off = 0
+    for name, shape, dtype in _layout(n, obs_size, n_actions):
+        size = int(np.prod(shape)) * np.dtype(dtype).itemsize
+        arr = np.ndarray(shape, dtype=dtype, buffer=buf, offset=off)
+        out[name] = arr[lo:hi]
+        off += (size + 63) // 64 * 64
+    return out
+
+
+def _nbytes(n: int, obs_size: int, n_actions: int) -> int:
+    return sum((int(np.prod(s)) * np.dtype(d).itemsize + 63) // 64 * 64 for _, s, d in _layout(n, obs_size, n_actions))
+
+
+def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int], lo: int, hi: int, seed: int,
+            kwargs: dict[str, Any]) -> None:
+    from multiprocessing import shared_memory
+
+    shm = shared_memory.SharedMemory(name=shm_name)
     try:
+        block = _Block(hi - lo, seed, kwargs, _views(shm.buf, *dims, lo, hi))
         while True:
             cmd, arg = conn.recv()
             if cmd == "reset":
-                conn.send(block.reset())
+                block.reset()
+                conn.send(None)
             elif cmd == "step":
-                conn.send(block.step(arg))
+                block.step(arg)
+                conn.send(None)
             elif cmd == "close":
                 break
     except (EOFError, KeyboardInterrupt):
         pass
     finally:
+        block = None  # drop the views before closing the mapping
         conn.close()
+        shm.close()
 
 
 class VecEnv:
@@ -115,21 +153,30 @@ class VecEnv:
             return
         if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
             raise ValueError(f"n_workers must be a positive int, not {n_workers!r}")
+        from multiprocessing import shared_memory
+
         n_workers = min(n_workers, n_tables)
         sizes = [n_tables // n_workers + (1 if i < n_tables % n_workers else 0) for i in range(n_workers)]
         self._bounds = np.cumsum([0] + sizes)
+        probe = Table(**table_kwargs)
+        self.n_actions, self.obs_size = probe.n_actions, probe.obs_size
+        dims = (n_tables, self.obs_size, self.n_actions)
+        # observations, masks, seats, rewards and done flags live in one shared-memory block that
+        # the workers write in place; only the actions and a "done" token cross the pipes
+        self._shm = shared_memory.SharedMemory(create=True, size=_nbytes(*dims))
+        self._bufs = _views(self._shm.buf, *dims)
         ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
         self._conns = []
         self._procs = []
-        for i, n in enumerate(sizes):
+        for i in range(n_workers):
+            lo, hi = int(self._bounds[i]), int(self._bounds[i + 1])
             parent, child = ctx.Pipe()
-            p = ctx.Process(target=_worker, args=(child, n, seed + int(self._bounds[i]), table_kwargs), daemon=True)
+            p = ctx.Process(target=_worker, args=(child, self._shm.name, dims, lo, hi, seed + lo, table_kwargs),
+                            daemon=True)
             p.start()
             child.close()
             self._conns.append(parent)
             self._procs.append(p)
-        probe = Table(**table_kwargs)
-        self.n_actions, self.obs_size = probe.n_actions, probe.obs_size
 
     def reset(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Observe every table: ``(obs [B, D], mask [B, A], seat [B])``."""
@@ -138,8 +185,10 @@ class VecEnv:
             return o.copy(), m.copy(), s.copy()
         for c in self._conns:
             c.send(("reset", None))
-        parts = [c.recv() for c in self._conns]
-        return tuple(np.concatenate([p[k] for p in parts]) for k in range(3))  # type: ignore[return-value]
+        for c in self._conns:
+            c.recv()
+        b = self._bufs
+        return b["obs"].copy(), b["mask"].copy(), b["seat"].copy()
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Apply one action per table (``int [B]``, ids of the action mode).
@@ -154,11 +203,13 @@ class VecEnv:
             raise ValueError(f"expected {self.n_tables} actions, got shape {actions.shape}")
         if self.backend == "sync":
             o, m, s, r, d = self._block.step(actions)
-            return o.copy(), m.copy(), s.copy(), r, d
+            return o.copy(), m.copy(), s.copy(), r.copy(), d.copy()
         for i, c in enumerate(self._conns):
             c.send(("step", actions[self._bounds[i] : self._bounds[i + 1]]))
-        parts = [c.recv() for c in self._conns]
-        return tuple(np.concatenate([p[k] for p in parts]) for k in range(5))  # type: ignore[return-value]
+        for c in self._conns:
+            c.recv()
+        b = self._bufs
+        return b["obs"].copy(), b["mask"].copy(), b["seat"].copy(), b["rewards"].copy(), b["done"].copy()
 
     def random_actions(self, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One uniformly random legal action per row of ``mask`` (``int64 [B]``)."""
@@ -180,6 +231,11 @@ class VecEnv:
             p.join(timeout=5)
             if p.is_alive():
                 p.terminate()
+        shm = getattr(self, "_shm", None)
+        if shm is not None:
+            self._bufs = {}
+            shm.close()
+            shm.unlink()
 
     def __enter__(self) -> VecEnv:
         return self

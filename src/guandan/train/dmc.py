@@ -319,6 +319,34 @@ class DMCTrainer:
         self.updates, self.decisions, self.deals = ck["updates"], ck["decisions"], ck["deals"]
 
 
+class TorchPolicy:
+    """A picklable batch policy ``(obs [B, D], mask [B, 471]) -> ids [B]`` (greedy on a QNet), for
+    :mod:`guandan.rl.scale` workers (Ray actors rebuild the network from the state dict).
+
+    Args:
+        path: a checkpoint written by :meth:`DMCTrainer.save`.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        ck = torch.load(Path(path), map_location="cpu", weights_only=False)
+        self.obs_size = int(ck["obs_size"])
+        self.hidden = tuple(ck["config"]["hidden"])
+        self.state = ck["model"]
+        self._model: QNet | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"obs_size": self.obs_size, "hidden": self.hidden, "state": self.state, "_model": None}
+
+    def __call__(self, obs: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        if self._model is None:
+            torch.set_num_threads(1)
+            self._model = QNet(self.obs_size, self.hidden)
+            self._model.load_state_dict(self.state)
+            self._model.eval()
+        q = self._model.legal_q(torch.from_numpy(np.ascontiguousarray(obs)), mask)
+        return q.argmax(axis=1)
+
+
 def load_policy(path: str | Path) -> QNet:
     """The Q-network of a checkpoint (eval mode)."""
     ck = torch.load(Path(path), map_location="cpu", weights_only=False)
@@ -381,4 +409,4 @@ def random_policy_baseline(deals: int = 50, seed: int = 10_000) -> float:
     return float(evaluate(QNet(774), deals, seed)["win_rate"])
 
 
-__all__ = ["DMCConfig", "DMCTrainer", "QNet", "evaluate", "load_policy", "masked_greedy", "random_policy_baseline"]
+__all__ = ["DMCConfig", "DMCTrainer", "QNet", "TorchPolicy", "evaluate", "load_policy", "masked_greedy", "random_policy_baseline"]

@@ -1,0 +1,60 @@
+"""CLI of the research environment: `guandan bench rl`, `guandan rl arena/selfplay`, `guandan train-rl`."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("numpy", reason="guandan.rl needs the [rl] extra")
+pytest.importorskip("pettingzoo", reason="guandan.rl needs the [rl] extra")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from guandan.cli import app  # noqa: E402
+
+runner = CliRunner()
+
+
+@pytest.mark.slow
+def test_bench_rl_json_has_every_figure():
+    res = runner.invoke(app, ["bench", "rl", "--json", "--deals-seconds", "0.1"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output)
+    modes = {(r["action_mode"], r["obs"]) for r in data["env"]}
+    assert {("abstract", "none"), ("abstract", "default"), ("abstract", "danzero"), ("candidates", "default"),
+            ("cards", "none"), ("cards", "default")} <= modes
+    assert all(r["steps_per_s"] > 0 for r in data["env"]) and data["engine_steps_per_s"] > 0
+    assert data["vec"]["sync_decisions_per_s"] > 0 and data["vec"]["process_decisions_per_s"] > 0
+    assert data["targets"] == {"single_core_steps_per_s": 20000, "vec_ratio": 2.0}
+    ref = data["references"]
+    for key, note in (("rlcard_doudizhu_steps_per_s", "rlcard_note"), ("douzero_gameenv_steps_per_s", "douzero_note")):
+        assert (ref[key] is None) == (ref[note] is not None)  # measured, or skipped with a message
+
+
+def test_bench_unknown_suite_is_a_one_line_error():
+    res = runner.invoke(app, ["bench", "chess"])
+    assert res.exit_code == 2 and "unknown benchmark" in res.output
+
+
+def test_rl_arena_and_selfplay_commands(tmp_path):
+    res = runner.invoke(app, ["rl", "arena", "--policy", "heuristic", "--deals", "2", "--tables", "2", "--json"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.output.strip().splitlines()[-1])
+    assert data["games_played"] == 4
+    out = tmp_path / "sp.npz"
+    res = runner.invoke(app, ["rl", "selfplay", "--steps", "40", "--tables", "2", "--workers", "1", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    import numpy as np
+
+    with np.load(out) as z:
+        assert z["obs"].shape[1] == 774 and len(z["action"]) == len(z["ret"])
+    bad = runner.invoke(app, ["rl", "arena", "--policy", "nonexistent.pt"])
+    assert bad.exit_code == 2 and "checkpoint" in bad.output
+
+
+def test_train_rl_rejects_bad_options():
+    res = runner.invoke(app, ["train-rl", "--minutes", "0"])
+    assert res.exit_code == 2 and "--minutes" in res.output
+    res = runner.invoke(app, ["train-rl", "--minutes", "1", "--opponent", "heuristic"])
+    assert res.exit_code == 2
