@@ -17,6 +17,7 @@ Run it (the figures of the issue's closing note)::
     python tests/flood_check.py                      # this checkout's guandan
     python tests/flood_check.py --guandan /other/venv/bin/guandan   # another version (before/after)
     python tests/flood_check.py --db postgresql+psycopg://postgres@127.0.0.1:5432/flood
+    python tests/flood_check.py --logins 0           # baseline: 10 s of the table with no flood
 
 Used by ``tests/test_server_flood.py`` (marked slow).
 """
@@ -82,14 +83,21 @@ async def _measure(url: str, logins: int, warmup_s: float) -> dict[str, Any]:
     last_seq = 0
     stop = asyncio.Event()
 
+    dropped: list[str] = []
+
     async def watch() -> None:
         nonlocal last_seq
+        from websockets.exceptions import ConnectionClosed
+
         async with connect("ws" + url[4:] + f"/ws/rooms/{rid}", max_size=None) as ws:
             while not stop.is_set():
                 try:
                     raw = await asyncio.wait_for(ws.recv(), 0.2)
                 except TimeoutError:
                     continue
+                except ConnectionClosed as e:  # e.g. the server's loop stalled past the ping timeout
+                    dropped.append(str(e))
+                    return
                 f = json.loads(raw)
                 times.append(time.monotonic())
                 if f.get("type") == "state":
@@ -107,18 +115,25 @@ async def _measure(url: str, logins: int, warmup_s: float) -> dict[str, Any]:
             except httpx.HTTPError:
                 return 0
 
-        statuses = await asyncio.gather(*(one(i) for i in range(logins)))
+        if logins:
+            statuses = await asyncio.gather(*(one(i) for i in range(logins)))
+        else:  # the baseline: the same window with no logins
+            await asyncio.sleep(10.0)
+            statuses = []
     t1 = time.monotonic()
     await asyncio.sleep(1.0)
     stop.set()
     await watcher
     during = [t for t in times if t0 - 1.0 <= t <= t1 + 1.0]
-    gaps = [b - a for a, b in zip(during, during[1:], strict=False)]
+    # the window's ends count too: a table that stops sending shows as one long gap
+    edges = [t0 - 1.0, *during, t1 + 1.0]
+    gaps = [b - a for a, b in zip(edges, edges[1:], strict=False)]
     counts: dict[str, int] = {}
     for s in statuses:
         counts[str(s)] = counts.get(str(s), 0) + 1
     return {"room": rid, "flood_s": round(t1 - t0, 2), "frames_during": len(during),
-            "max_gap_s": round(max(gaps) if gaps else float("inf"), 3), "statuses": counts, "last_seq": last_seq}
+            "max_gap_s": round(max(gaps), 3), "statuses": counts, "last_seq": last_seq,
+            "spectator_dropped": dropped[0] if dropped else None}
 
 
 def _stored_events(db: str, room: str) -> int | None:
