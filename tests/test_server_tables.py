@@ -768,7 +768,7 @@ def test_cli_serve_and_loadtest_bad_arguments_are_one_line():
     from guandan.cli import app
 
     runner = CliRunner()
-    r = runner.invoke(app, ["serve", "--db", "not a url", "--port", "0"])
+    r = runner.invoke(app, ["serve", "--db", "sqlite:////no-such-dir/x/guandan.db", "--port", "0"])
     assert r.exit_code == 2 and "cannot open the database" in r.output and "Traceback" not in r.output
     r = runner.invoke(app, ["serve", "--port", "70000"])
     assert r.exit_code == 2 and "--port" in r.output

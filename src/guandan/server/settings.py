@@ -33,7 +33,8 @@ class Settings:
         ws_ping_interval_s: seconds between websocket pings; a peer that does not answer within
             ``ws_ping_timeout_s`` is closed (a dropped client then counts as away).
         ws_ping_timeout_s: see ``ws_ping_interval_s``.
-        hash_concurrency: password hashes computed at once (argon2, about 170 ms and 64 MiB each).
+        hash_concurrency: password hashes computed at once (argon2, about 170 ms and 64 MiB each);
+            default half the CPU cores (at least 1), so that hashing never starves the tables.
         db_timeout_s: seconds a request waits for a database connection before a 503 ``database_busy``.
         registrations_per_hour: accounts one client address may register per hour (0: no limit).
         guests_per_hour: guest accounts one client address may create per hour (0: no limit).
@@ -60,7 +61,7 @@ class Settings:
     max_ws_per_address: int = 50
     ws_ping_interval_s: float = 5.0
     ws_ping_timeout_s: float = 5.0
-    hash_concurrency: int = 2
+    hash_concurrency: int = field(default_factory=lambda: max(1, (os.cpu_count() or 2) // 2))
     db_timeout_s: float = 5.0
     registrations_per_hour: int = 20
     guests_per_hour: int = 120
