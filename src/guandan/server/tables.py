@@ -1568,6 +1568,7 @@ class RecordWriter:
         if table.game is not None and table.game.over:
             go["summary"] = game_summary(table.game)
         table.final = {k: v for k, v in go.items() if k != "type"}
+        table._broadcast()  # the state a reloaded page gets now carries the stored game's id
         for c in list(table.conns):
             c.send(go)
         self.manager._finished(table)
