@@ -118,7 +118,7 @@ class FixedPortServer(LiveServer):
         from guandan.server.settings import Settings
 
         self.db_url = f"sqlite:///{db_path}"
-        self.app = create_app(Settings(db_url=self.db_url, bot_delay_s=bot_delay_s))
+        self.app = create_app(Settings(db_url=self.db_url, bot_delay_s=bot_delay_s, seeded_deals=True))
         # set before uvicorn runs the lifespan, which arms the restored tables' timers
         self.app.state.manager.away_grace_s = away_grace_s
         config = uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
