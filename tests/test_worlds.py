@@ -326,3 +326,40 @@ def test_exact_placement_agrees_with_the_facts():
         w = cons._exact(rng)
         assert cons.consistent(w)
         assert all(FACE_RANK[f] not in range(1, 9) for f in w[1])
+
+
+def test_fallback_return_is_the_smallest_card_so_the_receiver_held_nothing_weaker():
+    """R47/EC-39 (return_rule le10): a receiver with no card of the ≤10 set returns its
+    *smallest* card in level order. Deal 2 is at level 5 after a 1-2 result; seat 0 (头游) holds
+    only Q, K, A and 5s, receives a small joker and must return a queen. Seat 0 therefore held
+    no jack, and no sampled world may give it one (the hidden jacks are all with seats 2 and 3
+    or in the viewer's hand)."""
+    s0 = sorted(parse_cards("QS QH QC QD QS QH QC QD KS KH KC KD KS KH KC KD AS AH AC AD AS AH AC AD 5S 5C 5D"))
+    deck = Counter(f for f in range(54) for _ in range(2))
+    deck.subtract(s0)
+    rest = sorted(deck.elements())
+    rest.remove(BIG_JOKER)
+    rest.remove(BIG_JOKER)
+    s2 = [BIG_JOKER, BIG_JOKER, *rest[0::3][:25]]  # both big jokers away from the payers (no R48)
+    left = Counter(rest)
+    left.subtract(rest[0::3][:25])
+    others = sorted(left.elements())
+    hands2 = [s0, others[0::2], s2, others[1::2]]
+    game = _second_deal_game(RuleSet.official(), hands2, _FIRST_12)
+    _play_out_with(game, 2)
+    assert game.deal.level == FACE_RANK[parse_cards("5S")[0]]
+    while game.phase in ("tribute", "return"):
+        seat = game.to_act()
+        game.apply(game.legal_actions()[0], seat)
+    returns = next(ev for ev in game.events if ev["type"] == "returns_revealed")["returns"]
+    assert [r for r in returns if r[0] == 0][0][2][0] == "Q"  # seat 0's return: a queen (EC-39)
+    view = seat_view(game, 1)
+    jacks = set(parse_cards("JS JH JC JD"))
+    rng = random.Random(1)
+    cons = WorldConstraints(view)
+    for _ in range(20):
+        w = cons.sample(rng)
+        assert not jacks & set(w[0]), "seat 0 returned a queen as its smallest card: it held no jack"
+    for _ in range(2):
+        w = cons._exact(rng)
+        assert cons.consistent(w) and not jacks & set(w[0])

@@ -18,7 +18,8 @@ What a seat knows (all of it public to that seat, RULES.md R32, R50)
     returned to it;
   - a **return** target holds the returned card unless it played it (R47);
   - a return that is not in the ≤10 set (``return_rule``: ``le10``, or ``le10_partner_only``
-    towards a partner; AMB-02/03, EC-38/39) proves that the receiver held no card of that set;
+    towards a partner; AMB-02/03, EC-38/39) proves that the receiver held no card of that set
+    and, being its smallest card, no card weaker in level order (R47: a returned Q means no J);
   - **anti-tribute** (R48): the seats shown held the big jokers (one seat shown: both; two
     seats: one each). When tribute was paid instead, the seats counted for anti-tribute held
     at most one big joker between them (R48, AMB-08), so a payer who paid a big joker holds no
@@ -172,9 +173,11 @@ class WorldConstraints:
             )
             in_set = FACE_RANK[c] <= _TEN and FACE_RANK[c] != level
             if limit_applies and not in_set:
-                # EC-39: the receiver had no card of the ≤10 set to return
+                # EC-39: the receiver had no card of the ≤10 set to return, and returned its
+                # smallest card (R47), so it held no card weaker in level order than that one
+                cs = st[FACE_RANK[c]]
                 for f in range(N_FACES):
-                    if FACE_RANK[f] <= _TEN and FACE_RANK[f] != level:
+                    if (FACE_RANK[f] <= _TEN and FACE_RANK[f] != level) or st[FACE_RANK[f]] < cs:
                         cap0[r][f] = 0
         for s in anti:
             known[s][BIG_JOKER] = max(known[s][BIG_JOKER], 2 if len(anti) == 1 else 1)

@@ -84,8 +84,8 @@ const PRESETS_TEXT = {
     en: ["Anhui", "Anhui platform: +6/+4/+2, any card may be returned, equal tributes shared at random, per-deal points and the title ladder."],
   },
   classic: {
-    zh: ["经典规则", "经典网络规则：过 A 后从 2 重打，双贡按剩余牌数分配，单贡时两名输家的大王合计可抗贡。"],
-    en: ["Classic", "Classic online rules: start again at 2 after passing A, double tribute by remaining cards, the losers' big jokers together can refuse a single tribute."],
+    zh: ["经典规则", "经典网络规则：过 A 后从 2 重打，双贡按剩余牌数分配，1-3 单贡时两名输家的大王合计可抗贡。"],
+    en: ["Classic", "Classic online rules: start again at 2 after passing A, double tribute by remaining cards, the losers' big jokers together can refuse a single tribute after 1-3."],
   },
   huaian: {
     zh: ["淮安规则", "淮安规则（与官方规则相同）。"],
