@@ -451,6 +451,49 @@ def test_hint_cycles_through_the_bombs_that_beat_the_table(open_page: Any) -> No
     assert selected_cards(page) == []
 
 
+def test_nothing_beats_does_not_linger_into_the_next_turn(open_page: Any) -> None:
+    """Reported bug: with a pair of 2s (the level rank at level 2, R9) on the table and four Ks in
+    hand the table said 没有能压过的牌 although the bomb beats the pair (R24). The message was the
+    previous turn's: there only pass was legal, the bots answered within the toast's 2.5 s and the
+    toast stayed on the next turn. It must go when the position changes; a hints answer that
+    arrives for a position that has passed must neither toast nor be cycled through later."""
+    page, _ = open_page("hints-stale")
+    hand = ["KS", "KH", "KC", "KD", "4D", "7C"]
+    joker_bomb = ["joker_bomb", None, ["SJ", "SJ", "BJ", "BJ"]]
+    first = view_of(hand, [[3, joker_bomb]], [["pass", None, []]], top=joker_bomb, top_seat=3, trick=[[3, joker_bomb]])
+    script = ScriptedTable(page, [state_of(first, 5)], lambda m: [{"type": "hints", "actions": []}] if m["type"] == "hints" else [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    wait_until(page, lambda: is_my_turn(page), "the page's turn")
+    tid(page, "hint-btn").click()
+    page.locator("[data-testid=toast].show").filter(has_text="没有能压过的牌").wait_for()
+    # the page passes; a new trick: seat 3 leads a pair of 2s and it is the page's turn again
+    script.reply = lambda m: []
+    tid(page, "pass-btn").click()
+    pair2 = ["pair", "2", ["2S", "2C"]]
+    bomb_k = ["bomb", "K", ["KS", "KH", "KC", "KD"]]
+    second = view_of(hand, [[3, joker_bomb], [0, ["pass", None, []]], [3, pair2]], [["pass", None, []], bomb_k],
+                     top=pair2, top_seat=3, trick=[[3, pair2]])
+    script.push(state_of(second, 9))
+    wait_until(page, lambda: is_my_turn(page) and tid(page, "trick-seat-3").locator('[data-card="2C"]').count() == 1, "the pair of 2s")
+    # hidden at once (the toast itself lasts 2.5 s: before the fix it was still on screen here)
+    wait_until(page, lambda: page.locator("[data-testid=toast].show").count() == 0, "the old message hidden", timeout_ms=1000)
+    # a hints answer for a position that has passed (asked at seq 9, answered after seq 10) is dropped
+    script.reply = lambda m: []
+    tid(page, "hint-btn").click()
+    wait_until(page, lambda: any(m["type"] == "hints" for m in script.sent[-1:]), "the hints request")
+    script.push(state_of(second, 10))
+    page.wait_for_timeout(100)
+    script.push({"type": "hints", "actions": []})
+    page.wait_for_timeout(200)
+    assert page.locator("[data-testid=toast].show").count() == 0, "a stale empty list must not say nothing beats"
+    # asking again at this position gets the bomb
+    script.reply = lambda m: [{"type": "hints", "actions": [bomb_k]}] if m["type"] == "hints" else []
+    tid(page, "hint-btn").click()
+    wait_until(page, lambda: sorted(selected_cards(page)) == sorted(bomb_k[2]), "the bomb of Ks selected")
+    assert [m["type"] for m in script.sent].count("hints") == 3
+
+
 def test_result_screen_ready_step_and_play_again(open_page: Any) -> None:
     """Item 5: the deal result shows the four hands left, the finishing order, the result in words
     (双下), the levels before and after; the ready states of the others and the Next button (the page

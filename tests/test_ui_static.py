@@ -211,6 +211,20 @@ def test_i18n_keys_used_exist() -> None:
         assert key in en, key
 
 
+def test_every_room_status_has_a_label_in_both_languages() -> None:
+    """The lobby and room page show ``t(`room_status_${status}`)`` for every status the server
+    stores (``rooms.status``: waiting, playing, finished and damaged, issue 11), in both languages;
+    a missing key showed the raw key ``room_status_damaged`` in the lobby."""
+    from guandan.server.tables import DAMAGED, FINISHED, PLAYING, WAITING
+
+    tables = i18n_tables()
+    for status in (WAITING, PLAYING, FINISHED, DAMAGED):
+        for lang in ("en", "zh"):
+            assert f"room_status_{status}" in tables[lang], (lang, status)
+    assert tables["zh"]["room_status_damaged"] == "已损坏"
+    assert "err_room_damaged" in tables["en"] and "err_room_damaged" in tables["zh"]
+
+
 def test_testids_are_documented() -> None:
     app = (JS_DIR / "app.js").read_text(encoding="utf-8")
     header = app.split("import ", 1)[0]
