@@ -494,6 +494,33 @@ def test_nothing_beats_does_not_linger_into_the_next_turn(open_page: Any) -> Non
     assert [m["type"] for m in script.sent].count("hints") == 3
 
 
+@pytest.mark.parametrize("viewport", [(1366, 768), (1920, 1080), (390, 844), (844, 390)])
+def test_auto_banner_leaves_the_partner_visible(open_page: Any, viewport: tuple[int, int]) -> None:
+    """Review of issue 7: the 托管 banner sat at the top centre, over the partner's seat panel (and
+    its play) at every viewport. It must not overlap the partner's panel (seat 2, top), the side
+    seats or the hand, and its cancel button must be on screen."""
+    page, _ = open_page(f"auto-banner-{viewport[0]}", viewport=viewport, touch=viewport[0] < 900)
+    view = view_of(["AS", "KH", "7D", "7C", "9S"], [[2, ["single", "Q", ["QD"]]]], [], to_act=3,
+                   top=["single", "Q", ["QD"]], top_seat=2, trick=[[2, ["single", "Q", ["QD"]]]])
+    ScriptedTable(page, [state_of(view, 3, auto=[True, False, False, False], auto_reason=["player", None, None, None])], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "auto-banner").wait_for()
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(ARTIFACTS / f"table-auto-banner-{viewport[0]}x{viewport[1]}.png"))
+    banner = tid(page, "auto-banner").bounding_box()
+    assert banner is not None
+
+    def overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
+        return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+    for what in ("seat-panel-1", "seat-panel-2", "seat-panel-3", "hand"):
+        box = tid(page, what).bounding_box()
+        assert box is not None, what
+        assert not overlaps(banner, box), f"the 托管 banner {banner} covers {what} {box}"
+    cancel = tid(page, "auto-cancel-btn").bounding_box()
+    assert cancel is not None and cancel["x"] >= 0 and cancel["x"] + cancel["width"] <= viewport[0] and cancel["y"] + cancel["height"] <= viewport[1]
+
+
 def test_result_screen_ready_step_and_play_again(open_page: Any) -> None:
     """Item 5: the deal result shows the four hands left, the finishing order, the result in words
     (双下), the levels before and after; the ready states of the others and the Next button (the page

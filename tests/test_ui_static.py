@@ -383,3 +383,13 @@ def test_replay_hands_follow_the_core(tmp_path: Path) -> None:
     out = json.loads(run_node(script, timeout=120))
     assert out["checked"] > 400
     assert out["problems"] == []
+
+
+def test_english_strings_have_no_chinese() -> None:
+    """The English UI shows no Chinese (review of issue 7: 托管, 抗贡, 接风 and 亮牌 appeared in
+    English banners and results); only the names of the Chinese language and of the game itself
+    may be written in Chinese."""
+    en = i18n_tables()["en"]
+    allowed = {"lang_zh", "app_title"}
+    mixed = {k: v for k, v in en.items() if k not in allowed and re.search("[\u4e00-\u9fff]", v)}
+    assert not mixed, mixed
