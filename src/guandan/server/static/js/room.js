@@ -22,7 +22,7 @@ import {
 import { arrangeHand, arrangementKey, flatten, groupEnds, layoutFan, loadArrangement, saveArrangement, SORT_MODES } from "./hand.js";
 import { previousTrick, trackerPanel, tricksOf } from "./tracker.js";
 import { isMuted, playSound, setMuted, unlockAudio } from "./sound.js";
-import { botName, clocksInWords, difficultyName, resultWords as resultInWords, rulesInWords } from "./rules.js";
+import { botName, clocksInWords, difficultyName, presetName, resultWords as resultInWords, rulesInWords } from "./rules.js";
 
 const SEATS = [0, 1, 2, 3];
 const BOMB_TYPES = new Set(["bomb", "straight_flush", "joker_bomb"]);
@@ -715,7 +715,7 @@ export function mountRoom(el, params, ctx) {
       h(
         "div",
         { class: "room-meta-row" },
-        room.preset ? h("span", {}, t("room_preset", { preset: room.preset })) : null,
+        room.preset ? h("span", {}, t("room_preset", { preset: presetName(room.preset, getLang()) })) : null,
         ownerName(room) ? h("span", {}, t("room_owner", { name: ownerName(room) })) : null,
         room.clocks ? h("span", { testid: "room-clocks" }, clocksInWords(room.clocks, getLang())) : null,
         inviteEl(),
