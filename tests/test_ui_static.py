@@ -211,6 +211,20 @@ def test_i18n_keys_used_exist() -> None:
         assert key in en, key
 
 
+def test_every_room_status_has_a_label_in_both_languages() -> None:
+    """The lobby and room page show ``t(`room_status_${status}`)`` for every status the server
+    stores (``rooms.status``: waiting, playing, finished and damaged, issue 11), in both languages;
+    a missing key showed the raw key ``room_status_damaged`` in the lobby."""
+    from guandan.server.tables import DAMAGED, FINISHED, PLAYING, WAITING
+
+    tables = i18n_tables()
+    for status in (WAITING, PLAYING, FINISHED, DAMAGED):
+        for lang in ("en", "zh"):
+            assert f"room_status_{status}" in tables[lang], (lang, status)
+    assert tables["zh"]["room_status_damaged"] == "已损坏"
+    assert "err_room_damaged" in tables["en"] and "err_room_damaged" in tables["zh"]
+
+
 def test_testids_are_documented() -> None:
     app = (JS_DIR / "app.js").read_text(encoding="utf-8")
     header = app.split("import ", 1)[0]
@@ -369,3 +383,13 @@ def test_replay_hands_follow_the_core(tmp_path: Path) -> None:
     out = json.loads(run_node(script, timeout=120))
     assert out["checked"] > 400
     assert out["problems"] == []
+
+
+def test_english_strings_have_no_chinese() -> None:
+    """The English UI shows no Chinese (review of issue 7: 托管, 抗贡, 接风 and 亮牌 appeared in
+    English banners and results); only the names of the Chinese language and of the game itself
+    may be written in Chinese."""
+    en = i18n_tables()["en"]
+    allowed = {"lang_zh", "app_title"}
+    mixed = {k: v for k, v in en.items() if k not in allowed and re.search("[\u4e00-\u9fff]", v)}
+    assert not mixed, mixed

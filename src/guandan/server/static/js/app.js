@@ -19,7 +19,7 @@
 //                create-room-clocks (checkbox, on by default), create-room-clock-lead,
 //                create-room-clock-follow, create-room-clock-hint, create-room-btn,
 //                join-input, join-btn
-//   room:        room-title, conn-status, spectator-badge, room-clocks, invite-link, copy-invite,
+//   room:        room-title, room-damaged, conn-status, spectator-badge, room-clocks, invite-link, copy-invite,
 //                seat-0..seat-3 (seat cards), seat-btn-0..seat-btn-3 (take/move to a seat),
 //                bot-kind (select: heuristic | random), fill-bots-btn, leave-btn, start-btn
 //   table:       table, levels, deal-level, wilds, a-fails, points, finish-order,

@@ -57,6 +57,15 @@ export function toast(message, kind = "error") {
   }, kind === "error" ? 4500 : 2500);
 }
 
+/** Hide the toast now if it still shows ``message`` (a message about a moment that has passed). */
+export function hideToast(message) {
+  const el = document.getElementById("toast");
+  if (!el || !el.classList.contains("show")) return;
+  if (message !== undefined && el.textContent !== message) return;
+  clearTimeout(toastTimer);
+  el.classList.remove("show");
+}
+
 /** Format an ISO date/time (or epoch seconds/ms) as a short local date-time; "" when missing. */
 export function fmtDate(value) {
   if (value === null || value === undefined || value === "") return "";

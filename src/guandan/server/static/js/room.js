@@ -9,8 +9,8 @@
 // selection is compared with each action's cards as a sorted multiset and the chosen action is sent
 // back exactly as listed.
 
-import { h, link, replaceChildren, toast } from "./dom.js";
-import { errorText, get, inviteLink, post } from "./api.js";
+import { h, hideToast, link, replaceChildren, toast } from "./dom.js";
+import { errorText, get, inviteLink, post, roomTitle } from "./api.js";
 import { getLang, LANGS, setLang, t } from "./i18n.js";
 import { authForm, errText } from "./auth.js";
 import { ReconnectingSocket } from "./ws.js";
@@ -22,7 +22,7 @@ import {
 import { arrangeHand, arrangementKey, flatten, groupEnds, layoutFan, loadArrangement, saveArrangement, SORT_MODES } from "./hand.js";
 import { previousTrick, trackerPanel, tricksOf } from "./tracker.js";
 import { isMuted, playSound, setMuted, unlockAudio } from "./sound.js";
-import { botName, clocksInWords, difficultyName, resultWords as resultInWords, rulesInWords } from "./rules.js";
+import { botName, clocksInWords, difficultyName, presetName, resultWords as resultInWords, rulesInWords } from "./rules.js";
 
 const SEATS = [0, 1, 2, 3];
 const BOMB_TYPES = new Set(["bomb", "straight_flush", "joker_bomb"]);
@@ -128,6 +128,8 @@ export function mountRoom(el, params, ctx) {
     arr: { mode: "level", custom: [] },
     hints: null, // {key, list, index} from the server's hints frame
     hintWanted: false,
+    hintAskedKey: null, // positionKey() when the hints list was asked for
+    hintToast: null, // {key, text}: a hint message about the position key (hidden when it passes)
     drawer: false,
     tracker: false,
     lastTrick: false,
@@ -288,10 +290,11 @@ export function mountRoom(el, params, ctx) {
     if (msg.reason === "unknown_type" && st.hintWanted) {
       // a server without the hints list: fall back to the bot's one suggestion
       st.hintWanted = false;
-      send({ type: "hint" });
+      send({ type: "hint" }); // hintAskedKey stays: the answer is for the same position
       return;
     }
     st.hintWanted = false;
+    st.hintAskedKey = null;
     toast(errorText(msg.reason, msg.params));
   }
 
@@ -338,6 +341,11 @@ export function mountRoom(el, params, ctx) {
     }
     if (!myTurn()) st.chooser = null;
     if (st.hints && st.hints.key !== positionKey()) st.hints = null;
+    if (st.hintToast && st.hintToast.key !== positionKey()) {
+      // "nothing beats" belonged to the previous position: it must not linger into the next turn
+      hideToast(st.hintToast.text);
+      st.hintToast = null;
+    }
     announceJiefeng();
     noteReceived();
     animateChanges(prevView);
@@ -493,7 +501,7 @@ export function mountRoom(el, params, ctx) {
     const key = positionKey();
     if (st.hints && st.hints.key === key) {
       if (!st.hints.list.length) {
-        toast(t("hint_nothing_beats"), "info");
+        hintToast(t("hint_nothing_beats"));
         return;
       }
       st.hints.index = (st.hints.index + 1) % st.hints.list.length;
@@ -501,31 +509,46 @@ export function mountRoom(el, params, ctx) {
       return;
     }
     st.hintWanted = true;
+    st.hintAskedKey = key;
     send({ type: "hints" });
   }
 
-  function onHints(list) {
+  /** An info toast about the hint of this position; hidden as soon as the position changes. */
+  function hintToast(text) {
+    st.hintToast = { key: positionKey(), text };
+    toast(text, "info");
+  }
+
+  /** Whether a hints answer belongs to the position on screen (asked for at this position, and it is still the seat's turn). */
+  function hintAnswerIsCurrent() {
+    const asked = st.hintAskedKey;
     st.hintWanted = false;
+    st.hintAskedKey = null;
+    return asked !== null && asked === positionKey() && myTurn();
+  }
+
+  function onHints(list) {
+    if (!hintAnswerIsCurrent()) return; // an answer for a position that has passed
     const actions = list.filter((a) => Array.isArray(a) && a[0] !== "pass");
     st.hints = { key: positionKey(), list: actions, index: 0 };
     if (!actions.length) {
       st.selected.clear();
       renderHandAndActions();
-      toast(t("hint_nothing_beats"), "info");
+      hintToast(t("hint_nothing_beats"));
       return;
     }
     selectAction(actions[0]);
   }
 
   function onHint(action) {
-    st.hintWanted = false;
+    if (!hintAnswerIsCurrent()) return;
     if (!Array.isArray(action)) {
-      toast(t("hint_none"), "info");
+      hintToast(t("hint_none"));
       return;
     }
     if (action[0] === "pass") {
       st.selected.clear();
-      toast(t("hint_pass"), "info");
+      hintToast(t("hint_pass"));
       renderHandAndActions();
       return;
     }
@@ -684,7 +707,7 @@ export function mountRoom(el, params, ctx) {
       h(
         "div",
         { class: "room-title-row" },
-        h("h1", { testid: "room-title" }, t("room_title", { name: room.name || roomId })),
+        h("h1", { testid: "room-title" }, t("room_title", { name: roomTitle({ name: room.name, id: roomId }) })),
         room.status ? h("span", { class: `status-pill ${room.status}` }, t(`room_status_${room.status}`)) : null,
         connEl(),
         st.role === "spectator" && st.view ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectating")) : null,
@@ -692,7 +715,7 @@ export function mountRoom(el, params, ctx) {
       h(
         "div",
         { class: "room-meta-row" },
-        room.preset ? h("span", {}, t("room_preset", { preset: room.preset })) : null,
+        room.preset ? h("span", {}, t("room_preset", { preset: presetName(room.preset, getLang()) })) : null,
         ownerName(room) ? h("span", {}, t("room_owner", { name: ownerName(room) })) : null,
         room.clocks ? h("span", { testid: "room-clocks" }, clocksInWords(room.clocks, getLang())) : null,
         inviteEl(),
@@ -747,6 +770,7 @@ export function mountRoom(el, params, ctx) {
     const me = mySeat();
     const seats = roomSeats();
     const parts = [];
+    if (room.status === "damaged") parts.push(h("p", { class: "damaged-note", testid: "room-damaged", role: "status" }, t("room_damaged_note")));
     if (!ctx.me && waiting) parts.push(authForm((user) => ctx.setMe(user)));
     parts.push(seatCards(waiting));
     if (waiting && ctx.me) {
@@ -933,7 +957,7 @@ export function mountRoom(el, params, ctx) {
       "div",
       { class: "table-bar" },
       h("button", { type: "button", class: "btn icon-btn", testid: "menu-btn", "aria-label": t("menu"), title: t("menu"), onclick: () => { st.drawer = true; renderTable(); } }, icon("menu")),
-      h("span", { class: "bar-title", testid: "room-title" }, room.name || roomId),
+      h("span", { class: "bar-title", testid: "room-title" }, roomTitle({ name: room.name, id: roomId })),
       h(
         "span",
         { class: "bar-levels", testid: "levels" },
@@ -1004,7 +1028,7 @@ export function mountRoom(el, params, ctx) {
       h(
         "aside",
         { class: "drawer", testid: "room-drawer", role: "dialog", "aria-label": t("menu") },
-        h("div", { class: "pop-head" }, h("h2", {}, t("room_title", { name: room.name || roomId })), closeBtn(close, "drawer-close")),
+        h("div", { class: "pop-head" }, h("h2", {}, t("room_title", { name: roomTitle({ name: room.name, id: roomId }) })), closeBtn(close, "drawer-close")),
         h("div", { class: "drawer-sec" }, inviteEl()),
         h(
           "div",
