@@ -254,24 +254,8 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 if len(name) > ROOM_NAME_MAX:
                     raise ApiError(400, f"the room name must have at most {ROOM_NAME_MAX} characters",
                                    "room_name_too_long", {"max": ROOM_NAME_MAX})
-                room_id = secrets.token_urlsafe(6)
-                while db.get(models.Room, room_id) is not None:
-                    room_id = secrets.token_urlsafe(6)
-                room = models.Room(
-                    id=room_id,
-                    name=name,
-                    preset=preset,
-                    options=rules.to_dict(),
-                    owner_id=user.id,
-                    status=WAITING,
-                    seed=None,  # deals come from secrets.SystemRandom (tables.Table._new_game)
-                    record="",
-                    default_clocks=default_clocks,
-                )
-                db.add(room)
-                db.flush()
-                for s in range(4):
-                    db.add(models.RoomSeat(room_id=room_id, seat=s, user_id=user.id if s == 0 else None, bot=None))
+                room = new_room(db, user.id, name, preset, rules.to_dict(),
+                                [(user.id, None), (None, None), (None, None), (None, None)], default_clocks)
                 db.commit()
                 return {"room": summary(db, room)}
         except ApiError as e:
@@ -420,10 +404,12 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
 
     def new_room(db: Any, owner_id: int, name: str, preset: str, options: dict[str, Any],
                  seats: list[tuple[int | None, str | None]], default_clocks: bool = False) -> Any:
-        """A new ``waiting`` room row with its four seats (``(user_id, bot agent)`` each), flushed."""
+        """A new ``waiting`` room row with its four seats (``(user_id, bot agent)`` each), flushed.
+        Used by ``create_room``, ``play_again`` and ``quick_game``."""
         room_id = secrets.token_urlsafe(6)
         while db.get(models.Room, room_id) is not None:
             room_id = secrets.token_urlsafe(6)
+        # no seed: deals come from secrets.SystemRandom (tables.Table._new_game)
         room = models.Room(id=room_id, name=name, preset=preset, options=options, owner_id=owner_id,
                            status=WAITING, seed=None, record="", default_clocks=default_clocks)
         db.add(room)
