@@ -205,6 +205,11 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
     def seat_rows(room: Any) -> dict[int, Any]:
         return {row.seat: row for row in room.seats}
 
+    def room_reply(room_id: str) -> dict[str, Any]:
+        """``{room}``: the summary of ``room_id`` read in a fresh session (404 ApiError when unknown)."""
+        with session_factory() as db:
+            return {"room": summary(db, room_of(db, room_id))}
+
     @router.get("/api/rooms")
     def list_rooms(request: Request) -> Any:
         """Rooms waiting or being played, most recently updated first (at most 100)."""
@@ -265,8 +270,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
     def get_room(room_id: str) -> Any:
         """``{room}`` of ``room_id`` (404 when unknown)."""
         try:
-            with session_factory() as db:
-                return {"room": summary(db, room_of(db, room_id))}
+            return room_reply(room_id)
         except ApiError as e:
             return _error(e)
 
@@ -379,8 +383,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 room.status = PLAYING
                 db.commit()
             start_or_restore(room_id)
-            with session_factory() as db:
-                return {"room": summary(db, room_of(db, room_id))}
+            return room_reply(room_id)
         except ApiError as e:
             return _error(e)
 
@@ -450,8 +453,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 db.commit()
             start_or_restore(new_id)
             _from_thread(manager.moved_to, room_id, new_id)
-            with session_factory() as db:
-                return {"room": summary(db, room_of(db, new_id))}
+            return room_reply(new_id)
         except ApiError as e:
             return _error(e)
 
@@ -478,8 +480,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 room_id = room.id
                 db.commit()
             start_or_restore(room_id)
-            with session_factory() as db:
-                return {"room": summary(db, room_of(db, room_id))}
+            return room_reply(room_id)
         except ApiError as e:
             return _error(e)
 
@@ -507,8 +508,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
             except Exception:  # noqa: BLE001 - IllegalAction: over meanwhile
                 raise ApiError(409, "no game is being played in this room", "not_playing") from None
             _from_thread(manager.writer.wait, room_id)
-            with session_factory() as db:
-                return {"room": summary(db, room_of(db, room_id))}
+            return room_reply(room_id)
         except ApiError as e:
             return _error(e)
 
