@@ -32,10 +32,11 @@ def arena_command(
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
 
     from guandan.agents.base import make_agent
     from guandan.arena import duplicate_match
+
+    from .rates import ci, pct, rate_table
 
     err = Console(stderr=True)
     for name in (agent_a, agent_b):
@@ -71,16 +72,7 @@ def arena_command(
         typer.echo(json.dumps(out))
         return
 
-    def pct(x: float) -> str:
-        return f"{100 * x:.1f}%"
-
-    def ci(c: tuple[float, float]) -> str:
-        return f"{pct(c[0])} – {pct(c[1])}"
-
-    table = Table(title=f"{agent_a} (A) vs {agent_b} (B), preset {result.preset}, seed {seed}")
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    table.add_column("95% CI", justify="right")
+    table = rate_table(f"{agent_a} (A) vs {agent_b} (B), preset {result.preset}, seed {seed}")
     if deals:
         table.add_row(f"deal win rate of A ({result.deals} deals, {result.boards} boards)",
                       pct(result.deal_win_rate), ci(result.deal_ci))

@@ -162,10 +162,11 @@ def arena_command(
 
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
 
     from guandan.agents import AGENT_NAMES, make_agent
     from guandan.compat.arena import ArenaError, fill_command, protocol_duplicate_match
+
+    from .rates import ci, pct, rate_table
 
     err = Console(stderr=True)
     try:
@@ -200,16 +201,7 @@ def arena_command(
             err.print("interrupted; the opponent processes were stopped")
             raise typer.Exit(130) from None
 
-    def pct(x: float) -> str:
-        return f"{100 * x:.1f}%"
-
-    def ci(c: tuple[float, float]) -> str:
-        return f"{pct(c[0])} – {pct(c[1])}"
-
-    table = Table(title=f"{ours} vs protocol bot, preset {result.preset}, seed {seed}, {games} game(s) per run")
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    table.add_column("95% CI", justify="right")
+    table = rate_table(f"{ours} vs protocol bot, preset {result.preset}, seed {seed}, {games} game(s) per run")
     table.add_row(f"deal win rate of {ours} ({result.deals} deals)", pct(result.deal_win_rate), ci(result.deal_ci))
     table.add_row(f"game win rate of {ours} ({result.games} games)", pct(result.game_win_rate), ci(result.game_ci))
     if result.draws:

@@ -205,6 +205,11 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
     def seat_rows(room: Any) -> dict[int, Any]:
         return {row.seat: row for row in room.seats}
 
+    def room_reply(room_id: str) -> dict[str, Any]:
+        """``{room}``: the summary of ``room_id`` read in a fresh session (404 ApiError when unknown)."""
+        with session_factory() as db:
+            return {"room": summary(db, room_of(db, room_id))}
+
     @router.get("/api/rooms")
     def list_rooms(request: Request) -> Any:
         """Rooms waiting or being played, most recently updated first (at most 100)."""
@@ -254,24 +259,8 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 if len(name) > ROOM_NAME_MAX:
                     raise ApiError(400, f"the room name must have at most {ROOM_NAME_MAX} characters",
                                    "room_name_too_long", {"max": ROOM_NAME_MAX})
-                room_id = secrets.token_urlsafe(6)
-                while db.get(models.Room, room_id) is not None:
-                    room_id = secrets.token_urlsafe(6)
-                room = models.Room(
-                    id=room_id,
-                    name=name,
-                    preset=preset,
-                    options=rules.to_dict(),
-                    owner_id=user.id,
-                    status=WAITING,
-                    seed=None,  # deals come from secrets.SystemRandom (tables.Table._new_game)
-                    record="",
-                    default_clocks=default_clocks,
-                )
-                db.add(room)
-                db.flush()
-                for s in range(4):
-                    db.add(models.RoomSeat(room_id=room_id, seat=s, user_id=user.id if s == 0 else None, bot=None))
+                room = new_room(db, user.id, name, preset, rules.to_dict(),
+                                [(user.id, None), (None, None), (None, None), (None, None)], default_clocks)
                 db.commit()
                 return {"room": summary(db, room)}
         except ApiError as e:
@@ -281,8 +270,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
     def get_room(room_id: str) -> Any:
         """``{room}`` of ``room_id`` (404 when unknown)."""
         try:
-            with session_factory() as db:
-                return {"room": summary(db, room_of(db, room_id))}
+            return room_reply(room_id)
         except ApiError as e:
             return _error(e)
 
@@ -395,8 +383,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 room.status = PLAYING
                 db.commit()
             start_or_restore(room_id)
-            with session_factory() as db:
-                return {"room": summary(db, room_of(db, room_id))}
+            return room_reply(room_id)
         except ApiError as e:
             return _error(e)
 
@@ -420,10 +407,12 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
 
     def new_room(db: Any, owner_id: int, name: str, preset: str, options: dict[str, Any],
                  seats: list[tuple[int | None, str | None]], default_clocks: bool = False) -> Any:
-        """A new ``waiting`` room row with its four seats (``(user_id, bot agent)`` each), flushed."""
+        """A new ``waiting`` room row with its four seats (``(user_id, bot agent)`` each), flushed.
+        Used by ``create_room``, ``play_again`` and ``quick_game``."""
         room_id = secrets.token_urlsafe(6)
         while db.get(models.Room, room_id) is not None:
             room_id = secrets.token_urlsafe(6)
+        # no seed: deals come from secrets.SystemRandom (tables.Table._new_game)
         room = models.Room(id=room_id, name=name, preset=preset, options=options, owner_id=owner_id,
                            status=WAITING, seed=None, record="", default_clocks=default_clocks)
         db.add(room)
@@ -464,8 +453,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 db.commit()
             start_or_restore(new_id)
             _from_thread(manager.moved_to, room_id, new_id)
-            with session_factory() as db:
-                return {"room": summary(db, room_of(db, new_id))}
+            return room_reply(new_id)
         except ApiError as e:
             return _error(e)
 
@@ -492,8 +480,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 room_id = room.id
                 db.commit()
             start_or_restore(room_id)
-            with session_factory() as db:
-                return {"room": summary(db, room_of(db, room_id))}
+            return room_reply(room_id)
         except ApiError as e:
             return _error(e)
 
@@ -521,8 +508,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
             except Exception:  # noqa: BLE001 - IllegalAction: over meanwhile
                 raise ApiError(409, "no game is being played in this room", "not_playing") from None
             _from_thread(manager.writer.wait, room_id)
-            with session_factory() as db:
-                return {"room": summary(db, room_of(db, room_id))}
+            return room_reply(room_id)
         except ApiError as e:
             return _error(e)
 
