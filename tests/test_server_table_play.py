@@ -640,6 +640,8 @@ def test_serve_options_for_friends_and_the_table_are_checked():
 
     runner = CliRunner()
     for args, needle in ((["--public-url", "192.168.1.2:8000"], "--public-url"), (["--ready-timeout", "0"], "--ready-timeout"),
+                         # a port that is not one made broken invite links
+                         (["--public-url", "http://h:99999"], "--public-url"), (["--public-url", "http://a:b:c"], "--public-url"),
                          (["--timeouts-to-auto", "0"], "--timeouts-to-auto")):
         r = runner.invoke(app, ["serve", "--port", "0", *args])
         assert r.exit_code == 2 and needle in r.output and "Traceback" not in r.output, r.output
