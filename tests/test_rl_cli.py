@@ -58,3 +58,15 @@ def test_train_rl_rejects_bad_options():
     assert res.exit_code == 2 and "--minutes" in res.output
     res = runner.invoke(app, ["train-rl", "--minutes", "1", "--opponent", "heuristic"])
     assert res.exit_code == 2
+
+
+def test_train_rl_resume_from_a_corrupt_checkpoint_is_a_one_line_error(tmp_path):
+    """``--resume`` of a truncated or foreign file: exit code 2 and one line naming it (was a
+    traceback from torch.load, exit code 1)."""
+    pytest.importorskip("torch", reason="guandan train-rl needs PyTorch (make setup-train)")
+    bad = tmp_path / "dmc.pt"
+    bad.write_bytes(b"garbage\n")
+    res = runner.invoke(app, ["train-rl", "--minutes", "0.01", "--tables", "1", "--out", str(tmp_path / "o"),
+                              "--resume", str(bad)])
+    assert res.exit_code == 2 and "not a readable checkpoint" in res.output, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)
