@@ -35,6 +35,9 @@ def test_bench_rl_json_has_every_figure():
 def test_bench_unknown_suite_is_a_one_line_error():
     res = runner.invoke(app, ["bench", "chess"])
     assert res.exit_code == 2 and "unknown benchmark" in res.output
+    for bad in ("nan", "-1"):  # nan used to pass the check and end in a ValueError traceback
+        res = runner.invoke(app, ["bench", "rl", "--deals-seconds", bad])
+        assert res.exit_code == 2 and "--deals-seconds" in res.output, res.output
 
 
 def test_rl_arena_and_selfplay_commands(tmp_path):
