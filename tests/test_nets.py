@@ -414,3 +414,10 @@ def test_train_cli_runs_resumes_and_refuses_mixed_data(tmp_path: Path) -> None:
     assert r.exit_code == 2 and "other settings" in r.output
     r = runner.invoke(app, ["train", "value", "--out", str(out), "--hidden", "abc"])
     assert r.exit_code == 2 and "--hidden" in r.output
+    # a truncated or foreign checkpoint: one line naming it and the ways out, not a traceback
+    (out / "value.ckpt").write_bytes(b"PK\x03\x04 truncated")
+    r = runner.invoke(app, args)
+    assert r.exit_code == 2 and "not a readable checkpoint" in r.output and "--no-resume" in r.output, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    r = runner.invoke(app, args + ["--no-resume"])
+    assert r.exit_code == 0, r.output

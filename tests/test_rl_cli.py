@@ -35,6 +35,9 @@ def test_bench_rl_json_has_every_figure():
 def test_bench_unknown_suite_is_a_one_line_error():
     res = runner.invoke(app, ["bench", "chess"])
     assert res.exit_code == 2 and "unknown benchmark" in res.output
+    for bad in ("nan", "-1"):  # nan used to pass the check and end in a ValueError traceback
+        res = runner.invoke(app, ["bench", "rl", "--deals-seconds", bad])
+        assert res.exit_code == 2 and "--deals-seconds" in res.output, res.output
 
 
 def test_rl_arena_and_selfplay_commands(tmp_path):
@@ -58,3 +61,15 @@ def test_train_rl_rejects_bad_options():
     assert res.exit_code == 2 and "--minutes" in res.output
     res = runner.invoke(app, ["train-rl", "--minutes", "1", "--opponent", "heuristic"])
     assert res.exit_code == 2
+
+
+def test_train_rl_resume_from_a_corrupt_checkpoint_is_a_one_line_error(tmp_path):
+    """``--resume`` of a truncated or foreign file: exit code 2 and one line naming it (was a
+    traceback from torch.load, exit code 1)."""
+    pytest.importorskip("torch", reason="guandan train-rl needs PyTorch (make setup-train)")
+    bad = tmp_path / "dmc.pt"
+    bad.write_bytes(b"garbage\n")
+    res = runner.invoke(app, ["train-rl", "--minutes", "0.01", "--tables", "1", "--out", str(tmp_path / "o"),
+                              "--resume", str(bad)])
+    assert res.exit_code == 2 and "not a readable checkpoint" in res.output, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit)

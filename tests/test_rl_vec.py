@@ -92,3 +92,28 @@ def test_single_seat_env_rejects_bad_specs():
         SingleSeatEnv(seat=4)
     with pytest.raises(ValueError, match="opponent"):
         SingleSeatEnv(opponents=42)
+
+
+@pytest.mark.parametrize("backend", ["sync", "process"])
+def test_vecenv_refuses_a_bad_batch_before_stepping_any_table(backend):
+    """A masked, out-of-range or non-integer id in one row is a ValueError and no row moves (the
+    process backend used to lose its worker on it: EOFError, and the VecEnv was dead)."""
+    with VecEnv(3, backend=backend, n_workers=3, seed=7) as vec:
+        with pytest.raises(ValueError, match="reset"):
+            vec.step(np.zeros(3, np.int64))
+        obs, mask, seat = vec.reset()
+        good = vec.random_actions(mask, np.random.default_rng(0))
+        masked = int(np.flatnonzero(~mask[2])[0])
+        for bad, what in [(masked, "masked"), (vec.n_actions, "out of range"), (-1, "out of range")]:
+            a = good.copy()
+            a[2] = bad
+            with pytest.raises(ValueError, match=what):
+                vec.step(a)
+        with pytest.raises(ValueError, match="integer"):
+            vec.step(good.astype(np.float64) + 0.5)
+        obs2, mask2, seat2, _, _ = vec.step(good)  # still alive, and nothing moved before
+        ref = VecEnv(3, seed=7)
+        ref.reset()
+        robs, rmask, rseat, _, _ = ref.step(good)
+        ref.close()
+        assert (obs2 == robs).all() and (seat2 == rseat).all() and (mask2 == rmask).all()

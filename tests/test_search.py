@@ -148,6 +148,9 @@ def test_rollout_ends_the_deal_with_a_result():
 def test_bad_arguments_are_rejected():
     with pytest.raises(ValueError):
         SearchAgent(budget_s=0)
+    for never_decides in (float("inf"), 1e9):  # "hard:budget=inf" used to hang the arena
+        with pytest.raises(ValueError, match="at most 3600 seconds"):
+            SearchAgent(budget_s=never_decides)
     with pytest.raises(ValueError):
         SearchAgent(worlds=0)
     with pytest.raises(ValueError):

@@ -640,6 +640,8 @@ def test_serve_options_for_friends_and_the_table_are_checked():
 
     runner = CliRunner()
     for args, needle in ((["--public-url", "192.168.1.2:8000"], "--public-url"), (["--ready-timeout", "0"], "--ready-timeout"),
+                         # a port that is not one made broken invite links
+                         (["--public-url", "http://h:99999"], "--public-url"), (["--public-url", "http://a:b:c"], "--public-url"),
                          (["--timeouts-to-auto", "0"], "--timeouts-to-auto")):
         r = runner.invoke(app, ["serve", "--port", "0", *args])
         assert r.exit_code == 2 and needle in r.output and "Traceback" not in r.output, r.output
@@ -680,3 +682,40 @@ def test_migration_0002_keeps_existing_rooms(tmp_path):
         assert "default_clocks" not in cols and "record" in cols
     finally:
         eng.dispose()
+
+
+def test_play_again_pressed_concurrently_makes_one_room(live):  # noqa: F811
+    """"Play again" sent several times at once (a double click, two tabs) answers the same new
+    room every time: a room never leads to two new games (it used to create one room per request)."""
+    import threading
+
+    import httpx
+
+    from guandan.server import models
+
+    s = live()
+    ann = s.user("ann")
+    st, data = s.call("POST", "/api/quick", ann, {"difficulty": "easy"})
+    assert st == 200, data
+    rid = data["room"]["id"]
+    with s.factory() as db:  # as if the game had ended
+        db.get(models.Room, rid).status = "finished"
+        db.commit()
+    answers: list[tuple[int, Any]] = []
+    go = threading.Barrier(6)
+
+    def press() -> None:
+        go.wait()
+        with httpx.Client(base_url=s.base, timeout=30) as c:
+            r = c.post(f"/api/rooms/{rid}/again", headers={"cookie": f"gd_session={ann}"})
+            answers.append((r.status_code, r.json()))
+
+    threads = [threading.Thread(target=press) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert [st for st, _ in answers] == [200] * 6, answers
+    assert len({d["room"]["id"] for _, d in answers}) == 1
+    with s.factory() as db:
+        assert db.query(models.Room).count() == 2

@@ -337,12 +337,17 @@ def _shutdown_pools() -> None:
     _POOLS.clear()
 
 
+#: Longest time budget per decision (seconds) a search agent accepts: an hour.
+MAX_BUDGET_S = 3600.0
+
+
 class SearchAgent:
     """Determinized search bot (name ``search``; see the module docstring).
 
     Args:
         seed: seed of the world sampling (the same seed and view give the same worlds).
-        budget_s: seconds per decision in time mode (default 1.0); must be > 0.
+        budget_s: seconds per decision in time mode (default 1.0); must be > 0 and at most
+            :data:`MAX_BUDGET_S` (``inf`` would never decide).
         worlds: rollout-count mode: exactly this many worlds per decision (``None``: time mode).
         workers: worker processes (1: search in this process).
         max_candidates: most candidate actions compared (>= 1).
@@ -379,8 +384,8 @@ class SearchAgent:
         rollout_depth: int | None = None,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
-        if not budget_s > 0:
-            raise ValueError(f"budget_s must be > 0 seconds, not {budget_s!r}")
+        if not 0 < budget_s <= MAX_BUDGET_S:
+            raise ValueError(f"budget_s must be > 0 and at most {MAX_BUDGET_S:g} seconds, not {budget_s!r}")
         if worlds is not None and (isinstance(worlds, bool) or not isinstance(worlds, int) or worlds < 1):
             raise ValueError(f"worlds must be a positive int or None, not {worlds!r}")
         if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:

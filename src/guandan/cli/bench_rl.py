@@ -68,8 +68,8 @@ def render(result: dict[str, Any]) -> Any:
 
 def bench_rl(as_json: bool, seconds: float, fail: Callable[[str], None]) -> None:
     """Run the RL benchmark with ``seconds`` per figure; print tables or JSON."""
-    if seconds <= 0:
-        fail("--deals-seconds must be > 0 for `guandan bench rl` (seconds per figure)")
+    if not 0 < seconds <= 3600:  # also nan
+        fail(f"--deals-seconds must be > 0 and at most 3600 for `guandan bench rl` (seconds per figure), not {seconds}")
     try:
         from guandan.rl import bench
     except ImportError as e:

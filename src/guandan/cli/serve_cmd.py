@@ -86,7 +86,11 @@ def serve_command(
         from urllib.parse import urlsplit
 
         parts = urlsplit(public_url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
+        try:
+            port_ok = parts.port is None or parts.port > 0  # ValueError: not a port, or above 65535
+        except ValueError:
+            port_ok = False
+        if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
             err.print(f"[red]error:[/red] --public-url must look like http://host:port or https://host, not {public_url!r}")
             raise typer.Exit(2)
         public_url = public_url.rstrip("/")

@@ -70,7 +70,10 @@ def train_rl_command(
     if resume is not None:
         if not resume.is_file():
             _fail(f"no checkpoint at {resume}")
-        trainer.load(resume)
+        try:
+            trainer.load(resume)
+        except ValueError as e:
+            _fail(str(e))
     out.mkdir(parents=True, exist_ok=True)
     ckpt = out / "dmc.pt"
     log = out / "eval.jsonl"

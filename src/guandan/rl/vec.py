@@ -180,6 +180,7 @@ class VecEnv:
 
     def reset(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Observe every table: ``(obs [B, D], mask [B, A], seat [B])``."""
+        self._observed = True
         if self.backend == "sync":
             o, m, s = self._block.reset()
             return o.copy(), m.copy(), s.copy()
@@ -196,11 +197,13 @@ class VecEnv:
         Returns:
             ``(obs [B, D], mask [B, A], seat [B], rewards [B, 4], done [B])``.
         Raises:
-            ValueError: wrong number of actions, or an action that is masked.
+            ValueError: wrong number of actions, non-integer ids, step before reset(), or an id
+                out of range or masked in any row (then no table is stepped).
         """
         actions = np.asarray(actions)
         if actions.shape != (self.n_tables,):
             raise ValueError(f"expected {self.n_tables} actions, got shape {actions.shape}")
+        self._check_actions(actions)
         if self.backend == "sync":
             o, m, s, r, d = self._block.step(actions)
             return o.copy(), m.copy(), s.copy(), r.copy(), d.copy()
@@ -210,6 +213,24 @@ class VecEnv:
             c.recv()
         b = self._bufs
         return b["obs"].copy(), b["mask"].copy(), b["seat"].copy(), b["rewards"].copy(), b["done"].copy()
+
+    def _check_actions(self, actions: np.ndarray) -> None:
+        """Refuse the whole batch before any table moves: integer ids, in range, legal in the current
+        mask (otherwise a bad id in row ``b`` would leave rows before ``b`` stepped and the rest not,
+        and a worker process would die on it)."""
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be integer action ids, not dtype {actions.dtype}")
+        if not getattr(self, "_observed", False):
+            raise ValueError("call reset() before step()")
+        bad = np.flatnonzero((actions < 0) | (actions >= self.n_actions))
+        if bad.size:
+            b = int(bad[0])
+            raise ValueError(f"action {int(actions[b])} of table {b} is out of range (0..{self.n_actions - 1})")
+        mask = self._block.mask if self.backend == "sync" else self._bufs["mask"]
+        bad = np.flatnonzero(~mask[np.arange(self.n_tables), actions])
+        if bad.size:
+            b = int(bad[0])
+            raise ValueError(f"action {int(actions[b])} of table {b} is masked (not legal now); no table was stepped")
 
     def random_actions(self, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         """One uniformly random legal action per row of ``mask`` (``int64 [B]``)."""

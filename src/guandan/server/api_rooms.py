@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import secrets
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -422,12 +423,20 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         db.flush()
         return room
 
+    #: "play again" checks for a new room and makes one under this lock (one server per database)
+    again_lock = threading.Lock()
+
     @router.post("/api/rooms/{room_id}/again")
     def play_again(room_id: str, request: Request) -> Any:
         """Owner only, once the game is over: a new room with the same seats (people and bots), name
         and rules, started at once; every connection of the old room is sent ``{"type": "moved",
         "room": new_id}``. Pressing it again answers the same new room. Answers ``{room}`` (the new
-        room). 403 ``not_owner``, 409 ``game_not_over``."""
+        room). 403 ``not_owner``, 409 ``game_not_over``. Requests at once (a double click, two
+        tabs) are taken one after another, so they all answer the one new room."""
+        with again_lock:
+            return _play_again(room_id, request)
+
+    def _play_again(room_id: str, request: Request) -> Any:
         try:
             _from_thread(_body, request)
             with session_factory() as db:

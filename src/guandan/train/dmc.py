@@ -308,9 +308,17 @@ class DMCTrainer:
         """Restore weights, optimiser and counters from a checkpoint written by :meth:`save`.
 
         Raises:
-            ValueError: the checkpoint is for another observation layout.
+            ValueError: the checkpoint is for another observation layout, or the file is not a
+                readable checkpoint of this trainer (truncated, foreign, missing keys).
         """
-        ck = torch.load(Path(path), map_location="cpu", weights_only=False)
+        try:
+            ck = torch.load(Path(path), map_location="cpu", weights_only=False)
+        except Exception as e:  # noqa: BLE001 - UnpicklingError, EOFError, RuntimeError (zip), ...
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            raise ValueError(f"{path}: not a readable checkpoint ({first})") from None
+        missing = [k for k in ("model", "opt", "updates", "decisions", "deals") if not isinstance(ck, dict) or k not in ck]
+        if missing:
+            raise ValueError(f"{path}: not a checkpoint of guandan train-rl (missing {', '.join(missing)})")
         if ck.get("obs_version") != self.tables[0].encoder.version:
             raise ValueError(f"checkpoint is for observation {ck.get('obs_version')!r}, "
                              f"not {self.tables[0].encoder.version!r}")

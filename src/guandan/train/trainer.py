@@ -215,7 +215,7 @@ def _setup(kind: str, cfg: TrainConfig, n_in: int, n_out: int, default_hidden: t
     history: list[dict[str, float]] = []
     ck = _checkpoint_path(out_dir, kind)
     if resume and ck.exists():
-        state = torch.load(ck, weights_only=False)
+        state = _read_checkpoint(torch, ck)
         if tuple(state["hidden"]) != tuple(hidden):
             raise ValueError(f"{ck}: checkpoint hidden sizes {state['hidden']} differ from {list(hidden)}")
         model.load_state_dict(state["model"])
@@ -226,6 +226,25 @@ def _setup(kind: str, cfg: TrainConfig, n_in: int, n_out: int, default_hidden: t
         model.best_epoch = state.get("best_epoch")
     model.hidden = tuple(hidden)  # type: ignore[attr-defined]
     return model, opt, start, history
+
+
+def _read_checkpoint(torch: Any, ck: Path) -> dict[str, Any]:
+    """The checkpoint at ``ck`` as a dict with the keys resumption needs.
+
+    Raises:
+        ValueError: the file is truncated, not a checkpoint, or lacks a key (one line, naming the
+            file and the two ways out: delete it or pass ``--no-resume``).
+    """
+    try:
+        state = torch.load(ck, weights_only=False)
+    except Exception as e:  # noqa: BLE001 - UnpicklingError, EOFError, RuntimeError (zip), ...
+        first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+        raise ValueError(f"{ck}: not a readable checkpoint ({first}); delete it or pass --no-resume") from None
+    missing = [k for k in ("hidden", "model", "opt", "epoch", "history") if not isinstance(state, dict) or k not in state]
+    if missing:
+        raise ValueError(f"{ck}: not a checkpoint of this trainer (missing {', '.join(missing)}); "
+                         "delete it or pass --no-resume")
+    return state
 
 
 def _save_checkpoint(out_dir: Path, kind: str, model: Any, opt: Any, epoch: int, history: list[dict[str, float]]) -> None:
