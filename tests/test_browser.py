@@ -329,8 +329,13 @@ def test_whole_deal_through_the_ui(open_page: Any, server: LiveServer) -> None:
             page.wait_for_timeout(25)
             continue
         legal_cards = sorted({c for a in view["legal_actions"] for c in a[2]})
-        eligible = page.eval_on_selector_all("[data-testid=hand-card].eligible", "els => els.map(e => e.dataset.card)")
-        assert sorted(set(eligible)) == legal_cards, (eligible, view["legal_actions"])
+        # the page renders once per display frame: wait for the frame that marks the eligible cards
+        def eligible() -> list[str]:
+            return sorted(set(page.eval_on_selector_all("[data-testid=hand-card].eligible",
+                                                        "els => els.map(e => e.dataset.card)")))
+
+        wait_until(page, lambda: eligible() == legal_cards, "the cards eligible for tribute/return marked",
+                   detail=lambda: f": {eligible()} vs {view['legal_actions']}")
         if tribute_acts == 0:
             page.screenshot(path=str(ARTIFACTS / "tribute.png"), full_page=True)
         taken = act(page, watcher)
