@@ -73,7 +73,7 @@ def serve_command(
 
     import uvicorn
 
-    from guandan.server.app import create_app, uvicorn_options
+    from guandan.server.app import create_app, tune_gc, uvicorn_options
     from guandan.server.db import database_url, migrate
     from guandan.server.dblock import DatabaseInUse, DatabaseLock
     from guandan.server.settings import Settings
@@ -149,6 +149,7 @@ def serve_command(
         print(f"invite links use {settings.public_url}", flush=True)
     config = uvicorn.Config(application, log_level=log_level, **uvicorn_options(settings))
     server = uvicorn.Server(config)
+    tune_gc()
     try:
         server.run(sockets=[sock])
     finally:

@@ -20,7 +20,11 @@ the spectator's frame. When the run ends every game is ended (``abandon``) and t
 stored game of the run is downloaded (``GET /api/games/{id}/record``) and replayed with
 :func:`guandan.records.replay_lines` (every action checked by the rules engine).
 
-A client that has finished its deals keeps its socket open without acting (the table then waits
+Every table is set up (account, room, bots, websockets) before the games start together, and the
+measured window runs from the moment every game has started to the last table done: the figures
+describe N tables in play, not N tables being created (``setup_s``, ``start_s`` and
+``start_p99_ms`` report those phases). A client that has finished
+its deals keeps its socket open without acting (the table then waits
 for it) until every table is done, so finished tables add no load while others are measured.
 Without ``url`` a server is started for the run (``guandan serve --bot-delay 0`` on a free
 loopback port with a fresh SQLite file in a temporary directory) and stopped afterwards.
@@ -61,8 +65,9 @@ class LoadReport:
         url: the servers tested (comma-separated); ``urls``: the same as a list; ``tables``:
             tables requested; ``deals``: deals per table; ``spectators``: spectators per table.
         tables_done: tables that played their deals (or their game) to the end in time.
-        duration_s: seconds from the first game start to the last table done (or the deadline).
-        actions: actions observed at all tables (bots and scripted players).
+        duration_s: the measured window: seconds from the last game start to the last table done
+            (or the deadline).
+        actions: actions observed at all tables (bots and scripted players) in that window.
         person_actions: actions sent by the scripted players (latency samples).
         actions_per_s: ``actions / duration_s``.
         p50_ms, p99_ms, max_ms: latency of the scripted players' actions, ``act`` sent to ``state``
@@ -72,6 +77,10 @@ class LoadReport:
         records_checked: stored games of the run whose record was downloaded and replayed;
             ``records_ok``: those that replayed without an error.
         errors: error messages received or raised (at most 20 kept), ``n_errors`` all of them.
+        setup_s: seconds from the first call to every table being ready to start.
+        start_s: seconds from the first game start to the last (the games start together, at
+            ``setup_concurrency`` calls at once); ``start_actions`` and ``start_p99_ms``: the
+            actions and player latency p99 of that phase, left out of the measured window.
         timed_out: the deadline stopped the run.
     """
 
@@ -93,6 +102,10 @@ class LoadReport:
     spectator_p99_ms: float | None = None
     records_checked: int = 0
     records_ok: int = 0
+    setup_s: float = 0.0
+    start_s: float = 0.0
+    start_actions: int = 0
+    start_p99_ms: float | None = None
     errors: list[str] = field(default_factory=list)
     n_errors: int = 0
     timed_out: bool = False
@@ -233,6 +246,9 @@ class _Shared:
     started: list[float] = field(default_factory=list)
     finished: list[float] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    #: latencies and actions while games were still starting (not in the measured window)
+    start_latencies: list[float] = field(default_factory=list)
+    start_actions: int = 0
     spectator_latencies: list[float] = field(default_factory=list)
     spectator_frames: int = 0
     actions: int = 0
@@ -245,6 +261,17 @@ class _Shared:
     rooms: list[tuple[str, str, str]] = field(default_factory=list)
     #: room id -> stored game id, from the ``game_over`` frames
     game_ids: dict[str, int] = field(default_factory=dict)
+    #: tables set up (room, bots, websockets open) and waiting for ``go``; set when all are
+    set_up: int = 0
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+    all_started: asyncio.Event = field(default_factory=asyncio.Event)
+    setup_done_at: float | None = None
+
+    def check_go(self) -> None:
+        """Start every game once every table that did not fail is set up."""
+        if self.set_up >= self.expected and not self.go.is_set():
+            self.setup_done_at = time.monotonic()
+            self.go.set()
 
     def error(self, text: str) -> None:
         self.n_errors += 1
@@ -281,11 +308,17 @@ async def _table(i: int, urls: Sequence[str], deals: int, spectators: int, share
         async with connect(f"ws{player_url[4:]}/ws/rooms/{room_id}", additional_headers={"Cookie": f"gd_session={token}"},
                            max_size=None, open_timeout=60) as ws:
             await asyncio.wait_for(ws.recv(), 60)  # the waiting room's state
-            async with httpx.AsyncClient(base_url=home, timeout=60) as http:
+            # every table is set up before any game starts: the run measures play, not set-up
+            shared.set_up += 1
+            shared.check_go()
+            await asyncio.wait_for(shared.go.wait(), max(0.0, shared.deadline - time.monotonic()))
+            async with setup, httpx.AsyncClient(base_url=home, timeout=60) as http:
                 r = await http.post(f"/api/rooms/{room_id}/start", headers={"cookie": f"gd_session={token}"})
                 if r.status_code != 200:
                     raise LoadTestError(f"table {i}: starting the game failed: {r.text[:200]}")
             shared.started.append(time.monotonic())
+            if len(shared.started) >= shared.expected:
+                shared.all_started.set()
             if await _play(i, ws, room_id, deals, shared, rng, tstate):
                 shared.finished.append(time.monotonic())
                 shared.done += 1
@@ -338,12 +371,16 @@ async def _play(i: int, ws: Any, room_id: str, deals: int, shared: _Shared, rng:
             pending = None
         elif t == "state" and f.get("view") is not None:
             seq = f["seq"]
+            measured = shared.all_started.is_set()
             if last_seq is not None and seq > last_seq:
-                shared.actions += 1
+                if measured:
+                    shared.actions += 1
+                else:
+                    shared.start_actions += 1
             last_seq = seq
             now = time.monotonic()
             if pending is not None and seq > pending[1]:
-                shared.latencies.append((now - pending[0]) * 1000.0)
+                (shared.latencies if measured else shared.start_latencies).append((now - pending[0]) * 1000.0)
                 pending = None
             v = f["view"]
             if pending is None and v["to_act"] == f["seat"] and v["legal_actions"]:
@@ -510,12 +547,15 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
         except Exception as e:  # noqa: BLE001 - one failing table is reported, the others go on
             shared.error(f"table {i}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
             shared.expected -= 1
+            shared.check_go()
+            if len(shared.started) >= shared.expected:
+                shared.all_started.set()
             if shared.done >= shared.expected:
                 shared.all_done.set()
 
     async def ticker() -> None:
         while progress is not None:
-            progress(shared.done, tables, shared.actions)
+            progress(shared.done, tables, shared.actions + shared.start_actions)
             await asyncio.sleep(0.5)
 
     tick = asyncio.create_task(ticker())
@@ -528,10 +568,11 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
         tick.cancel()
         await abandon_rooms(urls, shared.rooms)
     if progress is not None:
-        progress(shared.done, tables, shared.actions)
+        progress(shared.done, tables, shared.actions + shared.start_actions)
     if check_replay and shared.rooms:
         checked, ok = await check_records(urls, shared.rooms, shared.game_ids, shared)
-    start = min(shared.started) if shared.started else t0
+    first = min(shared.started) if shared.started else t0
+    start = max(shared.started) if shared.started else t0  # the measured window: every game going
     duration = max(1e-9, end - start)
     return LoadReport(
         url=",".join(urls),
@@ -552,6 +593,10 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
         spectator_p99_ms=_r(percentile(shared.spectator_latencies, 0.99)),
         records_checked=checked,
         records_ok=ok,
+        setup_s=round((shared.setup_done_at or t0) - t0, 3),
+        start_s=round(start - first, 3),
+        start_actions=shared.start_actions,
+        start_p99_ms=_r(percentile(shared.start_latencies, 0.99)),
         errors=shared.errors,
         n_errors=shared.n_errors,
         timed_out=shared.done < tables and time.monotonic() >= shared.deadline,
