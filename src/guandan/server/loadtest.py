@@ -20,10 +20,10 @@ the spectator's frame. When the run ends every game is ended (``abandon``) and t
 stored game of the run is downloaded (``GET /api/games/{id}/record``) and replayed with
 :func:`guandan.records.replay_lines` (every action checked by the rules engine).
 
-Every table is set up (account, room, bots, websockets) before the games start together, and the
-measured window runs from the moment every game has started to the last table done: the figures
-describe N tables in play, not N tables being created (``setup_s``, ``start_s`` and
-``start_p99_ms`` report those phases). A client that has finished
+Every table is set up (account, room, bots, websockets) before the games start together; no player
+acts before every game has started (their tables wait for them once the bots have played), and the
+measured window runs from that moment to the last table done: the figures describe N tables in
+play at once, not N tables being created (``setup_s`` and ``start_s`` report those phases). A client that has finished
 its deals keeps its socket open without acting (the table then waits
 for it) until every table is done, so finished tables add no load while others are measured.
 Without ``url`` a server is started for the run (``guandan serve --bot-delay 0`` on a free
@@ -33,9 +33,11 @@ loopback port with a fresh SQLite file in a temporary directory) and stopped aft
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import random
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -78,9 +80,9 @@ class LoadReport:
             ``records_ok``: those that replayed without an error.
         errors: error messages received or raised (at most 20 kept), ``n_errors`` all of them.
         setup_s: seconds from the first call to every table being ready to start.
-        start_s: seconds from the first game start to the last (the games start together, at
-            ``setup_concurrency`` calls at once); ``start_actions`` and ``start_p99_ms``: the
-            actions and player latency p99 of that phase, left out of the measured window.
+        start_s: seconds from the first game start to the last (the games start together, up to
+            64 calls at once); ``start_actions``: the bots' actions of that phase, left out of
+            the measured window.
         timed_out: the deadline stopped the run.
     """
 
@@ -105,7 +107,6 @@ class LoadReport:
     setup_s: float = 0.0
     start_s: float = 0.0
     start_actions: int = 0
-    start_p99_ms: float | None = None
     errors: list[str] = field(default_factory=list)
     n_errors: int = 0
     timed_out: bool = False
@@ -152,7 +153,10 @@ def spawn_server(bot_delay_s: float = 0.0, start_timeout_s: float = 60.0) -> Ite
         "--host", "127.0.0.1", "--port", "0", "--db", db_url, "--bot-delay", str(bot_delay_s), "--log-level", "warning",
         "--guests-per-hour", "0", "--max-ws-per-address", "0",
     ]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # its own session: a Ctrl+C in the terminal stops the load test, which then stops the server
+    # (and on Linux the scheduler shares the CPU between the server and the load generator as
+    # between two programs, not as one)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         url = None
         deadline = time.monotonic() + start_timeout_s
@@ -181,6 +185,13 @@ def spawn_server(bot_delay_s: float = 0.0, start_timeout_s: float = 60.0) -> Ite
             proc.kill()
             proc.wait()
         tmp.cleanup()
+
+
+@functools.lru_cache(maxsize=1)
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every HTTP client of a run (each new client would otherwise load the
+    system's CA certificates again: 30 ms of CPU per table)."""
+    return ssl.create_default_context()
 
 
 def split_urls(urls: str | Sequence[str]) -> list[str]:
@@ -226,7 +237,7 @@ async def check_reachable(urls: Sequence[str], timeout_s: float = 5.0) -> None:
             return f"{url} is not a guandan server (GET /api/config answered {r.status_code})"
         return None
 
-    async with httpx.AsyncClient(timeout=timeout_s) as http:
+    async with httpx.AsyncClient(timeout=timeout_s, verify=_tls()) as http:
         problems = [p for p in await asyncio.gather(*(one(http, u) for u in urls)) if p]
     if problems:
         raise LoadTestError("; ".join(problems))
@@ -246,8 +257,7 @@ class _Shared:
     started: list[float] = field(default_factory=list)
     finished: list[float] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
-    #: latencies and actions while games were still starting (not in the measured window)
-    start_latencies: list[float] = field(default_factory=list)
+    #: actions while games were still starting (not in the measured window)
     start_actions: int = 0
     spectator_latencies: list[float] = field(default_factory=list)
     spectator_frames: int = 0
@@ -280,13 +290,13 @@ class _Shared:
 
 
 async def _table(i: int, urls: Sequence[str], deals: int, spectators: int, shared: _Shared, rng: random.Random,
-                 setup: asyncio.Semaphore) -> None:
+                 setup: asyncio.Semaphore, starts: asyncio.Semaphore) -> None:
     import httpx
     from websockets.asyncio.client import connect
 
     n = len(urls)
     home = urls[i % n]
-    async with setup, httpx.AsyncClient(base_url=home, timeout=60) as http:  # a guest, a room, bots
+    async with setup, httpx.AsyncClient(base_url=home, timeout=60, verify=_tls()) as http:  # a guest, a room, bots
         r = await http.post("/api/guest", json={})
         token = r.cookies.get("gd_session")
         if r.status_code != 200 or not token:
@@ -312,7 +322,7 @@ async def _table(i: int, urls: Sequence[str], deals: int, spectators: int, share
             shared.set_up += 1
             shared.check_go()
             await asyncio.wait_for(shared.go.wait(), max(0.0, shared.deadline - time.monotonic()))
-            async with setup, httpx.AsyncClient(base_url=home, timeout=60) as http:
+            async with starts, httpx.AsyncClient(base_url=home, timeout=60, verify=_tls()) as http:
                 r = await http.post(f"/api/rooms/{room_id}/start", headers={"cookie": f"gd_session={token}"})
                 if r.status_code != 200:
                     raise LoadTestError(f"table {i}: starting the game failed: {r.text[:200]}")
@@ -380,10 +390,16 @@ async def _play(i: int, ws: Any, room_id: str, deals: int, shared: _Shared, rng:
             last_seq = seq
             now = time.monotonic()
             if pending is not None and seq > pending[1]:
-                (shared.latencies if measured else shared.start_latencies).append((now - pending[0]) * 1000.0)
+                shared.latencies.append((now - pending[0]) * 1000.0)
                 pending = None
             v = f["view"]
             if pending is None and v["to_act"] == f["seat"] and v["legal_actions"]:
+                if not measured:  # the player waits until every game runs (its bots may play on)
+                    try:
+                        await asyncio.wait_for(shared.all_started.wait(), max(0.0, shared.deadline - time.monotonic()))
+                    except TimeoutError:
+                        return False
+                    now = time.monotonic()
                 while len(sent) >= CLIENT_RATE and now - sent[0] < 1.0:
                     await asyncio.sleep(1.0 - (now - sent[0]) + 0.001)
                     now = time.monotonic()
@@ -451,7 +467,7 @@ async def abandon_rooms(url: str | Sequence[str], rooms: Sequence[tuple[str, ...
             except httpx.HTTPError:
                 pass
 
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx.AsyncClient(timeout=30, verify=_tls()) as http:
         await asyncio.gather(*(one(http, room) for room in rooms))
     return done
 
@@ -500,7 +516,7 @@ async def check_records(urls: Sequence[str], rooms: Sequence[tuple[str, str, str
             except httpx.HTTPError as e:
                 shared.error(f"room {room_id}: checking the record failed: {type(e).__name__}")
 
-    async with httpx.AsyncClient(timeout=60) as http:
+    async with httpx.AsyncClient(timeout=60, verify=_tls()) as http:
         await asyncio.gather(*(one(http, k, rid, tok) for k, (rid, tok, _) in enumerate(rooms)))
     return checked, ok
 
@@ -539,11 +555,12 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
     await check_reachable(urls)
     shared = _Shared(deadline=time.monotonic() + timeout_s, all_done=asyncio.Event(), expected=tables)
     setup = asyncio.Semaphore(setup_concurrency)
+    starts = asyncio.Semaphore(max(setup_concurrency, 64))
     master = random.Random(seed)
 
     async def guarded(i: int) -> None:
         try:
-            await _table(i, urls, deals, spectators, shared, random.Random(master.random()), setup)
+            await _table(i, urls, deals, spectators, shared, random.Random(master.random()), setup, starts)
         except Exception as e:  # noqa: BLE001 - one failing table is reported, the others go on
             shared.error(f"table {i}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
             shared.expected -= 1
@@ -596,7 +613,6 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
         setup_s=round((shared.setup_done_at or t0) - t0, 3),
         start_s=round(start - first, 3),
         start_actions=shared.start_actions,
-        start_p99_ms=_r(percentile(shared.start_latencies, 0.99)),
         errors=shared.errors,
         n_errors=shared.n_errors,
         timed_out=shared.done < tables and time.monotonic() >= shared.deadline,
