@@ -360,3 +360,38 @@ def test_migration_0004_moves_a_live_record_into_rows(backend: str, tmp_path: An
     else:
         with fresh_pg_database() as url:
             check(url)
+
+
+def test_one_transaction_for_many_tables_and_only_the_faulty_one_fails(db_url: str) -> None:  # noqa: F811
+    """The writer gathers the appends of every table into one transaction; when one of them
+    repeats a stored line the others are still stored and only that table hears of it."""
+    manager = manager_for(db_url)
+    for rid in ("room0001", "room0002", "room0003"):
+        make_room(manager.session_factory, rid)
+    games = manager.store.games
+    for rid in ("room0001", "room0002", "room0003"):
+        games.start(rid, '{"h":1}', ['{"e":0}'])
+    games.append("room0002", 2, ['{"e":"already"}'])  # room0002's line 2 is stored already
+    batcher = manager.writer._batch
+
+    async def write() -> list[Any]:
+        return await asyncio.gather(*(batcher.append(rid, 2, [f'{{"e":"{rid}"}}']) for rid in
+                                      ("room0001", "room0002", "room0003")), return_exceptions=True)
+
+    before = batcher.transactions
+    results = asyncio.run(write())
+    assert results[0] is None and results[2] is None
+    assert isinstance(results[1], DuplicateEventError) and results[1].room_id == "room0002"
+    assert games.load("room0001")[2] == '{"e":"room0001"}' and games.load("room0003")[2] == '{"e":"room0003"}'
+    assert games.load("room0002")[2] == '{"e":"already"}'  # never overwritten
+    # one multi-room try, then one per room
+    assert batcher.transactions - before == 4
+
+    async def write_ok() -> None:
+        await asyncio.gather(*(batcher.append(rid, 3, ['{"e":3}']) for rid in ("room0001", "room0003")))
+
+    before = batcher.transactions
+    asyncio.run(write_ok())
+    assert batcher.transactions - before == 1  # both tables' lines in one transaction
+    assert games.count("room0001") == 4 and games.count("room0003") == 4
+    manager.db_executor.shutdown()
