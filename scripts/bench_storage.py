@@ -29,7 +29,6 @@ import secrets
 import statistics
 import sys
 import time
-from typing import Any
 
 
 def main(argv: list[str] | None = None) -> int:
