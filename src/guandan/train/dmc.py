@@ -8,8 +8,10 @@ Tables are stepped in a batch: the learning seats act ε-greedily on Q, every de
 ``(observation, id)`` of a learning seat is kept until its deal ends, and then labelled with
 that seat's final team reward (the Monte-Carlo return, undiscounted: ``+1``/``-1`` for the
 ``deal`` reward, R35). Labelled samples are consumed once, in minibatches, with the squared error
-``(Q(s)[a] - G)^2`` (DouZero's DMC objective, with a fixed action head instead of per-candidate
-action features).
+``(Q(s)[a] - G)^2`` (DouZero's DMC objective). As in DouZero, the action's features enter the
+network at the input next to the observation (:class:`QNet`: early fusion); the features are
+those of the abstract id (type, key rank, size, full-house pair rank or tribute/return card).
+No reward shaping: the only target is the deal's team reward.
 
 Opponents: ``random`` (the default: the learning team is seats 0/2 and seats 1/3 play the
 project's uniform random agent over the exact legal actions, :class:`guandan.agents.RandomAgent`;
@@ -58,7 +60,7 @@ class DMCConfig:
     """
 
     tables: int = 32
-    hidden: tuple[int, ...] = (512, 256)
+    hidden: tuple[int, ...] = (512, 256, 128)
     lr: float = 1e-3
     batch_size: int = 256
     reuse: int = 4
@@ -102,36 +104,46 @@ def id_features() -> np.ndarray:
 
 class QNet(nn.Module):  # type: ignore[misc]
     """``Q(observation, abstract id)``, DouZero-style: the id enters through its features
-    (:func:`id_features`) so that values generalise across ranks and shapes.
+    (:func:`id_features`) at the input, next to the observation (early fusion: every hidden layer
+    sees both, so the value of an action can depend on the whole hand).
+
+    The first layer is split into an observation part and an id part, ``W [obs; f(id)] =
+    W_o obs + W_a f(id)``, so scoring all legal ids of a row costs one observation projection
+    plus a table lookup (the same function as concatenating the inputs).
 
     ``forward(obs [B, D]) -> [B, 471]`` scores every id; :meth:`pairs` scores chosen
-    ``(row, id)`` pairs only (training).
+    ``(row, id)`` pairs only (training); :meth:`legal_q` scores only the unmasked ids.
+
+    Args:
+        obs_size: ``D``; hidden: hidden layer widths (at least one); n_actions: ids scored.
     """
 
-    def __init__(self, obs_size: int, hidden: tuple[int, ...] = (512, 256), n_actions: int = N_ABSTRACT) -> None:
+    arch = "fused-1"
+
+    def __init__(self, obs_size: int, hidden: tuple[int, ...] = (512, 256, 128), n_actions: int = N_ABSTRACT) -> None:
         super().__init__()
-        layers: list[nn.Module] = []
-        prev = obs_size
-        for h in hidden:
+        if not hidden:
+            raise ValueError("QNet needs at least one hidden layer")
+        self.register_buffer("feats", torch.from_numpy(id_features()[:n_actions]))
+        self.obs_in = nn.Linear(obs_size, hidden[0])
+        self.act_in = nn.Linear(self.feats.shape[1], hidden[0], bias=False)
+        layers: list[nn.Module] = [nn.ReLU()]
+        prev = hidden[0]
+        for h in hidden[1:]:
             layers += [nn.Linear(prev, h), nn.ReLU()]
             prev = h
-        self.state = nn.Sequential(*layers)
-        self.register_buffer("feats", torch.from_numpy(id_features()[:n_actions]))
-        self.action = nn.Sequential(nn.Linear(45, 64), nn.ReLU())
-        self.head = nn.Sequential(nn.Linear(prev + 64, 128), nn.ReLU(), nn.Linear(128, 1))
+        layers.append(nn.Linear(prev, 1))
+        self.rest = nn.Sequential(*layers)
 
     def pairs(self, obs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         """Q of ``(obs[k], ids[k])`` for each k: ``[B]``."""
-        h = self.state(obs)
-        a = self.action(self.feats[ids])
-        return self.head(torch.cat([h, a], dim=1)).squeeze(1)  # type: ignore[no-any-return]
+        x = self.obs_in(obs) + self.act_in(self.feats[ids])
+        return self.rest(x).squeeze(1)  # type: ignore[no-any-return]
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        h = self.state(obs)
-        a = self.action(self.feats)
-        B, A = h.shape[0], a.shape[0]
-        x = torch.cat([h.unsqueeze(1).expand(B, A, h.shape[1]), a.unsqueeze(0).expand(B, A, a.shape[1])], dim=2)
-        return self.head(x).squeeze(2)  # type: ignore[no-any-return]
+        h = self.obs_in(obs)
+        a = self.act_in(self.feats)
+        return self.rest(h.unsqueeze(1) + a.unsqueeze(0)).squeeze(2)  # type: ignore[no-any-return]
 
     def legal_q(self, obs: torch.Tensor, mask: np.ndarray) -> np.ndarray:
         """``[B, 471]`` Q-values with ``-inf`` where ``mask`` is false (only legal pairs computed)."""
@@ -139,9 +151,9 @@ class QNet(nn.Module):  # type: ignore[misc]
         out = np.full(mask.shape, -np.inf, np.float32)
         if len(rows):
             with torch.no_grad():
-                h = self.state(obs)
-                a = self.action(self.feats[torch.from_numpy(ids)])
-                q = self.head(torch.cat([h[torch.from_numpy(rows)], a], dim=1)).squeeze(1)
+                h = self.obs_in(obs)
+                a = self.act_in(self.feats[torch.from_numpy(ids)])
+                q = self.rest(h[torch.from_numpy(rows)] + a).squeeze(1)
             out[rows, ids] = q.numpy()
         return out
 
@@ -300,7 +312,7 @@ class DMCTrainer:
         torch.save({
             "model": self.model.state_dict(), "opt": self.opt.state_dict(), "config": asdict(self.cfg),
             "updates": self.updates, "decisions": self.decisions, "deals": self.deals,
-            "obs_version": self.tables[0].encoder.version, "obs_size": self.obs_size,
+            "obs_version": self.tables[0].encoder.version, "obs_size": self.obs_size, "arch": QNet.arch,
         }, tmp)
         tmp.replace(path)
 
@@ -319,12 +331,20 @@ class DMCTrainer:
         missing = [k for k in ("model", "opt", "updates", "decisions", "deals") if not isinstance(ck, dict) or k not in ck]
         if missing:
             raise ValueError(f"{path}: not a checkpoint of guandan train-rl (missing {', '.join(missing)})")
+        _check_arch(ck, path)
         if ck.get("obs_version") != self.tables[0].encoder.version:
             raise ValueError(f"checkpoint is for observation {ck.get('obs_version')!r}, "
                              f"not {self.tables[0].encoder.version!r}")
         self.model.load_state_dict(ck["model"])
         self.opt.load_state_dict(ck["opt"])
         self.updates, self.decisions, self.deals = ck["updates"], ck["decisions"], ck["deals"]
+
+
+def _check_arch(ck: Any, path: str | Path) -> None:
+    """Raise ``ValueError`` when checkpoint ``ck`` holds another network layout than :class:`QNet`."""
+    arch = ck.get("arch", "late-fusion-0") if isinstance(ck, dict) else None
+    if arch != QNet.arch:
+        raise ValueError(f"{path}: checkpoint of network {arch!r}, this version loads {QNet.arch!r} (retrain)")
 
 
 class TorchPolicy:
@@ -337,6 +357,7 @@ class TorchPolicy:
 
     def __init__(self, path: str | Path) -> None:
         ck = torch.load(Path(path), map_location="cpu", weights_only=False)
+        _check_arch(ck, path)
         self.obs_size = int(ck["obs_size"])
         self.hidden = tuple(ck["config"]["hidden"])
         self.state = ck["model"]
@@ -358,6 +379,7 @@ class TorchPolicy:
 def load_policy(path: str | Path) -> QNet:
     """The Q-network of a checkpoint (eval mode)."""
     ck = torch.load(Path(path), map_location="cpu", weights_only=False)
+    _check_arch(ck, path)
     model = QNet(ck["obs_size"], tuple(ck["config"]["hidden"]))
     model.load_state_dict(ck["model"])
     model.eval()
