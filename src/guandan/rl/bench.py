@@ -36,15 +36,17 @@ TARGET_STEPS_PER_S = 20_000
 TARGET_VEC_RATIO = 2.0
 
 
-def env_steps_per_s(action_mode: str, obs: str | None, seconds: float, seed: int = 0) -> float:
+def env_steps_per_s(action_mode: str, obs: str | None, seconds: float, seed: int = 0, reference: bool = False) -> float:
     """Decisions per second of one table with random legal actions (see the module docstring).
 
     Args:
         action_mode: ``abstract``, ``candidates`` or ``cards``.
         obs: ``None`` (no encoding) or an encoder name.
         seconds: wall time to run (s).
+        reference: measure the reference paths (``Table(reference=True)``: enumerate-and-group
+            mask, from-scratch encoding), i.e. the env before the fast paths.
     """
-    t = Table(seed=seed, action_mode=action_mode, obs=obs or "default")
+    t = Table(seed=seed, action_mode=action_mode, obs=obs or "default", reference=reference)
     rng = random.Random(seed)
     mask = np.zeros(t.n_actions, bool)
     buf = np.zeros(t.obs_size, np.float32)
