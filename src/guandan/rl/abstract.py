@@ -269,10 +269,13 @@ def canonical_choice(candidates: Sequence[PlayT], hand: Sequence[int], level: in
             continue
         if sf_before is None:
             sf_before = natural_straight_flushes(hand, level)
-        after = list(hand)
-        for f in cards:
-            after[f] -= 1
-        broken = sf_before - natural_straight_flushes(after, level)
+        if sf_before:
+            after = list(hand)
+            for f in cards:
+                after[f] -= 1
+            broken = sf_before - natural_straight_flushes(after, level)
+        else:
+            broken = 0  # nothing to break
         key = (nw, broken, cards)
         if best_key is None or key < best_key:
             best, best_key = a, key

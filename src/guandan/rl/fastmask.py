@@ -34,6 +34,7 @@ is tested over random positions under every preset (``tests/test_rl_fast.py``).
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Sequence
 
 from guandan.core import movegen as _mg
@@ -76,12 +77,12 @@ class HandShapes:
         hand: per-face counts (54).
         level: the deal's level (rank index 0..12).
         full_house_joker_pair: rule option ``full_house_joker_pair`` (R21).
-    Each ``by type`` list holds ``(id, key)`` in ascending key order: key = strength in level
-    order (singles, pairs, triples, full houses by triple), top rank (sequences) or bomb power.
-    Lists are built on first use.
+    Each ``by type`` list holds ``(id, key)`` in ascending key order (so following is a binary
+    search): key = strength in level order (singles, pairs, triples, full houses by triple),
+    top rank (sequences) or bomb power. Lists are built on first use.
     """
 
-    __slots__ = ("level", "w", "nat", "sj", "bj", "smask", "suits", "fhjp", "_lists", "_strength")
+    __slots__ = ("level", "w", "nat", "sj", "bj", "smask", "suits", "fhjp", "_lists", "_strength", "_sorted", "_lead")
 
     def __init__(self, hand: Sequence[int], level: int, full_house_joker_pair: bool = True) -> None:
         self.level = level
@@ -97,6 +98,8 @@ class HandShapes:
         self.smask: list[int] | None = None
         self.suits: list[int] | None = None
         self._lists: dict[str, list[tuple[int, int]]] = {}
+        self._sorted: dict[str, tuple[list[int], list[int]]] = {}
+        self._lead: list[int] | None = None
         self._strength = STRENGTH[level]
 
     def _suit_info(self, hand: Sequence[int]) -> None:
@@ -105,8 +108,6 @@ class HandShapes:
         if self.w:
             sm[1] &= ~(1 << self.level)  # the level's hearts are the wilds
         self.smask = sm
-        s0, s1, s2, s3 = sm
-        self.suits = [(s0 >> r & 1) | (s1 >> r & 1) << 1 | (s2 >> r & 1) << 2 | (s3 >> r & 1) << 3 for r in range(13)]
 
     def ids(self, ptype: str, hand: Sequence[int]) -> list[tuple[int, int]]:
         """``(id, key)`` of every realisable id of ``ptype`` (``bomb`` = the whole bomb ladder:
@@ -115,22 +116,23 @@ class HandShapes:
         if got is not None:
             return got
         nat, w, level, st = self.nat, self.w, self.level, self._strength
+        order = _mg.ORDER[level]  # ranks 0..12 in ascending level order (R9): keys ascending
         out: list[tuple[int, int]] = []
         if ptype == SINGLE:
-            out = [(ab.SINGLE_BASE + r, st[r]) for r in range(13) if nat[r] or (w and r == level)]
+            out = [(ab.SINGLE_BASE + r, st[r]) for r in order if nat[r] or (w and r == level)]
             if self.sj:
                 out.append((ab.SINGLE_BASE + 13, 13))
             if self.bj:
                 out.append((ab.SINGLE_BASE + 14, 14))
         elif ptype == PAIR:
-            out = [(ab.PAIR_BASE + r, st[r]) for r in range(13)
+            out = [(ab.PAIR_BASE + r, st[r]) for r in order
                    if nat[r] >= 2 or (w and nat[r]) or (w == 2 and r == level)]
             if self.sj == 2:
                 out.append((ab.PAIR_BASE + 13, 13))
             if self.bj == 2:
                 out.append((ab.PAIR_BASE + 14, 14))
         elif ptype == TRIPLE:
-            out = [(ab.TRIPLE_BASE + r, st[r]) for r in range(13) if nat[r] + w >= 3]
+            out = [(ab.TRIPLE_BASE + r, st[r]) for r in order if nat[r] + w >= 3]
         elif ptype == FULL_HOUSE:
             pairs = []  # (rank, wilds it needs)
             for p in range(13):
@@ -148,7 +150,7 @@ class HandShapes:
                 if self.bj == 2:
                     pairs.append((14, 0))
             if pairs:
-                for t in range(13):
+                for t in order:
                     jt = 3 - nat[t]
                     if jt < 0:
                         jt = 0
@@ -166,10 +168,13 @@ class HandShapes:
                         missing += 1
                 if missing > w:
                     continue
-                if self.suits is None:
-                    self._suit_info(hand)
                 suits = self.suits
-                assert suits is not None
+                if suits is None:
+                    if self.smask is None:
+                        self._suit_info(hand)
+                    s0, s1, s2, s3 = self.smask  # type: ignore[misc]
+                    suits = self.suits = [(s0 >> r & 1) | (s1 >> r & 1) << 1 | (s2 >> r & 1) << 2 | (s3 >> r & 1) << 3
+                                          for r in range(13)]
                 # all-one-suit only when every natural position offers the same single suit
                 common = 15
                 mono = True
@@ -209,15 +214,17 @@ class HandShapes:
         return out
 
     def _bombs(self, hand: Sequence[int]) -> list[tuple[int, int]]:
+        """The bomb ladder in ascending power (R24): 4- and 5-card bombs, straight flushes,
+        6- to 10-card bombs, four jokers."""
         nat, w, st = self.nat, self.w, self._strength
         out: list[tuple[int, int]] = []
-        if max(nat) + w >= 4:
-            for r in range(13):
-                most = nat[r] + w
-                if most >= 4:
-                    sr = st[r]
-                    for size in range(4, min(most, 10) + 1):
-                        out.append((ab.BOMB_BASE + 13 * (size - 4) + r, _BOMB_BASE[size] + sr))
+        cand: list[int] = []
+        most = max(nat) + w
+        if most >= 4:
+            cand = [r for r in _mg.ORDER[self.level] if nat[r] + w >= 4]
+            for size in (4, 5) if most >= 5 else (4,):
+                base, pw = ab.BOMB_BASE + 13 * (size - 4), _BOMB_BASE[size]
+                out.extend([(base + r, pw + st[r]) for r in cand if nat[r] + w >= size])
         if sum(nat) + w >= 5:
             if self.smask is None:
                 self._suit_info(hand)
@@ -241,6 +248,10 @@ class HandShapes:
                             if (m & wm).bit_count() >= need:
                                 out.append((ab.SF_BASE + top - 3, SF_BASE + top))
                                 break
+        if most >= 6:
+            for size in range(6, min(most, 10) + 1):
+                base, pw = ab.BOMB_BASE + 13 * (size - 4), _BOMB_BASE[size]
+                out.extend([(base + r, pw + st[r]) for r in cand if nat[r] + w >= size])
         if self.sj == 2 and self.bj == 2:
             out.append((ab.JOKER_BOMB_ID, JOKER_BOMB_POWER))
         return out
@@ -248,6 +259,15 @@ class HandShapes:
 
 _LEAD_TYPES = (SINGLE, PAIR, TRIPLE, FULL_HOUSE, STRAIGHT, TUBE, PLATE, BOMB)
 _SEQUENCE_TYPES = (STRAIGHT, TUBE, PLATE)
+
+
+def _by_key(shapes: HandShapes, ptype: str, hand: Sequence[int]) -> tuple[list[int], list[int]]:
+    """``(keys ascending, ids in that order)`` of ``ptype`` (cached on ``shapes``)."""
+    got = shapes._sorted.get(ptype)
+    if got is None:
+        pairs = shapes.ids(ptype, hand)  # already in ascending key order
+        got = shapes._sorted[ptype] = ([k for _, k in pairs], [i for i, _ in pairs])
+    return got
 
 
 def legal_ids(shapes: HandShapes, hand: Sequence[int], top: PlayT | None) -> list[int]:
@@ -261,22 +281,28 @@ def legal_ids(shapes: HandShapes, hand: Sequence[int], top: PlayT | None) -> lis
         The ids (each once), equal as a set to grouping :func:`guandan.core.movegen.legal_plays`.
     """
     if top is None:
-        out: list[int] = []
-        for t in _LEAD_TYPES:
-            out.extend([i for i, _ in shapes.ids(t, hand)])
-        return out
+        lead = shapes._lead
+        if lead is None:
+            lead = []
+            for t in _LEAD_TYPES:
+                lead.extend([i for i, _ in shapes.ids(t, hand)])
+            shapes._lead = lead
+        return list(lead)
     ttype, trank, tcards = top
     out = [ab.PASS_ID]
     if ttype == JOKER_BOMB:
         return out
     if ttype == BOMB or ttype == STRAIGHT_FLUSH:
         minp = bomb_power(ttype, trank, len(tcards), shapes.level)
-        out.extend([i for i, k in shapes.ids(BOMB, hand) if k > minp])
-        return out
-    assert trank is not None
-    mink = trank if ttype in _SEQUENCE_TYPES else STRENGTH[shapes.level][trank]
-    out.extend([i for i, k in shapes.ids(ttype, hand) if k > mink])
-    out.extend([i for i, _ in shapes.ids(BOMB, hand)])
+        keys, ids = _by_key(shapes, BOMB, hand)
+    else:
+        assert trank is not None
+        keys, ids = _by_key(shapes, ttype, hand)
+        mink = trank if ttype in _SEQUENCE_TYPES else STRENGTH[shapes.level][trank]
+        out.extend(ids[bisect_right(keys, mink):])
+        minp = -1
+        keys, ids = _by_key(shapes, BOMB, hand)
+    out.extend(ids[bisect_right(keys, minp):])
     return out
 
 
