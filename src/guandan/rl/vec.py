@@ -18,7 +18,7 @@ Arrays (``B = n_tables``, ``D`` = observation size, ``A`` = action-space size):
 Backends: ``"sync"`` (this process) or ``"process"`` (``n_workers`` worker processes via
 :mod:`multiprocessing`, each stepping ``B / n_workers`` tables and writing its rows of the
 arrays in place in one shared-memory block, features included; one message per worker per step
-carries that worker's slice of the actions, nothing per move is pickled). Returned arrays are
+is one byte (the actions are written into shared memory too), nothing is pickled per step). Returned arrays are
 copies, safe to keep.
 """
 
@@ -116,7 +116,7 @@ _FIELDS = ("obs", "mask", "seat", "rewards", "done", "feats")
 
 def _layout(n: int, obs_size: int, n_actions: int, feat_shape: tuple[int, int] = (0, 0)) -> list[tuple[str, tuple[int, ...], Any]]:
     out = [("obs", (n, obs_size), np.float32), ("mask", (n, n_actions), np.bool_), ("seat", (n,), np.int64),
-           ("rewards", (n, 4), np.float32), ("done", (n,), np.bool_)]
+           ("rewards", (n, 4), np.float32), ("done", (n,), np.bool_), ("actions", (n,), np.int64)]
     if feat_shape[0]:
         out.append(("feats", (n, *feat_shape), np.float32))
     return out
@@ -151,15 +151,16 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
     shm = shared_memory.SharedMemory(name=shm_name)
     try:
         block = _Block(hi - lo, seed, kwargs, _views(shm.buf, *dims, lo=lo, hi=hi))
+        actions = _views(shm.buf, *dims, lo=lo, hi=hi)["actions"]
         while True:
-            cmd, arg = conn.recv()
-            if cmd == "reset":
+            cmd = conn.recv_bytes()  # one byte per command; the actions are in shared memory
+            if cmd == b"s":
+                block.step(actions)
+                conn.send_bytes(b"k")
+            elif cmd == b"r":
                 block.reset()
-                conn.send(None)
-            elif cmd == "step":
-                block.step(arg)
-                conn.send(None)
-            elif cmd == "close":
+                conn.send_bytes(b"k")
+            else:  # b"c": close
                 break
     except (EOFError, KeyboardInterrupt):
         pass
@@ -235,9 +236,9 @@ class VecEnv:
             o, m, s = self._block.reset()
             return o.copy(), m.copy(), s.copy()
         for c in self._conns:
-            c.send(("reset", None))
+            c.send_bytes(b"r")
         for c in self._conns:
-            c.recv()
+            c.recv_bytes()
         b = self._bufs
         return b["obs"].copy(), b["mask"].copy(), b["seat"].copy()
 
@@ -257,10 +258,11 @@ class VecEnv:
         if self.backend == "sync":
             o, m, s, r, d = self._block.step(actions)
             return o.copy(), m.copy(), s.copy(), r.copy(), d.copy()
-        for i, c in enumerate(self._conns):
-            c.send(("step", actions[self._bounds[i] : self._bounds[i + 1]]))
+        self._bufs["actions"][:] = actions
         for c in self._conns:
-            c.recv()
+            c.send_bytes(b"s")
+        for c in self._conns:
+            c.recv_bytes()
         b = self._bufs
         return b["obs"].copy(), b["mask"].copy(), b["seat"].copy(), b["rewards"].copy(), b["done"].copy()
 
@@ -310,7 +312,7 @@ class VecEnv:
         self._closed = True
         for c in self._conns:
             try:
-                c.send(("close", None))
+                c.send_bytes(b"c")
                 c.close()
             except (BrokenPipeError, OSError):
                 pass
