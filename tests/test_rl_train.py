@@ -52,7 +52,7 @@ def test_q_network_scores_only_legal_ids():
     full = net(torch.rand(1, 774))
     assert full.shape == (1, N_ABSTRACT)
     f = id_features()
-    assert f.shape == (N_ABSTRACT, 45) and (f[:, :13].sum(axis=1) == 1).all()
+    assert f.shape == (N_ABSTRACT, 60) and (f[:, :13].sum(axis=1) == 1).all()
 
 
 def test_evaluate_plays_duplicate_deals():

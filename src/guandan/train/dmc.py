@@ -18,6 +18,14 @@ project's uniform random agent over the exact legal actions, :class:`guandan.age
 the quickest way to beat it) or ``self`` (all four seats are learners sharing the network, as in
 DouZero).
 
+Teacher (optional, ``--teacher heuristic``): for the first ``teacher_minutes`` of training a
+share of the learning seats' decisions (``teacher_start``, falling linearly to 0) is made by a
+project bot instead of the ε-greedy network: the bot's play is mapped to its abstract id, and the
+env realises that id canonically. These decisions are ordinary samples, labelled with the deal's
+return like every other decision (a behaviour policy that visits good lines early; the network is
+never fitted to the bot's choices themselves). After ``teacher_minutes`` the learners act on Q
+alone. No reward shaping either way.
+
 Evaluation (:func:`evaluate`): duplicate deals against the random agent. Deal ``i`` is the first
 deal of a game seeded ``seed + i``; it is played twice, the greedy network holding seats 0/2 and
 then seats 1/3 with the same cards; a deal is won when the network's team has 头游 (R35).
@@ -38,7 +46,7 @@ from torch import nn
 
 from guandan.agents import RandomAgent
 from guandan.core.views import seat_view
-from guandan.rl.abstract import N_ABSTRACT
+from guandan.rl.abstract import N_ABSTRACT, action_id
 from guandan.rl.table import Table
 
 
@@ -57,6 +65,10 @@ class DMCConfig:
         opponent: ``random`` or ``self`` (see the module docstring).
         preset: rule preset; ``seed``: seed of tables, exploration and initial weights.
         threads: ``torch.set_num_threads`` (1 leaves the other core to the tables' Python).
+        teacher: ``None`` or an agent name (``heuristic``): a guide for the learning seats'
+            early exploration (see the module docstring, "Teacher"); ``teacher_minutes``: the
+            wall time over which the share of teacher decisions falls linearly from
+            ``teacher_start`` to 0.
     """
 
     tables: int = 32
@@ -70,6 +82,9 @@ class DMCConfig:
     preset: str = "aicomp"
     seed: int = 0
     threads: int = 1
+    teacher: str | None = None
+    teacher_start: float = 0.5
+    teacher_minutes: float = 20.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -79,17 +94,27 @@ class DMCConfig:
             raise ValueError("tables, batch_size and reuse must be at least 1, and buffer >= batch_size")
         if not 0.0 <= self.epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], not {self.epsilon}")
+        if self.teacher not in (None, "heuristic", "random"):
+            raise ValueError(f"teacher must be None, 'heuristic' or 'random', not {self.teacher!r}")
+        if not 0.0 <= self.teacher_start <= 1.0 or self.teacher_minutes < 0:
+            raise ValueError("teacher_start must be in [0, 1] and teacher_minutes >= 0")
+
+
+ID_FEATURES = 60
 
 
 def id_features() -> np.ndarray:
-    """``float32 [471, 45]`` features of each abstract id, from :data:`guandan.rl.abstract.ID_TABLE`:
+    """``float32 [471, 60]`` features of each abstract id, from :data:`guandan.rl.abstract.ID_TABLE`:
     action type one-hot (13: ten play types, pass, tribute, return), key rank one-hot (15),
-    cards / 10 (1), full-house pair rank or tribute/return face rank one-hot (15), joker flag (1)."""
-    from guandan.core.plays import PLAY_TYPES
+    cards / 10 (1), full-house pair rank or tribute/return face rank one-hot (15), joker flag (1),
+    and the cards it takes per rank 0..14, / 4 (15: e.g. a full house t/p: 3 at t, 2 at p; a
+    straight: 1 at each rank of its window, R10), so that the first layer can relate an action
+    to the hand's ``hand_ranks`` block."""
+    from guandan.core.plays import PLATE_WINDOWS, PLAY_TYPES, STRAIGHT_WINDOWS, TUBE_WINDOWS
     from guandan.rl.abstract import ID_TABLE
 
     types = list(PLAY_TYPES) + ["pass", "tribute", "return"]
-    f = np.zeros((N_ABSTRACT, 45), np.float32)
+    f = np.zeros((N_ABSTRACT, ID_FEATURES), np.float32)
     for i, (t, r, n, x) in enumerate(ID_TABLE):
         f[i, types.index(t)] = 1.0
         if r is not None:
@@ -99,6 +124,22 @@ def id_features() -> np.ndarray:
             xr = x if t == "full_house" else (x >> 2 if x < 52 else x - 39)
             f[i, 29 + xr] = 1.0
         f[i, 44] = 1.0 if (r is not None and r >= 13) else 0.0
+        per_rank = f[i, 45:60]
+        if t in ("single", "pair", "triple", "bomb", "tribute", "return"):
+            per_rank[r] += n
+        elif t == "full_house":
+            per_rank[r] += 3
+            per_rank[x] += 2
+        elif t in ("straight", "straight_flush"):
+            per_rank[list(STRAIGHT_WINDOWS[r])] += 1
+        elif t == "tube":
+            per_rank[list(TUBE_WINDOWS[r])] += 2
+        elif t == "plate":
+            per_rank[list(PLATE_WINDOWS[r])] += 3
+        elif t == "joker_bomb":
+            per_rank[13] += 2
+            per_rank[14] += 2
+        per_rank /= 4.0
     return f
 
 
@@ -118,7 +159,7 @@ class QNet(nn.Module):  # type: ignore[misc]
         obs_size: ``D``; hidden: hidden layer widths (at least one); n_actions: ids scored.
     """
 
-    arch = "fused-1"
+    arch = "fused-2"
 
     def __init__(self, obs_size: int, hidden: tuple[int, ...] = (512, 256, 128), n_actions: int = N_ABSTRACT) -> None:
         super().__init__()
@@ -182,6 +223,13 @@ class DMCTrainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.opp_rng = random.Random(cfg.seed + 77)
         self.learners = (0, 1, 2, 3) if cfg.opponent == "self" else (0, 2)
+        self.teacher = None
+        if cfg.teacher is not None:
+            from guandan.agents import make_agent
+
+            self.teacher = make_agent(cfg.teacher, cfg.seed + 5)
+        #: share of the learning seats' decisions the teacher makes now (see ``train``)
+        self.teacher_p = cfg.teacher_start if cfg.teacher is not None else 0.0
         B = cfg.tables
         self._obs = np.zeros((B, self.obs_size), np.float32)
         self._mask = np.zeros((B, N_ABSTRACT), bool)
@@ -195,6 +243,7 @@ class DMCTrainer:
         self._ring_ret = np.zeros(cfg.buffer, np.float32)
         self._ring_n = 0
         self._ring_pos = 0
+        self.taught_s = 0.0  # training seconds so far (the teacher's schedule across resumes)
         self.updates = 0
         self.decisions = 0
         self.deals = 0
@@ -218,8 +267,13 @@ class DMCTrainer:
                 q = self.model.legal_q(torch.from_numpy(self._obs[rows]), self._mask[rows])
             greedy = q.argmax(axis=1)
             explore = self.rng.random(len(rows)) < self.cfg.epsilon
+            taught = self.rng.random(len(rows)) < self.teacher_p
             for k, b in enumerate(learn_rows):
-                if explore[k]:
+                if taught[k] and self.teacher is not None:
+                    t = self.tables[b]
+                    play = self.teacher.act(seat_view(t.game, t.to_act))  # type: ignore[arg-type]
+                    a = action_id(tuple(play), t.game.deal.level)  # type: ignore[arg-type]
+                elif explore[k]:
                     a = int(self.rng.choice(np.flatnonzero(self._mask[b])))
                 else:
                     a = int(greedy[k])
@@ -293,15 +347,22 @@ class DMCTrainer:
     def train(self, seconds: float, on_tick: Callable[[DMCTrainer], None] | None = None,
               tick_s: float = 1.0) -> None:
         """Collect and learn for ``seconds`` of wall time, calling ``on_tick`` about every ``tick_s``."""
-        end = time.monotonic() + seconds
-        next_tick = time.monotonic() + tick_s
+        start = time.monotonic()
+        end = start + seconds
+        next_tick = start + tick_s
+        cfg = self.cfg
         while time.monotonic() < end:
+            if cfg.teacher is not None:
+                elapsed = time.monotonic() - start + self.taught_s
+                span = cfg.teacher_minutes * 60.0
+                self.teacher_p = cfg.teacher_start * max(0.0, 1.0 - elapsed / span) if span > 0 else 0.0
             self.step_tables()
             while self.update() is not None:
                 pass
             if on_tick is not None and time.monotonic() >= next_tick:
                 on_tick(self)
                 next_tick = time.monotonic() + tick_s
+        self.taught_s += time.monotonic() - start
 
     # -- checkpoints ---------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -311,7 +372,7 @@ class DMCTrainer:
         tmp = path.with_suffix(path.suffix + ".tmp")
         torch.save({
             "model": self.model.state_dict(), "opt": self.opt.state_dict(), "config": asdict(self.cfg),
-            "updates": self.updates, "decisions": self.decisions, "deals": self.deals,
+            "updates": self.updates, "decisions": self.decisions, "deals": self.deals, "taught_s": self.taught_s,
             "obs_version": self.tables[0].encoder.version, "obs_size": self.obs_size, "arch": QNet.arch,
         }, tmp)
         tmp.replace(path)
@@ -338,6 +399,7 @@ class DMCTrainer:
         self.model.load_state_dict(ck["model"])
         self.opt.load_state_dict(ck["opt"])
         self.updates, self.decisions, self.deals = ck["updates"], ck["decisions"], ck["deals"]
+        self.taught_s = float(ck.get("taught_s", 0.0))
 
 
 def _check_arch(ck: Any, path: str | Path) -> None:
