@@ -52,7 +52,7 @@ def test_q_network_scores_only_legal_ids():
     full = net(torch.rand(1, 774))
     assert full.shape == (1, N_ABSTRACT)
     f = id_features()
-    assert f.shape == (N_ABSTRACT, 45) and (f[:, :13].sum(axis=1) == 1).all()
+    assert f.shape == (N_ABSTRACT, 60) and (f[:, :13].sum(axis=1) == 1).all()
 
 
 def test_evaluate_plays_duplicate_deals():
@@ -67,3 +67,28 @@ def test_bad_config_is_rejected():
         DMCConfig(opponent="heuristic")
     with pytest.raises(ValueError, match="epsilon"):
         DMCConfig(epsilon=2.0)
+
+
+def test_teacher_makes_the_scheduled_share_of_learner_decisions():
+    """teacher_p = 1: every learner decision is the teacher's play mapped to its abstract id
+    (legal, so the env accepts it); teacher_p = 0: none; train() lowers the share to 0 after
+    teacher_minutes."""
+    tr = DMCTrainer(DMCConfig(tables=3, seed=2, hidden=(32,), teacher="heuristic", teacher_start=1.0,
+                              teacher_minutes=0.001, epsilon=0.0))
+    calls = []
+    real = tr.teacher.act
+    tr.teacher.act = lambda view: calls.append(view.seat) or real(view)
+    learner_decisions = 0
+    for _ in range(150):
+        learner_decisions += sum(t.to_act in tr.learners for t in tr.tables)
+        tr.step_tables()
+    assert learner_decisions > 0 and len(calls) == learner_decisions
+    assert set(calls) <= {0, 2}
+    tr.train(0.5)
+    assert tr.teacher_p == 0.0 and tr.taught_s > 0
+    calls.clear()
+    for _ in range(50):
+        tr.step_tables()
+    assert calls == []
+    with pytest.raises(ValueError, match="teacher"):
+        DMCConfig(teacher="search")

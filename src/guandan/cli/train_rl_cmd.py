@@ -45,6 +45,12 @@ def train_rl_command(
     lr: Annotated[float, typer.Option("--lr", help="Adam learning rate.")] = 1e-3,
     epsilon: Annotated[float, typer.Option("--epsilon", help="Exploration probability.")] = 0.1,
     threads: Annotated[int, typer.Option("--threads", help="PyTorch threads.")] = 1,
+    teacher: Annotated[str, typer.Option(
+        "--teacher", help="none, or a bot (heuristic) that makes a falling share of the learners' early decisions "
+                          "(exploration guide; samples are still labelled with the deal's return).")] = "heuristic",
+    teacher_start: Annotated[float, typer.Option("--teacher-start", help="Initial share of teacher decisions, 0..1.")] = 0.5,
+    teacher_minutes: Annotated[float, typer.Option(
+        "--teacher-minutes", help="Training minutes over which the teacher's share falls to 0.")] = 20.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the final summary as JSON.")] = False,
 ) -> None:
     """Train, checkpoint and evaluate; exits 2 with a one-line message on bad options or a missing
@@ -63,7 +69,8 @@ def train_rl_command(
 
     try:
         cfg = DMCConfig(tables=tables, opponent=opponent, seed=seed, preset=preset, lr=lr, epsilon=epsilon,
-                        threads=threads)
+                        threads=threads, teacher=None if teacher == "none" else teacher,
+                        teacher_start=teacher_start, teacher_minutes=teacher_minutes)
         trainer = DMCTrainer(cfg)
     except (ValueError, RuleConfigError) as e:
         _fail(str(e))
@@ -117,7 +124,8 @@ def train_rl_command(
             d0, t0 = tr.decisions, now
             loss = float(np.mean(tr.losses[-100:])) if tr.losses else float("nan")
             prog.update(task, completed=min(now - start, total_s),
-                        stats=f"deals {tr.deals:,}  updates {tr.updates:,}  loss {loss:.3f}  {rate:,.0f} decisions/s")
+                        stats=f"deals {tr.deals:,}  updates {tr.updates:,}  loss {loss:.3f}  {rate:,.0f} decisions/s"
+                              f"  teacher {tr.teacher_p:.0%}")
             if now >= next_ckpt:
                 tr.save(ckpt)
                 next_ckpt = now + checkpoint_minutes * 60.0

@@ -209,11 +209,27 @@ _SF_MASKS: tuple[int, ...] = tuple(
 )
 
 
+_BITS01 = bytes.maketrans(b"\x00\x01\x02", b"011")  # per-face counts -> '0'/'1' digits
+
+
 def natural_straight_flushes(counts: Sequence[int], level: int) -> int:
     """How many natural five-card straight-flush windows (suit × top) ``counts`` holds.
 
     The wild (♥ of the level rank) does not count as a natural card here (R8, R22).
     """
+    n = 0
+    for s in range(4):
+        m = int(bytes(counts[s:52:4]).translate(_BITS01)[::-1], 2)  # bit r: rank r of suit s held
+        if s == 1:
+            m &= ~(1 << level)  # the wild
+        if m:
+            e = (m << 1) | (m >> 12 & 1)  # bit 0: the ace played low (R10), bit r + 1: rank r
+            n += (e & e >> 1 & e >> 2 & e >> 3 & e >> 4).bit_count()
+    return n
+
+
+def _natural_straight_flushes_slow(counts: Sequence[int], level: int) -> int:
+    """Reference implementation of :func:`natural_straight_flushes` (one window at a time)."""
     w = level * 4 + 1
     n = 0
     for s in range(4):
@@ -253,10 +269,13 @@ def canonical_choice(candidates: Sequence[PlayT], hand: Sequence[int], level: in
             continue
         if sf_before is None:
             sf_before = natural_straight_flushes(hand, level)
-        after = list(hand)
-        for f in cards:
-            after[f] -= 1
-        broken = sf_before - natural_straight_flushes(after, level)
+        if sf_before:
+            after = list(hand)
+            for f in cards:
+                after[f] -= 1
+            broken = sf_before - natural_straight_flushes(after, level)
+        else:
+            broken = 0  # nothing to break
         key = (nw, broken, cards)
         if best_key is None or key < best_key:
             best, best_key = a, key

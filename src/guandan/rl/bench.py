@@ -4,17 +4,22 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
 
 * ``engine``: the bare rules engine (legal actions + apply, no env), the ceiling of the rest;
 * ``env``: one :class:`~guandan.rl.table.Table` on one core, per action mode, without and with
-  observation encoding (``none``, ``default``, ``danzero``). A step = one decision: the action
+  observation encoding (``none``, ``default``, ``danzero``); the ``abstract`` rows are also
+  measured with ``Table(reference=True)`` (the enumerate-and-group mask and from-scratch
+  encoding the env used before the fast paths: the "before" figure of the same run). A step = one decision: the action
   mask (or legal list) is built, a random legal action is drawn and applied; "with encoding"
   also encodes the acting seat's observation. Episodes reset (next deal) when they end.
 * ``vec``: :class:`~guandan.rl.vec.VecEnv` decisions/s (rows × steps / s) with the default
   encoding and abstract mode, sync (one process) and ``process`` backend with ``workers``
   worker processes (16 tables by default: with many more, a short run measures mostly the
-  first, most expensive decisions of each deal, when hands hold 27 cards).
+  first, most expensive decisions of each deal, when hands hold 27 cards), and the process
+  backend in ``candidates`` mode (64 candidates) reading the ``[B, K, F]`` features each step.
 * references, measured only when their packages are installed (benchmark-only, never a
   dependency): RLCard's Doudizhu env (``rlcard.make("doudizhu")``: ``reset``/``step`` with a
   random legal action id; its step includes its own state encoding) and DouZero's ``GameEnv``
   (``douzero.env.game``: random agents choosing from ``infoset.legal_actions``; no encoding).
+  To measure them without adding them to the environment: ``pip install --no-deps --target DIR
+  rlcard==1.2.0 termcolor douzero==1.1.0`` then ``PYTHONPATH=DIR guandan bench rl``.
 
 Targets (issue 9): ≥ 20,000 steps/s for ``abstract`` + ``default`` on one core; the process
 VecEnv ≥ 2× that; per step faster than RLCard's Doudizhu env.
@@ -36,15 +41,17 @@ TARGET_STEPS_PER_S = 20_000
 TARGET_VEC_RATIO = 2.0
 
 
-def env_steps_per_s(action_mode: str, obs: str | None, seconds: float, seed: int = 0) -> float:
+def env_steps_per_s(action_mode: str, obs: str | None, seconds: float, seed: int = 0, reference: bool = False) -> float:
     """Decisions per second of one table with random legal actions (see the module docstring).
 
     Args:
         action_mode: ``abstract``, ``candidates`` or ``cards``.
         obs: ``None`` (no encoding) or an encoder name.
         seconds: wall time to run (s).
+        reference: measure the reference paths (``Table(reference=True)``: enumerate-and-group
+            mask, from-scratch encoding), i.e. the env before the fast paths.
     """
-    t = Table(seed=seed, action_mode=action_mode, obs=obs or "default")
+    t = Table(seed=seed, action_mode=action_mode, obs=obs or "default", reference=reference)
     rng = random.Random(seed)
     mask = np.zeros(t.n_actions, bool)
     buf = np.zeros(t.obs_size, np.float32)
@@ -94,14 +101,19 @@ def engine_steps_per_s(seconds: float, seed: int = 0) -> float:
             return n / (now - start)
 
 
-def vec_decisions_per_s(n_tables: int, backend: str, workers: int, seconds: float) -> float:
-    """Decisions per second of a :class:`VecEnv` (abstract mode, default encoding)."""
-    with VecEnv(n_tables, backend=backend, n_workers=workers, seed=1) as vec:
+def vec_decisions_per_s(n_tables: int, backend: str, workers: int, seconds: float, **table_kwargs: Any) -> float:
+    """Decisions per second of a :class:`VecEnv` (abstract mode and default encoding unless
+    ``table_kwargs`` say otherwise; in ``candidates`` mode the features ``[B, K, F]`` are read
+    every step)."""
+    with VecEnv(n_tables, backend=backend, n_workers=workers, seed=1, **table_kwargs) as vec:
         _, mask, _ = vec.reset()
+        cand = table_kwargs.get("action_mode") == "candidates"
         rng = np.random.default_rng(0)
         n = 0
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
+            if cand:
+                vec.features()
             _, mask, _, _, _ = vec.step(vec.random_actions(mask, rng))
             n += n_tables
         return n / (time.perf_counter() - start)
@@ -175,24 +187,34 @@ def run_rl_bench(
     say("bare engine")
     engine = engine_steps_per_s(seconds)
     env_rows = []
+    for obs in (None, "default"):
+        say(f"env abstract / {obs or 'no encoding'} (reference paths)")
+        env_rows.append({"action_mode": "abstract", "obs": obs or "none", "reference": True,
+                         "steps_per_s": env_steps_per_s("abstract", obs, seconds, reference=True)})
     for mode in ("abstract", "candidates", "cards"):
         for obs in (None, "default", "danzero"):
             if mode != "abstract" and obs == "danzero":
                 continue
             say(f"env {mode} / {obs or 'no encoding'}")
-            env_rows.append({"action_mode": mode, "obs": obs or "none",
+            env_rows.append({"action_mode": mode, "obs": obs or "none", "reference": False,
                              "steps_per_s": env_steps_per_s(mode, obs, seconds)})
     say("VecEnv sync")
     vec_sync = vec_decisions_per_s(tables, "sync", 1, seconds)
     say(f"VecEnv {workers} processes")
     vec_proc = vec_decisions_per_s(tables, "process", workers, seconds)
+    say(f"VecEnv {workers} processes, candidates + features")
+    vec_cand = vec_decisions_per_s(tables, "process", workers, seconds, action_mode="candidates", max_candidates=64)
     say("RLCard Doudizhu")
     rlc = rlcard_doudizhu_steps_per_s(seconds)
     say("DouZero GameEnv")
     dz = douzero_steps_per_s(seconds)
-    main = next(r["steps_per_s"] for r in env_rows if r["action_mode"] == "abstract" and r["obs"] == "default")
+    main = next(r["steps_per_s"] for r in env_rows
+                if r["action_mode"] == "abstract" and r["obs"] == "default" and not r["reference"])
+    before = next(r["steps_per_s"] for r in env_rows
+                  if r["action_mode"] == "abstract" and r["obs"] == "default" and r["reference"])
     checks = {
         "single_core_target": main >= TARGET_STEPS_PER_S,
+        "speedup_vs_reference": main / before,
         "vec_ratio": vec_proc / main,
         "vec_ratio_target": vec_proc >= TARGET_VEC_RATIO * main,
         "vs_rlcard_doudizhu": None if rlc is None else main / rlc,
@@ -204,7 +226,7 @@ def run_rl_bench(
         "engine_steps_per_s": engine,
         "env": env_rows,
         "vec": {"tables": tables, "workers": workers, "sync_decisions_per_s": vec_sync,
-                "process_decisions_per_s": vec_proc},
+                "process_decisions_per_s": vec_proc, "process_candidates_decisions_per_s": vec_cand},
         "references": {
             "rlcard_doudizhu_steps_per_s": rlc,
             "rlcard_note": None if rlc is not None else "rlcard not installed (pip install rlcard)",

@@ -38,12 +38,16 @@ class PublicState:
         finished: seats out so far, in order.
         return_target: during the return phase, the seat the acting seat returns to (R47).
         a_fails: failed target attempts per team (R41).
+        deal_no: how many deals this state has followed (a new deal clears ``cache``).
+        hand_version: per seat, bumped whenever that seat's hand changes (its plays; every
+            seat on a tribute or return), so encoders can cache what depends on the hand only.
+        cache: encoder scratch space for the current deal (keyed by the encoder).
     """
 
     __slots__ = (
         "played", "played_total", "played_rel", "unseen_base", "last_action", "level", "levels", "phase", "to_act", "n_cards",
         "counts_visible", "trick", "top", "top_seat", "finished", "return_target", "a_fails",
-        "_deal", "_seen", "_le10",
+        "deal_no", "hand_version", "cache", "_deal", "_seen", "_le10",
     )
 
     def __init__(self) -> None:
@@ -52,6 +56,9 @@ class PublicState:
         self.played_rel = np.zeros((4, 216), dtype=np.float32)
         self.unseen_base = np.full(54, 2.0, dtype=np.float32)
         self.last_action: list[PlayT | None] = [None, None, None, None]
+        self.deal_no = 0
+        self.hand_version = [0, 0, 0, 0]
+        self.cache: dict[object, object] = {}
         self._deal: object = None
         self._seen = 0
         self._le10 = False
@@ -68,15 +75,22 @@ class PublicState:
             self.unseen_base.fill(2.0)
             self.last_action = [None, None, None, None]
             self._le10 = game.rules.card_counts == "le10"
+            self.deal_no += 1
+            self.cache.clear()
         hist = d.history
         if self._seen < len(hist):
             played, total, last = self.played, self.played_total, self.last_action
             rel, unseen = self.played_rel, self.unseen_base
+            hv = self.hand_version
             for seat, act in hist[self._seen :]:
                 t = act[0]
-                if t != TRIBUTE_TYPE and t != RETURN_TYPE:
+                if t == TRIBUTE_TYPE or t == RETURN_TYPE:
+                    for s in range(4):  # a card moved between two hands
+                        hv[s] += 1
+                else:
                     last[seat] = act
                     if t != PASS_TYPE:
+                        hv[seat] += 1
                         row = played[seat]
                         for f in act[2]:
                             row[f] += 1
@@ -112,4 +126,6 @@ class PublicState:
         new.played_rel = self.played_rel.copy()
         new.unseen_base = self.unseen_base.copy()
         new.last_action = list(self.last_action)
+        new.hand_version = list(self.hand_version)
+        new.cache = {}
         return new

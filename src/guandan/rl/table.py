@@ -36,11 +36,12 @@ from typing import Any
 
 import numpy as np
 
+from guandan.core.deal import PLAY
 from guandan.core.match import Game
-from guandan.core.plays import PlayT
+from guandan.core.plays import PASS, PlayT
 from guandan.core.rules import RuleSet
 
-from . import abstract
+from . import abstract, fastmask
 from .encoders import Encoder, make_encoder
 from .public import PublicState
 
@@ -61,6 +62,9 @@ class Table:
         reward: ``deal``, ``levels`` or ``game`` (see the module docstring).
         seed: seed of the table's games (each game gets a seed drawn from it).
         max_candidates: rows of the ``candidates`` array.
+        reference: use the reference paths: the ``abstract`` mask by enumerating and grouping
+            the engine's legal actions and the encoder's from-scratch ``encode_reference``
+            (same results, slower; for tests and for ``guandan bench rl``'s before/after).
     Raises:
         ValueError: an unknown mode, reward, encoder or preset.
     """
@@ -73,6 +77,7 @@ class Table:
         reward: str = "deal",
         seed: int | None = None,
         max_candidates: int = DEFAULT_MAX_CANDIDATES,
+        reference: bool = False,
     ) -> None:
         if action_mode not in ACTION_MODES:
             raise ValueError(f"unknown action_mode {action_mode!r}; valid: {', '.join(ACTION_MODES)}")
@@ -85,6 +90,8 @@ class Table:
         self.encoder = obs if isinstance(obs, Encoder) else make_encoder(obs)
         self.reward_mode = reward
         self.max_candidates = max_candidates
+        self.reference = bool(reference)
+        self._encode = getattr(self.encoder, "encode_reference", self.encoder.encode) if reference else self.encoder.encode
         self.n_actions = {
             "abstract": abstract.N_ABSTRACT, "candidates": max_candidates, "cards": MAX_CARDS
         }[action_mode]
@@ -121,6 +128,7 @@ class Table:
         self._legal: list[PlayT] | None = None
         self._groups: dict[int, list[PlayT]] | None = None
         self._cands: list[PlayT] | None = None
+        self._ids: list[int] | None = None
 
     # -- the decision ------------------------------------------------------------------------
     @property
@@ -139,6 +147,31 @@ class Table:
         if self._groups is None:
             self._groups = abstract.group_actions(self.legal(), self.game.deal.level)
         return self._groups
+
+    def legal_ids(self) -> list[int]:
+        """The unmasked ``abstract`` ids of the current decision.
+
+        Play phase: from rank counts (:mod:`guandan.rl.fastmask`, no card-level enumeration;
+        the hand's shapes are cached until its hand changes); tribute and return: from the
+        engine's legal list. Equal as a set to ``list(self.groups())``.
+        """
+        ids = self._ids
+        if ids is None:
+            d = self.game.deal
+            if d.phase == PLAY and not self.game.over and not self.reference:
+                seat = d.turn
+                assert seat is not None
+                hand = d.hands[seat]
+                cache = self.pub.cache
+                key = ("shapes", seat, self.pub.hand_version[seat])
+                sh = cache.get(key)
+                if sh is None:
+                    sh = cache[key] = fastmask.HandShapes(hand, d.level, self.rules.full_house_joker_pair)
+                ids = fastmask.legal_ids(sh, hand, d.top)  # type: ignore[arg-type]
+            else:
+                ids = list(self.groups())
+            self._ids = ids
+        return ids
 
     def candidates(self) -> list[PlayT]:
         """The ``candidates`` list (at most ``max_candidates``; see the module docstring)."""
@@ -162,7 +195,7 @@ class Table:
             return
         mode = self.action_mode
         if mode == "abstract":
-            out[list(self.groups())] = True
+            out[self.legal_ids()] = True
         elif mode == "candidates":
             out[: len(self.candidates())] = True
         else:
@@ -183,7 +216,7 @@ class Table:
 
     def observe(self, seat: int, out: np.ndarray) -> None:
         """Write ``seat``'s observation into ``out`` (``float32 [obs_size]``)."""
-        self.encoder.encode(self.pub, seat, self.game.deal.hands[seat], out)
+        self._encode(self.pub, seat, self.game.deal.hands[seat], out)
 
     def resolve(self, action: Any) -> PlayT:
         """The engine action for an action of this mode (an int id / index, or a play tuple).
@@ -199,11 +232,18 @@ class Table:
             raise ValueError(f"not an action: {action!r}") from None
         mode = self.action_mode
         if mode == "abstract":
-            g = self.groups().get(i)
-            if g is None:
+            if i not in self.legal_ids():
                 what = abstract.describe(i) if 0 <= i < abstract.N_ABSTRACT else "out of range"
                 raise ValueError(f"abstract action {i} ({what}) is not legal now (masked)")
-            return abstract.canonical_choice(g, self.game.deal.hands[self.game.to_act()], self.game.deal.level)  # type: ignore[index]
+            d = self.game.deal
+            if self._groups is None and d.phase == PLAY and not self.reference:
+                if i == abstract.PASS_ID:
+                    return PASS  # type: ignore[return-value]
+                hand = d.hands[d.turn]  # type: ignore[index]
+                g = fastmask.play_group(i, hand, d.level, self.rules.full_house_joker_pair)
+            else:
+                g = self.groups()[i]
+            return abstract.canonical_choice(g, d.hands[d.turn], d.level)  # type: ignore[index]
         lst = self.candidates() if mode == "candidates" else self.legal()
         if not 0 <= i < len(lst):
             raise ValueError(f"action index {i} is masked: this decision has {len(lst)} legal actions")

@@ -11,11 +11,14 @@ Arrays (``B = n_tables``, ``D`` = observation size, ``A`` = action-space size):
 * ``mask``: ``bool [B, A]`` its legal actions;
 * ``seat``: ``int64 [B]`` the seat to act (0..3);
 * ``rewards``: ``float32 [B, 4]`` per seat, non-zero only at the step that ended an episode;
-* ``done``: ``bool [B]`` the step ended an episode (the row already shows the next one).
+* ``done``: ``bool [B]`` the step ended an episode (the row already shows the next one);
+* ``candidates`` mode only, from :meth:`VecEnv.features`: ``float32 [B, K, F]`` the features
+  of each row's candidate actions (``K = max_candidates``, zero rows where the mask is false).
 
 Backends: ``"sync"`` (this process) or ``"process"`` (``n_workers`` worker processes via
 :mod:`multiprocessing`, each stepping ``B / n_workers`` tables and writing its rows of the
-arrays in place in one shared-memory block; only actions cross the pipes). Returned arrays are
+arrays in place in one shared-memory block, features included; one message per worker per step
+is one byte (the actions are written into shared memory too), nothing is pickled per step). Returned arrays are
 copies, safe to keep.
 """
 
@@ -31,30 +34,70 @@ from .table import Table
 
 class _Block:
     """Tables stepped in one process; writes into ``bufs`` (views of shared memory for the
-    ``process`` backend) or into its own arrays."""
+    ``process`` backend) or into its own arrays.
+
+    One :meth:`step` applies the actions of every table of the block and refills its rows:
+    observations are written in place row by row (the encoders' cached path), the masks of the
+    whole block are cleared once and set with one flat index assignment, and in ``candidates``
+    mode only the feature rows used last time are cleared before the new ones are written.
+    """
 
     def __init__(self, n: int, seed: int, kwargs: dict[str, Any], bufs: dict[str, np.ndarray] | None = None) -> None:
         self.tables = [Table(seed=seed + i, **kwargs) for i in range(n)]
         t0 = self.tables[0]
         self.n_actions = t0.n_actions
         self.obs_size = t0.obs_size
+        self.cand = t0.action_mode == "candidates"
+        self.feat_shape = (t0.max_candidates, t0.encoder.action_size) if self.cand else (0, 0)
         n = len(self.tables)
         if bufs is None:
-            bufs = _alloc(n, self.obs_size, self.n_actions)
+            bufs = _alloc(n, self.obs_size, self.n_actions, self.feat_shape)
         self.obs, self.mask, self.seat = bufs["obs"], bufs["mask"], bufs["seat"]
         self.rewards, self.done = bufs["rewards"], bufs["done"]
+        self.feats = bufs.get("feats")
+        self._used = [0] * n  # candidate rows written per table
 
-    def _fill(self, i: int) -> None:
-        t = self.tables[i]
-        s = t.to_act
-        assert s is not None
-        self.seat[i] = s
-        t.observe(s, self.obs[i])
-        t.mask(self.mask[i])
+    def _fill(self) -> None:
+        tables, obs, seat = self.tables, self.obs, self.seat
+        A = self.n_actions
+        flat: list[int] = []
+        abstract_mode = tables[0].action_mode == "abstract"
+        for i, t in enumerate(tables):
+            s = t.to_act
+            assert s is not None
+            seat[i] = s
+            t.observe(s, obs[i])
+            base = i * A
+            if abstract_mode:
+                flat.extend([base + k for k in t.legal_ids()])
+            else:
+                n = len(t.candidates() if self.cand else t.legal())
+                if n > A:
+                    raise RuntimeError(f"{n} legal actions exceed the cards action space ({A})")
+                flat.extend(range(base, base + n))
+            if self.cand:
+                self._write_features(i, t)
+        m = self.mask.reshape(-1)
+        m[:] = False
+        m[flat] = True
+
+    def _write_features(self, i: int, t: Table) -> None:
+        feats = self.feats
+        assert feats is not None
+        cands = t.candidates()
+        row = feats[i]
+        row[: max(self._used[i], len(cands))] = 0.0
+        level = t.game.deal.level
+        enc = t.encoder
+        for k, a in enumerate(cands):
+            enc.action_features(a, level, row[k])
+        self._used[i] = len(cands)
 
     def reset(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        for i in range(len(self.tables)):
-            self._fill(i)
+        if self.feats is not None:
+            self.feats[:] = 0.0
+            self._used = [0] * len(self.tables)
+        self._fill()
         return self.obs, self.mask, self.seat
 
     def step(self, actions: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -64,27 +107,31 @@ class _Block:
             done[i] = t.done
             if t.done:
                 t.reset()
-            self._fill(i)
+        self._fill()
         return self.obs, self.mask, self.seat, rewards, done
 
 
-_FIELDS = ("obs", "mask", "seat", "rewards", "done")
+_FIELDS = ("obs", "mask", "seat", "rewards", "done", "feats")
 
 
-def _layout(n: int, obs_size: int, n_actions: int) -> list[tuple[str, tuple[int, ...], Any]]:
-    return [("obs", (n, obs_size), np.float32), ("mask", (n, n_actions), np.bool_), ("seat", (n,), np.int64),
-            ("rewards", (n, 4), np.float32), ("done", (n,), np.bool_)]
+def _layout(n: int, obs_size: int, n_actions: int, feat_shape: tuple[int, int] = (0, 0)) -> list[tuple[str, tuple[int, ...], Any]]:
+    out = [("obs", (n, obs_size), np.float32), ("mask", (n, n_actions), np.bool_), ("seat", (n,), np.int64),
+           ("rewards", (n, 4), np.float32), ("done", (n,), np.bool_), ("actions", (n,), np.int64)]
+    if feat_shape[0]:
+        out.append(("feats", (n, *feat_shape), np.float32))
+    return out
 
 
-def _alloc(n: int, obs_size: int, n_actions: int) -> dict[str, np.ndarray]:
-    return {name: np.zeros(shape, dtype) for name, shape, dtype in _layout(n, obs_size, n_actions)}
+def _alloc(n: int, obs_size: int, n_actions: int, feat_shape: tuple[int, int] = (0, 0)) -> dict[str, np.ndarray]:
+    return {name: np.zeros(shape, dtype) for name, shape, dtype in _layout(n, obs_size, n_actions, feat_shape)}
 
 
-def _views(buf: Any, n: int, obs_size: int, n_actions: int, lo: int = 0, hi: int | None = None) -> dict[str, np.ndarray]:
+def _views(buf: Any, n: int, obs_size: int, n_actions: int, feat_shape: tuple[int, int] = (0, 0), lo: int = 0,
+           hi: int | None = None) -> dict[str, np.ndarray]:
     """Arrays laid out one after another in the shared buffer ``buf``; rows ``lo:hi`` of each."""
     out = {}
     off = 0
-    for name, shape, dtype in _layout(n, obs_size, n_actions):
+    for name, shape, dtype in _layout(n, obs_size, n_actions, feat_shape):
         size = int(np.prod(shape)) * np.dtype(dtype).itemsize
         arr = np.ndarray(shape, dtype=dtype, buffer=buf, offset=off)
         out[name] = arr[lo:hi]
@@ -92,26 +139,28 @@ def _views(buf: Any, n: int, obs_size: int, n_actions: int, lo: int = 0, hi: int
     return out
 
 
-def _nbytes(n: int, obs_size: int, n_actions: int) -> int:
-    return sum((int(np.prod(s)) * np.dtype(d).itemsize + 63) // 64 * 64 for _, s, d in _layout(n, obs_size, n_actions))
+def _nbytes(n: int, obs_size: int, n_actions: int, feat_shape: tuple[int, int] = (0, 0)) -> int:
+    return sum((int(np.prod(s)) * np.dtype(d).itemsize + 63) // 64 * 64
+               for _, s, d in _layout(n, obs_size, n_actions, feat_shape))
 
 
-def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int], lo: int, hi: int, seed: int,
+def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]], lo: int, hi: int, seed: int,
             kwargs: dict[str, Any]) -> None:
     from multiprocessing import shared_memory
 
     shm = shared_memory.SharedMemory(name=shm_name)
     try:
-        block = _Block(hi - lo, seed, kwargs, _views(shm.buf, *dims, lo, hi))
+        block = _Block(hi - lo, seed, kwargs, _views(shm.buf, *dims, lo=lo, hi=hi))
+        actions = _views(shm.buf, *dims, lo=lo, hi=hi)["actions"]
         while True:
-            cmd, arg = conn.recv()
-            if cmd == "reset":
+            cmd = conn.recv_bytes()  # one byte per command; the actions are in shared memory
+            if cmd == b"s":
+                block.step(actions)
+                conn.send_bytes(b"k")
+            elif cmd == b"r":
                 block.reset()
-                conn.send(None)
-            elif cmd == "step":
-                block.step(arg)
-                conn.send(None)
-            elif cmd == "close":
+                conn.send_bytes(b"k")
+            else:  # b"c": close
                 break
     except (EOFError, KeyboardInterrupt):
         pass
@@ -130,8 +179,8 @@ class VecEnv:
         n_workers: worker processes for the ``process`` backend (at most ``n_tables``).
         seed: table ``b`` is seeded ``seed + b``.
         **table_kwargs: ``preset``, ``action_mode``, ``obs``, ``reward``, ``max_candidates``
-            (as :class:`~guandan.rl.table.Table`; ``candidates`` features are not batched here:
-            use the ``abstract`` or ``cards`` mode).
+            (as :class:`~guandan.rl.table.Table`); in ``candidates`` mode :meth:`features`
+            gives the padded per-action features ``[B, K, F]`` next to the mask ``[B, K]``.
     Raises:
         ValueError: bad sizes or backend.
     """
@@ -149,6 +198,7 @@ class VecEnv:
         if backend == "sync":
             self._block = _Block(n_tables, seed, table_kwargs)
             self.n_actions, self.obs_size = self._block.n_actions, self._block.obs_size
+            self.feat_shape = self._block.feat_shape
             self._conns: list[Any] = []
             return
         if isinstance(n_workers, bool) or not isinstance(n_workers, int) or n_workers < 1:
@@ -160,7 +210,8 @@ class VecEnv:
         self._bounds = np.cumsum([0] + sizes)
         probe = Table(**table_kwargs)
         self.n_actions, self.obs_size = probe.n_actions, probe.obs_size
-        dims = (n_tables, self.obs_size, self.n_actions)
+        self.feat_shape = (probe.max_candidates, probe.encoder.action_size) if probe.action_mode == "candidates" else (0, 0)
+        dims = (n_tables, self.obs_size, self.n_actions, self.feat_shape)
         # observations, masks, seats, rewards and done flags live in one shared-memory block that
         # the workers write in place; only the actions and a "done" token cross the pipes
         self._shm = shared_memory.SharedMemory(create=True, size=_nbytes(*dims))
@@ -185,9 +236,9 @@ class VecEnv:
             o, m, s = self._block.reset()
             return o.copy(), m.copy(), s.copy()
         for c in self._conns:
-            c.send(("reset", None))
+            c.send_bytes(b"r")
         for c in self._conns:
-            c.recv()
+            c.recv_bytes()
         b = self._bufs
         return b["obs"].copy(), b["mask"].copy(), b["seat"].copy()
 
@@ -207,12 +258,29 @@ class VecEnv:
         if self.backend == "sync":
             o, m, s, r, d = self._block.step(actions)
             return o.copy(), m.copy(), s.copy(), r.copy(), d.copy()
-        for i, c in enumerate(self._conns):
-            c.send(("step", actions[self._bounds[i] : self._bounds[i + 1]]))
+        self._bufs["actions"][:] = actions
         for c in self._conns:
-            c.recv()
+            c.send_bytes(b"s")
+        for c in self._conns:
+            c.recv_bytes()
         b = self._bufs
         return b["obs"].copy(), b["mask"].copy(), b["seat"].copy(), b["rewards"].copy(), b["done"].copy()
+
+    def features(self) -> np.ndarray:
+        """``candidates`` mode: the per-action features of the current decisions,
+        ``float32 [B, K, F]`` (``K = max_candidates``, ``F`` = the encoder's ``action_size``;
+        row ``k`` of table ``b`` describes candidate ``k``, zeros where ``mask[b, k]`` is false),
+        as of the last :meth:`reset` / :meth:`step` (a copy).
+
+        Raises:
+            ValueError: the action mode is not ``candidates``, or before :meth:`reset`.
+        """
+        if not self.feat_shape[0]:
+            raise ValueError("features() is for action_mode='candidates'")
+        if not getattr(self, "_observed", False):
+            raise ValueError("call reset() before features()")
+        f = self._block.feats if self.backend == "sync" else self._bufs["feats"]
+        return f.copy()  # type: ignore[union-attr]
 
     def _check_actions(self, actions: np.ndarray) -> None:
         """Refuse the whole batch before any table moves: integer ids, in range, legal in the current
@@ -244,7 +312,7 @@ class VecEnv:
         self._closed = True
         for c in self._conns:
             try:
-                c.send(("close", None))
+                c.send_bytes(b"c")
                 c.close()
             except (BrokenPipeError, OSError):
                 pass

@@ -8,13 +8,23 @@ Tables are stepped in a batch: the learning seats act ε-greedily on Q, every de
 ``(observation, id)`` of a learning seat is kept until its deal ends, and then labelled with
 that seat's final team reward (the Monte-Carlo return, undiscounted: ``+1``/``-1`` for the
 ``deal`` reward, R35). Labelled samples are consumed once, in minibatches, with the squared error
-``(Q(s)[a] - G)^2`` (DouZero's DMC objective, with a fixed action head instead of per-candidate
-action features).
+``(Q(s)[a] - G)^2`` (DouZero's DMC objective). As in DouZero, the action's features enter the
+network at the input next to the observation (:class:`QNet`: early fusion); the features are
+those of the abstract id (type, key rank, size, full-house pair rank or tribute/return card).
+No reward shaping: the only target is the deal's team reward.
 
 Opponents: ``random`` (the default: the learning team is seats 0/2 and seats 1/3 play the
 project's uniform random agent over the exact legal actions, :class:`guandan.agents.RandomAgent`;
 the quickest way to beat it) or ``self`` (all four seats are learners sharing the network, as in
 DouZero).
+
+Teacher (optional, ``--teacher heuristic``): for the first ``teacher_minutes`` of training a
+share of the learning seats' decisions (``teacher_start``, falling linearly to 0) is made by a
+project bot instead of the ε-greedy network: the bot's play is mapped to its abstract id, and the
+env realises that id canonically. These decisions are ordinary samples, labelled with the deal's
+return like every other decision (a behaviour policy that visits good lines early; the network is
+never fitted to the bot's choices themselves). After ``teacher_minutes`` the learners act on Q
+alone. No reward shaping either way.
 
 Evaluation (:func:`evaluate`): duplicate deals against the random agent. Deal ``i`` is the first
 deal of a game seeded ``seed + i``; it is played twice, the greedy network holding seats 0/2 and
@@ -36,7 +46,7 @@ from torch import nn
 
 from guandan.agents import RandomAgent
 from guandan.core.views import seat_view
-from guandan.rl.abstract import N_ABSTRACT
+from guandan.rl.abstract import N_ABSTRACT, action_id
 from guandan.rl.table import Table
 
 
@@ -55,10 +65,14 @@ class DMCConfig:
         opponent: ``random`` or ``self`` (see the module docstring).
         preset: rule preset; ``seed``: seed of tables, exploration and initial weights.
         threads: ``torch.set_num_threads`` (1 leaves the other core to the tables' Python).
+        teacher: ``None`` or an agent name (``heuristic``): a guide for the learning seats'
+            early exploration (see the module docstring, "Teacher"); ``teacher_minutes``: the
+            wall time over which the share of teacher decisions falls linearly from
+            ``teacher_start`` to 0.
     """
 
     tables: int = 32
-    hidden: tuple[int, ...] = (512, 256)
+    hidden: tuple[int, ...] = (512, 256, 128)
     lr: float = 1e-3
     batch_size: int = 256
     reuse: int = 4
@@ -68,6 +82,9 @@ class DMCConfig:
     preset: str = "aicomp"
     seed: int = 0
     threads: int = 1
+    teacher: str | None = None
+    teacher_start: float = 0.5
+    teacher_minutes: float = 20.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -77,17 +94,27 @@ class DMCConfig:
             raise ValueError("tables, batch_size and reuse must be at least 1, and buffer >= batch_size")
         if not 0.0 <= self.epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], not {self.epsilon}")
+        if self.teacher not in (None, "heuristic", "random"):
+            raise ValueError(f"teacher must be None, 'heuristic' or 'random', not {self.teacher!r}")
+        if not 0.0 <= self.teacher_start <= 1.0 or self.teacher_minutes < 0:
+            raise ValueError("teacher_start must be in [0, 1] and teacher_minutes >= 0")
+
+
+ID_FEATURES = 60
 
 
 def id_features() -> np.ndarray:
-    """``float32 [471, 45]`` features of each abstract id, from :data:`guandan.rl.abstract.ID_TABLE`:
+    """``float32 [471, 60]`` features of each abstract id, from :data:`guandan.rl.abstract.ID_TABLE`:
     action type one-hot (13: ten play types, pass, tribute, return), key rank one-hot (15),
-    cards / 10 (1), full-house pair rank or tribute/return face rank one-hot (15), joker flag (1)."""
-    from guandan.core.plays import PLAY_TYPES
+    cards / 10 (1), full-house pair rank or tribute/return face rank one-hot (15), joker flag (1),
+    and the cards it takes per rank 0..14, / 4 (15: e.g. a full house t/p: 3 at t, 2 at p; a
+    straight: 1 at each rank of its window, R10), so that the first layer can relate an action
+    to the hand's ``hand_ranks`` block."""
+    from guandan.core.plays import PLATE_WINDOWS, PLAY_TYPES, STRAIGHT_WINDOWS, TUBE_WINDOWS
     from guandan.rl.abstract import ID_TABLE
 
     types = list(PLAY_TYPES) + ["pass", "tribute", "return"]
-    f = np.zeros((N_ABSTRACT, 45), np.float32)
+    f = np.zeros((N_ABSTRACT, ID_FEATURES), np.float32)
     for i, (t, r, n, x) in enumerate(ID_TABLE):
         f[i, types.index(t)] = 1.0
         if r is not None:
@@ -97,41 +124,67 @@ def id_features() -> np.ndarray:
             xr = x if t == "full_house" else (x >> 2 if x < 52 else x - 39)
             f[i, 29 + xr] = 1.0
         f[i, 44] = 1.0 if (r is not None and r >= 13) else 0.0
+        per_rank = f[i, 45:60]
+        if t in ("single", "pair", "triple", "bomb", "tribute", "return"):
+            per_rank[r] += n
+        elif t == "full_house":
+            per_rank[r] += 3
+            per_rank[x] += 2
+        elif t in ("straight", "straight_flush"):
+            per_rank[list(STRAIGHT_WINDOWS[r])] += 1
+        elif t == "tube":
+            per_rank[list(TUBE_WINDOWS[r])] += 2
+        elif t == "plate":
+            per_rank[list(PLATE_WINDOWS[r])] += 3
+        elif t == "joker_bomb":
+            per_rank[13] += 2
+            per_rank[14] += 2
+        per_rank /= 4.0
     return f
 
 
 class QNet(nn.Module):  # type: ignore[misc]
     """``Q(observation, abstract id)``, DouZero-style: the id enters through its features
-    (:func:`id_features`) so that values generalise across ranks and shapes.
+    (:func:`id_features`) at the input, next to the observation (early fusion: every hidden layer
+    sees both, so the value of an action can depend on the whole hand).
+
+    The first layer is split into an observation part and an id part, ``W [obs; f(id)] =
+    W_o obs + W_a f(id)``, so scoring all legal ids of a row costs one observation projection
+    plus a table lookup (the same function as concatenating the inputs).
 
     ``forward(obs [B, D]) -> [B, 471]`` scores every id; :meth:`pairs` scores chosen
-    ``(row, id)`` pairs only (training).
+    ``(row, id)`` pairs only (training); :meth:`legal_q` scores only the unmasked ids.
+
+    Args:
+        obs_size: ``D``; hidden: hidden layer widths (at least one); n_actions: ids scored.
     """
 
-    def __init__(self, obs_size: int, hidden: tuple[int, ...] = (512, 256), n_actions: int = N_ABSTRACT) -> None:
+    arch = "fused-2"
+
+    def __init__(self, obs_size: int, hidden: tuple[int, ...] = (512, 256, 128), n_actions: int = N_ABSTRACT) -> None:
         super().__init__()
-        layers: list[nn.Module] = []
-        prev = obs_size
-        for h in hidden:
+        if not hidden:
+            raise ValueError("QNet needs at least one hidden layer")
+        self.register_buffer("feats", torch.from_numpy(id_features()[:n_actions]))
+        self.obs_in = nn.Linear(obs_size, hidden[0])
+        self.act_in = nn.Linear(self.feats.shape[1], hidden[0], bias=False)
+        layers: list[nn.Module] = [nn.ReLU()]
+        prev = hidden[0]
+        for h in hidden[1:]:
             layers += [nn.Linear(prev, h), nn.ReLU()]
             prev = h
-        self.state = nn.Sequential(*layers)
-        self.register_buffer("feats", torch.from_numpy(id_features()[:n_actions]))
-        self.action = nn.Sequential(nn.Linear(45, 64), nn.ReLU())
-        self.head = nn.Sequential(nn.Linear(prev + 64, 128), nn.ReLU(), nn.Linear(128, 1))
+        layers.append(nn.Linear(prev, 1))
+        self.rest = nn.Sequential(*layers)
 
     def pairs(self, obs: torch.Tensor, ids: torch.Tensor) -> torch.Tensor:
         """Q of ``(obs[k], ids[k])`` for each k: ``[B]``."""
-        h = self.state(obs)
-        a = self.action(self.feats[ids])
-        return self.head(torch.cat([h, a], dim=1)).squeeze(1)  # type: ignore[no-any-return]
+        x = self.obs_in(obs) + self.act_in(self.feats[ids])
+        return self.rest(x).squeeze(1)  # type: ignore[no-any-return]
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
-        h = self.state(obs)
-        a = self.action(self.feats)
-        B, A = h.shape[0], a.shape[0]
-        x = torch.cat([h.unsqueeze(1).expand(B, A, h.shape[1]), a.unsqueeze(0).expand(B, A, a.shape[1])], dim=2)
-        return self.head(x).squeeze(2)  # type: ignore[no-any-return]
+        h = self.obs_in(obs)
+        a = self.act_in(self.feats)
+        return self.rest(h.unsqueeze(1) + a.unsqueeze(0)).squeeze(2)  # type: ignore[no-any-return]
 
     def legal_q(self, obs: torch.Tensor, mask: np.ndarray) -> np.ndarray:
         """``[B, 471]`` Q-values with ``-inf`` where ``mask`` is false (only legal pairs computed)."""
@@ -139,9 +192,9 @@ class QNet(nn.Module):  # type: ignore[misc]
         out = np.full(mask.shape, -np.inf, np.float32)
         if len(rows):
             with torch.no_grad():
-                h = self.state(obs)
-                a = self.action(self.feats[torch.from_numpy(ids)])
-                q = self.head(torch.cat([h[torch.from_numpy(rows)], a], dim=1)).squeeze(1)
+                h = self.obs_in(obs)
+                a = self.act_in(self.feats[torch.from_numpy(ids)])
+                q = self.rest(h[torch.from_numpy(rows)] + a).squeeze(1)
             out[rows, ids] = q.numpy()
         return out
 
@@ -170,6 +223,13 @@ class DMCTrainer:
         self.rng = np.random.default_rng(cfg.seed)
         self.opp_rng = random.Random(cfg.seed + 77)
         self.learners = (0, 1, 2, 3) if cfg.opponent == "self" else (0, 2)
+        self.teacher = None
+        if cfg.teacher is not None:
+            from guandan.agents import make_agent
+
+            self.teacher = make_agent(cfg.teacher, cfg.seed + 5)
+        #: share of the learning seats' decisions the teacher makes now (see ``train``)
+        self.teacher_p = cfg.teacher_start if cfg.teacher is not None else 0.0
         B = cfg.tables
         self._obs = np.zeros((B, self.obs_size), np.float32)
         self._mask = np.zeros((B, N_ABSTRACT), bool)
@@ -183,6 +243,7 @@ class DMCTrainer:
         self._ring_ret = np.zeros(cfg.buffer, np.float32)
         self._ring_n = 0
         self._ring_pos = 0
+        self.taught_s = 0.0  # training seconds so far (the teacher's schedule across resumes)
         self.updates = 0
         self.decisions = 0
         self.deals = 0
@@ -206,8 +267,13 @@ class DMCTrainer:
                 q = self.model.legal_q(torch.from_numpy(self._obs[rows]), self._mask[rows])
             greedy = q.argmax(axis=1)
             explore = self.rng.random(len(rows)) < self.cfg.epsilon
+            taught = self.rng.random(len(rows)) < self.teacher_p
             for k, b in enumerate(learn_rows):
-                if explore[k]:
+                if taught[k] and self.teacher is not None:
+                    t = self.tables[b]
+                    play = self.teacher.act(seat_view(t.game, t.to_act))  # type: ignore[arg-type]
+                    a = action_id(tuple(play), t.game.deal.level)  # type: ignore[arg-type]
+                elif explore[k]:
                     a = int(self.rng.choice(np.flatnonzero(self._mask[b])))
                 else:
                     a = int(greedy[k])
@@ -281,15 +347,22 @@ class DMCTrainer:
     def train(self, seconds: float, on_tick: Callable[[DMCTrainer], None] | None = None,
               tick_s: float = 1.0) -> None:
         """Collect and learn for ``seconds`` of wall time, calling ``on_tick`` about every ``tick_s``."""
-        end = time.monotonic() + seconds
-        next_tick = time.monotonic() + tick_s
+        start = time.monotonic()
+        end = start + seconds
+        next_tick = start + tick_s
+        cfg = self.cfg
         while time.monotonic() < end:
+            if cfg.teacher is not None:
+                elapsed = time.monotonic() - start + self.taught_s
+                span = cfg.teacher_minutes * 60.0
+                self.teacher_p = cfg.teacher_start * max(0.0, 1.0 - elapsed / span) if span > 0 else 0.0
             self.step_tables()
             while self.update() is not None:
                 pass
             if on_tick is not None and time.monotonic() >= next_tick:
                 on_tick(self)
                 next_tick = time.monotonic() + tick_s
+        self.taught_s += time.monotonic() - start
 
     # -- checkpoints ---------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -299,8 +372,8 @@ class DMCTrainer:
         tmp = path.with_suffix(path.suffix + ".tmp")
         torch.save({
             "model": self.model.state_dict(), "opt": self.opt.state_dict(), "config": asdict(self.cfg),
-            "updates": self.updates, "decisions": self.decisions, "deals": self.deals,
-            "obs_version": self.tables[0].encoder.version, "obs_size": self.obs_size,
+            "updates": self.updates, "decisions": self.decisions, "deals": self.deals, "taught_s": self.taught_s,
+            "obs_version": self.tables[0].encoder.version, "obs_size": self.obs_size, "arch": QNet.arch,
         }, tmp)
         tmp.replace(path)
 
@@ -319,12 +392,21 @@ class DMCTrainer:
         missing = [k for k in ("model", "opt", "updates", "decisions", "deals") if not isinstance(ck, dict) or k not in ck]
         if missing:
             raise ValueError(f"{path}: not a checkpoint of guandan train-rl (missing {', '.join(missing)})")
+        _check_arch(ck, path)
         if ck.get("obs_version") != self.tables[0].encoder.version:
             raise ValueError(f"checkpoint is for observation {ck.get('obs_version')!r}, "
                              f"not {self.tables[0].encoder.version!r}")
         self.model.load_state_dict(ck["model"])
         self.opt.load_state_dict(ck["opt"])
         self.updates, self.decisions, self.deals = ck["updates"], ck["decisions"], ck["deals"]
+        self.taught_s = float(ck.get("taught_s", 0.0))
+
+
+def _check_arch(ck: Any, path: str | Path) -> None:
+    """Raise ``ValueError`` when checkpoint ``ck`` holds another network layout than :class:`QNet`."""
+    arch = ck.get("arch", "late-fusion-0") if isinstance(ck, dict) else None
+    if arch != QNet.arch:
+        raise ValueError(f"{path}: checkpoint of network {arch!r}, this version loads {QNet.arch!r} (retrain)")
 
 
 class TorchPolicy:
@@ -337,6 +419,7 @@ class TorchPolicy:
 
     def __init__(self, path: str | Path) -> None:
         ck = torch.load(Path(path), map_location="cpu", weights_only=False)
+        _check_arch(ck, path)
         self.obs_size = int(ck["obs_size"])
         self.hidden = tuple(ck["config"]["hidden"])
         self.state = ck["model"]
@@ -358,6 +441,7 @@ class TorchPolicy:
 def load_policy(path: str | Path) -> QNet:
     """The Q-network of a checkpoint (eval mode)."""
     ck = torch.load(Path(path), map_location="cpu", weights_only=False)
+    _check_arch(ck, path)
     model = QNet(ck["obs_size"], tuple(ck["config"]["hidden"]))
     model.load_state_dict(ck["model"])
     model.eval()
