@@ -29,19 +29,38 @@ from typing import Any
 #: Difficulty names, weakest first.
 LEVEL_NAMES: tuple[str, ...] = ("easy", "normal", "hard", "expert")
 
-_OPTIONS: dict[str, dict[str, tuple[str, type]]] = {
-    "search": {
-        "budget": ("budget_s", float),
-        "worlds": ("worlds", int),
-        "workers": ("workers", int),
-        "candidates": ("max_candidates", int),
-    },
+def late_option(value: str) -> int | None:
+    """The ``late`` option: a card count (search positions where a seat still playing holds at
+    most that many cards), or ``all`` (search every position).
+
+    Raises:
+        ValueError: neither ``all`` nor a non-negative int.
+    """
+    if value.strip().lower() == "all":
+        return None
+    n = int(value)
+    if n < 0:
+        raise ValueError(value)
+    return n
+
+
+late_option.__name__ = "card count or 'all'"
+
+_SEARCH_OPTIONS: dict[str, tuple[str, Any]] = {
+    "budget": ("budget_s", float),
+    "worlds": ("worlds", int),
+    "workers": ("workers", int),
+    "candidates": ("max_candidates", int),
+    "late": ("late_cards", late_option),
+    "late_candidates": ("late_candidates", int),
+    "z": ("switch_z", float),
+}
+
+_OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {
+    "search": dict(_SEARCH_OPTIONS),
     "easy": {"mistakes": ("mistake_rate", float)},
     "expert": {
-        "budget": ("budget_s", float),
-        "worlds": ("worlds", int),
-        "workers": ("workers", int),
-        "candidates": ("max_candidates", int),
+        **_SEARCH_OPTIONS,
         "depth": ("rollout_depth", int),
         "rollout": ("rollout", str),
     },

@@ -66,7 +66,8 @@ from .base import Agent
 from .heuristic import Decomposition, HeuristicAgent, _Ctx, _signature, decompose
 
 __all__ = [
-    "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "rollout",
+    "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "is_late",
+    "rollout",
 ]
 
 #: Levels gained by the winning team per result (R35, official upgrade table).
@@ -174,7 +175,8 @@ def rollout(
     return sign, sign * _LEVELS[res.result] * level_weight_units
 
 
-def candidate_actions(view: SeatView, heuristic: HeuristicAgent, first: PlayT, limit: int = 5) -> list[PlayT]:
+def candidate_actions(view: SeatView, heuristic: HeuristicAgent, first: PlayT, limit: int = 5,
+                      widen: bool = False) -> list[PlayT]:
     """A short list of legal actions worth searching (module docstring, step 1).
 
     Args:
@@ -182,6 +184,9 @@ def candidate_actions(view: SeatView, heuristic: HeuristicAgent, first: PlayT, l
         heuristic: the heuristic agent whose decomposition proposes plays.
         first: the heuristic's own choice (listed first).
         limit: most candidates returned.
+        widen: after the short list, fill up to ``limit`` with the other legal actions
+            (distinct up to suits; non-bombs before bombs, weakest first) — used late in a
+            deal, where hands are small and rollouts short.
     Returns:
         Distinct legal actions, ``first`` first, at most ``limit``.
     """
@@ -222,7 +227,27 @@ def candidate_actions(view: SeatView, heuristic: HeuristicAgent, first: PlayT, l
         if answers:
             add(min(answers, key=lambda a: play_key(a, level)))
             add(max(answers, key=lambda a: play_key(a, level)))
+    if widen and len(out) < limit:
+        for a in sorted(legal, key=lambda a: (a[0] in BOMB_TYPES, a[0] == "pass", play_key(a, level), len(a[2]))):
+            if len(out) >= limit:
+                break
+            add(a)
     return out
+
+
+def is_late(view: SeatView, late_cards: int) -> bool:
+    """Whether a play-phase position is "late": some seat still playing holds at most
+    ``late_cards`` cards (R31: the first seat out decides the deal's winner, R35). Hidden
+    counts (``None``) are read as more than ``late_cards`` unless the seat is finished."""
+    fin = set(view.finished)
+    for s, n in enumerate(view.card_counts):
+        if s in fin:
+            continue
+        if s == view.seat:
+            n = len(view.hand)
+        if n is not None and n <= late_cards:
+            return True
+    return False
 
 
 @dataclass
@@ -361,6 +386,13 @@ class SearchAgent:
         value_fn: ``(deal, team) -> score`` used after ``rollout_depth`` actions of a rollout.
         rollout_depth: rollout length before ``value_fn`` (needs ``value_fn``).
         clock: time source in seconds (tests inject a fake one).
+        late_cards: search only "late" positions (:func:`is_late`: a seat still playing holds
+            at most this many cards) and play the heuristic's move instantly before; ``None``:
+            search every position.
+        late_candidates: most candidates in a late position (the short list widened with the
+            other legal actions, :func:`candidate_actions`).
+        late_rollout_policy: rollout policy in late positions (default: the full heuristic,
+            so that the heuristic's own move is scored by the policy that would play on).
     Raises:
         ValueError: a bad budget, world count, worker count or candidate limit.
     """
@@ -383,6 +415,9 @@ class SearchAgent:
         value_fn: Callable[[Deal, int], float] | None = None,
         rollout_depth: int | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        late_cards: int | None = None,
+        late_candidates: int = 8,
+        late_rollout_policy: Agent | None = None,
     ) -> None:
         if not 0 < budget_s <= MAX_BUDGET_S:
             raise ValueError(f"budget_s must be > 0 and at most {MAX_BUDGET_S:g} seconds, not {budget_s!r}")
@@ -394,6 +429,10 @@ class SearchAgent:
             raise ValueError(f"max_candidates must be >= 1, not {max_candidates!r}")
         if not 0 <= level_weight <= 0.3:
             raise ValueError(f"level_weight must be in [0, 0.3], not {level_weight!r}")
+        if late_cards is not None and (isinstance(late_cards, bool) or late_cards < 0):
+            raise ValueError(f"late_cards must be >= 0 or None, not {late_cards!r}")
+        if late_candidates < 1:
+            raise ValueError(f"late_candidates must be >= 1, not {late_candidates!r}")
         if rollout_depth is not None and value_fn is None:
             raise ValueError("rollout_depth needs a value_fn")
         self.seed = 0 if seed is None else seed
@@ -411,6 +450,12 @@ class SearchAgent:
         self.value_fn = value_fn
         self.rollout_depth = rollout_depth
         self.clock = clock
+        self.late_cards = late_cards
+        self.late_candidates = late_candidates
+        self.late_rollout_policy: Agent = (
+            late_rollout_policy if late_rollout_policy is not None else HeuristicAgent(seed))
+        #: decisions answered by the heuristic without search (early positions, ``late_cards``)
+        self.skipped = 0
         #: decisions that fell back to the heuristic because the search failed
         self.failures = 0
         #: the last failure, ``"ExceptionType: message"`` (``None`` before any)
@@ -434,6 +479,10 @@ class SearchAgent:
         first = self.heuristic.act(view)
         if len(legal) == 1 or view.phase != "play":
             self.last = SearchStats([first], 0, [], 0.0, first)
+            return first
+        if self.late_cards is not None and not is_late(view, self.late_cards):
+            self.skipped += 1
+            self.last = SearchStats([first], 0, [], self.clock() - start, first)
             return first
         try:
             choice = self._search(view, first, start)
@@ -465,13 +514,25 @@ class SearchAgent:
                   deadline: float | None) -> tuple[int, list[Any]] | None:
         return _parallel_worlds(self, view, cands, seed_key, deadline)
 
+    def _late(self, view: SeatView) -> bool:
+        return self.late_cards is not None and is_late(view, self.late_cards)
+
     def _candidates(self, view: SeatView, first: PlayT) -> list[PlayT]:
+        late = self._late(view)
+        limit = max(self.max_candidates, self.late_candidates) if late else self.max_candidates
         if self.candidate_policy is not None:
             cands = [a for a in self.candidate_policy(view, first) if a in view.legal_actions]
             if first not in cands:
                 cands.insert(0, first)
-            return cands[: self.max_candidates]
-        return candidate_actions(view, self.heuristic, first, self.max_candidates)
+            if late:
+                for a in candidate_actions(view, self.heuristic, first, limit, widen=True):
+                    if a not in cands:
+                        cands.append(a)
+            return cands[:limit]
+        return candidate_actions(view, self.heuristic, first, limit, widen=late)
+
+    def _policy(self, view: SeatView) -> Agent:
+        return self.late_rollout_policy if self._late(view) else self.rollout_policy
 
     def _search(self, view: SeatView, first: PlayT, start: float) -> PlayT:
         cands = self._candidates(view, first)
@@ -485,7 +546,7 @@ class SearchAgent:
         result = self._parallel(view, cands, seed_key, deadline) if parallel else None
         if result is None:  # in this process (also when the pool broke)
             task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
-                         self.level_units, self.rollout_policy, self.value_fn, self.rollout_depth)
+                         self.level_units, self._policy(view), self.value_fn, self.rollout_depth)
             result = _run_worlds(task, self.clock)
         done, sums = result
         if done == 0:
@@ -514,7 +575,7 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
             pool.submit(
                 _run_worlds_wall,
                 _Task(view, tuple(cands), seed_key, w, agent.workers, agent.worlds, wall_deadline,
-                      agent.level_units, agent.rollout_policy, agent.value_fn, agent.rollout_depth),
+                      agent.level_units, agent._policy(view), agent.value_fn, agent.rollout_depth),
             )
             for w in range(agent.workers)
         ]
