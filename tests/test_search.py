@@ -323,3 +323,96 @@ def test_hard_searches_through_the_competition_protocol_without_falling_back():
     assert failed <= searched // 4, [b.last_error for b in bots[::2]]
     for b in bots[::2]:
         assert b.last_error is None or b.last_error.startswith("InconsistentView"), b.last_error
+
+
+# -- late-position search (late_cards) ------------------------------------------------------------
+
+
+def _random_views(seed: int, n: int) -> list:
+    """Play-phase views of the seat to act from games of random legal moves (any position)."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        game = Game(seed=rng.getrandbits(32))
+        while not game.over and len(out) < n:
+            seat = game.to_act()
+            v = seat_view(game, seat)
+            if v.phase == "play" and rng.random() < 0.2:
+                out.append(v)
+            game.apply(rng.choice(v.legal_actions), seat)
+    return out
+
+
+def test_rollout_policies_play_only_legal_moves_over_random_positions():
+    """Every rollout policy answers one of the view's legal actions (R23-R28) in positions
+    reached by random play (odd hands, wilds, bombs, finished seats)."""
+    from guandan.agents.search import RolloutPolicy
+
+    policies = [RolloutPolicy(1), HeuristicAgent(1)]
+    views = _random_views(11, 150)
+    for v in views:
+        for p in policies:
+            assert p.act(v) in v.legal_actions
+
+
+def test_is_late_reads_the_smallest_hand_still_playing():
+    from guandan.agents.search import is_late
+
+    for v in _random_views(12, 60):
+        counts = [len(v.hand) if s == v.seat else v.card_counts[s] for s in range(4) if s not in v.finished]
+        assert is_late(v, 10) == (min(counts) <= 10)
+        assert is_late(v, 27)  # a hand never holds more than 27 cards in the play phase (R4)
+
+
+def test_early_positions_are_answered_by_the_heuristic_without_search():
+    """With late_cards, a position where every hand is big is the heuristic's move and no world is
+    sampled (counted in ``skipped``); a late position is searched."""
+    early = [v for v in _views(13, 6) if all((n or 27) > 10 for n in v.card_counts)]
+    assert early
+    agent = SearchAgent(seed=1, worlds=2, late_cards=10)
+    for v in early:
+        assert agent.act(v) == HeuristicAgent().act(v)
+        assert agent.last.worlds == 0
+    assert agent.skipped == len(early) and agent.worlds_log == []
+    late = next(v for v in _views(13, 200, min_choices=2) if min(n for n in v.card_counts if n) <= 10)
+    agent.act(late)
+    assert agent.last.worlds == 2 and agent.skipped == len(early)
+
+
+def test_late_candidates_are_widened_with_other_legal_actions():
+    from guandan.agents.search import is_late
+
+    h = HeuristicAgent()
+    seen = 0
+    for v in _views(14, 300, min_choices=2):
+        if not is_late(v, 10):
+            continue
+        first = h.act(v)
+        short = candidate_actions(v, h, first, limit=8)
+        wide = candidate_actions(v, h, first, limit=8, widen=True)
+        assert wide[: len(short)] == short and wide[0] == first
+        assert len(set(wide)) == len(wide) <= 8 and all(a in v.legal_actions for a in wide)
+        distinct = {(a[0], a[1], tuple(sorted(a[2]))) for a in v.legal_actions}
+        assert len(wide) == min(8, len(wide)) and len(wide) <= len(distinct)
+        seen += 1
+    assert seen >= 5
+
+
+def test_late_search_is_deterministic_and_counts_its_worlds():
+    from guandan.agents.search import is_late
+
+    v = next(v for v in _views(15, 300, min_choices=3) if is_late(v, 10))
+    a = SearchAgent(seed=3, worlds=5, late_cards=10)
+    b = SearchAgent(seed=3, worlds=5, late_cards=10, workers=2)
+    assert a.act(v) == b.act(v) and a.last.means == b.last.means
+    assert a.last.worlds == 5 and a.worlds_log == [5]
+
+
+def test_late_option_in_specs():
+    assert parse_spec("hard:late=8,late_candidates=6,z=1.5") == (
+        "search", {"late_cards": 8, "late_candidates": 6, "switch_z": 1.5})
+    assert parse_spec("hard:late=all")[1] == {"late_cards": None}
+    with pytest.raises(ValueError, match="late"):
+        parse_spec("hard:late=-3")
+    with pytest.raises(ValueError):
+        SearchAgent(late_cards=-1)

@@ -228,7 +228,8 @@ def candidate_actions(view: SeatView, heuristic: HeuristicAgent, first: PlayT, l
             add(min(answers, key=lambda a: play_key(a, level)))
             add(max(answers, key=lambda a: play_key(a, level)))
     if widen and len(out) < limit:
-        for a in sorted(legal, key=lambda a: (a[0] in BOMB_TYPES, a[0] == "pass", play_key(a, level), len(a[2]))):
+        rest = [a for a in legal if a[0] != "pass"]  # PASS is on the short list when following
+        for a in sorted(rest, key=lambda a: (a[0] in BOMB_TYPES, play_key(a, level), len(a[2]))):
             if len(out) >= limit:
                 break
             add(a)
