@@ -287,13 +287,22 @@ def test_switching_needs_a_significant_paired_gain():
     agent = SearchAgent(seed=1, worlds=10, prior_bonus=0.02, switch_z=2.0, min_worlds=4)
     u = 1000  # one deal win in the integer sums
     # 10 worlds: candidate 1 wins every world the heuristic's move loses (diff +2 wins each)
-    sums = [-10 * u, 10 * u, 10 * (2 * u) ** 2 * 0, 10 * (2 * u) ** 2]
+    # layout: score sums, sums of squared differences to candidate 0, sum of weights, of squares
+    sums = [-10 * u, 10 * u, 10 * (2 * u) ** 2 * 0, 10 * (2 * u) ** 2, 10, 10]
     assert agent._select(sums, 2, 10) == 1
     # candidate 1 better on average (+0.4) but by +2 on 6 worlds and -2 on 4: not significant
-    sums = [0, 4 * u, 0, 10 * (2 * u) ** 2]
+    sums = [0, 4 * u, 0, 10 * (2 * u) ** 2, 10, 10]
     assert agent._select(sums, 2, 10) == 0
     # too few worlds to overrule the heuristic
-    assert agent._select([-3 * u, 3 * u, 0, 3 * (2 * u) ** 2], 2, 3) == 0
+    assert agent._select([-3 * u, 3 * u, 0, 3 * (2 * u) ** 2, 3, 3], 2, 3) == 0
+    # weighted worlds: equal weights change nothing; one world carrying almost all the weight
+    # leaves an effective size near 1 world, below min_worlds: the heuristic's move stands
+    w = [4] * 10
+    sums = [-sum(w) * u, sum(w) * u, 0, sum(w) * (2 * u) ** 2, sum(w), sum(x * x for x in w)]
+    assert agent._select(sums, 2, 10) == 1
+    w = [1000] + [1] * 9
+    sums = [-sum(w) * u, sum(w) * u, 0, sum(w) * (2 * u) ** 2, sum(w), sum(x * x for x in w)]
+    assert agent._select(sums, 2, 10) == 0
 
 
 @pytest.mark.slow
@@ -416,3 +425,49 @@ def test_late_option_in_specs():
         parse_spec("hard:late=-3")
     with pytest.raises(ValueError):
         SearchAgent(late_cards=-1)
+
+
+def test_the_true_deal_agrees_with_every_heuristic_decision_of_the_trick():
+    """In heuristic self-play the real hands are one of the sampled worlds' possibilities, and
+    re-asking the heuristic every decision of the current trick with the real hands (the top
+    play's player holding its hand plus the played cards, R23-R28) gives back what it played."""
+    from guandan.agents.search import trick_decisions, world_agreement
+
+    h = HeuristicAgent()
+    asked = 0
+    for g in range(3):
+        game = Game(seed=40 + g)
+        while not game.settlements:
+            seat = game.to_act()
+            v = seat_view(game, seat)
+            if v.phase == "play":
+                checks = trick_decisions(v)
+                assert all(s != seat and s not in v.finished for s, _i, _h in checks)
+                assert world_agreement(v, game.deal, checks, h) == len(checks)
+                asked += len(checks)
+            game.apply(h.act(v), seat)
+    assert asked > 100
+
+
+def test_belief_weighting_prefers_worlds_where_the_heuristic_plays_as_seen():
+    """Among sampled worlds, those where an opponent's pass is what the heuristic would do with
+    that world's hand get the weight; with belief_weight=1 the search is unweighted (same means
+    as the plain search)."""
+    from guandan.agents.search import trick_decisions, world_agreement
+    from guandan.core.worlds import WorldConstraints
+
+    h = HeuristicAgent()
+    v = next(x for x in _views(16, 400, min_choices=2) if len(trick_decisions(x)) >= 2)
+    cons = WorldConstraints(v)
+    checks = trick_decisions(v)
+    rng = random.Random(3)
+    agreements = [world_agreement(v, world_deal(v, cons.sample(rng)), checks, h) for _ in range(40)]
+    assert all(0 <= a <= len(checks) for a in agreements)
+    assert len(set(agreements)) > 1  # the trick tells worlds apart
+    plain = SearchAgent(seed=2, worlds=4)
+    flat = SearchAgent(seed=2, worlds=4, belief_weight=1)
+    plain.act(v)
+    flat.act(v)
+    assert plain.last.means == flat.last.means
+    with pytest.raises(ValueError):
+        SearchAgent(belief_weight=0)

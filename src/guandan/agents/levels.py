@@ -54,6 +54,7 @@ _SEARCH_OPTIONS: dict[str, tuple[str, Any]] = {
     "late": ("late_cards", late_option),
     "late_candidates": ("late_candidates", int),
     "z": ("switch_z", float),
+    "belief": ("belief_weight", int),
 }
 
 _OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {

@@ -67,7 +67,7 @@ from .heuristic import Decomposition, HeuristicAgent, _Ctx, _signature, decompos
 
 __all__ = [
     "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "is_late",
-    "rollout",
+    "rollout", "trick_decisions", "world_agreement",
 ]
 
 #: Levels gained by the winning team per result (R35, official upgrade table).
@@ -251,6 +251,68 @@ def is_late(view: SeatView, late_cards: int) -> bool:
     return False
 
 
+def trick_decisions(view: SeatView) -> list[tuple[int, int, int]]:
+    """The other seats' decisions of the current trick that a sampled world can be asked about.
+
+    Returns:
+        ``(seat, trick index, history index)`` of the play now on top (its player's hand then is
+        the world's hand plus the played cards) and of every PASS after it (the passer's hand is
+        unchanged since), other seats than ``view.seat`` only, finished seats skipped.
+    """
+    trick = view.trick
+    top_i = next((i for i in range(len(trick) - 1, -1, -1) if trick[i][1][0] != "pass"), None)
+    if top_i is None:
+        return []
+    base = len(view.history) - len(trick)
+    if base < 0 or tuple(view.history[base:]) != tuple(trick):
+        return []  # the trick is not the history's tail (a view without history): ask nothing
+    fin = set(view.finished)
+    return [(s, i, base + i) for i, (s, a) in enumerate(trick) if i >= top_i and s != view.seat and s not in fin]
+
+
+def world_agreement(view: SeatView, deal: Deal, checks: Sequence[tuple[int, int, int]],
+                    model: Agent) -> int:
+    """How many of the trick's decisions ``checks`` (:func:`trick_decisions`) ``model`` would
+    have made with the hands of the sampled world ``deal`` (same play up to suits, or PASS).
+
+    A decision with a single legal answer (only PASS) agrees by force. Plays and passes are read
+    by the trick rules R23-R28: a passer faced the current top play with its current hand; the
+    top play's player faced the trick's previous top play (or led, R27) holding its current
+    hand plus the played cards.
+    """
+    from guandan.core.movegen import legal_plays
+
+    level = view.level
+    fhjp = view.rules.full_house_joker_pair
+    trick = view.trick
+    agree = 0
+    for seat, ti, hi in checks:
+        act = trick[ti][1]
+        hand = list(deal.hands[seat])
+        counts = list(deal.n_cards)
+        if act[0] != "pass":
+            for f in act[2]:
+                hand[f] += 1
+            counts[seat] += len(act[2])
+        prev = next(((s, a) for s, a in reversed(trick[:ti]) if a[0] != "pass"), None)
+        top = None if prev is None else prev[1]
+        legal = ([PASS] if top is not None else []) + legal_plays(hand, level, top, fhjp)
+        if len(legal) <= 1:
+            agree += 1
+            continue
+        then = SeatView(
+            seat=seat, phase="play", to_act=seat, hand=faces_of(hand), card_counts=tuple(counts),
+            level=level, levels=(level, level), game_number=1, deal_number=1,
+            trick=tuple(trick[:ti]), top=top, top_seat=None if prev is None else prev[0],
+            finished=tuple(view.finished), history=tuple(view.history[:hi]), tribute_events=(),
+            legal_actions=tuple(legal), a_fails=(0, 0), points=(0, 0, 0, 0), rules=view.rules,
+        )
+        got = model.act(then)
+        if got == act or (got[0] != "pass" and act[0] != "pass" and _signature(got, level) == _signature(act, level)):
+            agree += 1
+    return agree
+
+
 @dataclass
 class SearchStats:
     """What the last search did: candidates, worlds completed, per-candidate mean scores,
@@ -277,24 +339,30 @@ class _Task:
     policy: Agent
     value_fn: Callable[[Deal, int], float] | None
     rollout_depth: int | None
+    belief_weight: int = 1
+    belief_model: Agent | None = None
 
 
 def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> tuple[int, list[Any]]:
-    """Play every candidate on the task's worlds; ``(worlds completed, per-candidate score sums)``.
+    """Play every candidate on the task's worlds; ``(worlds completed, sums)``.
 
-    Scores are summed as integers in thousandths of a win (``win * 1000 + levels * units``)
-    unless a value function is used, so that sums do not depend on the order worlds are
-    played in or on how they are shared out between processes.
+    ``sums`` (length ``2 k + 2`` for ``k`` candidates): the weighted score sums of the
+    candidates, the weighted sums of squared differences to candidate 0, the sum of the world
+    weights and the sum of their squares. A world's weight is ``belief_weight ** agreements``
+    (:func:`world_agreement`; 1 without a belief model). Scores are integers in thousandths of
+    a win (``win * 1000 + levels * units``) unless a value function is used, so that sums do not
+    depend on the order worlds are played in or on how they are shared out between processes.
     """
     view = task.view
     cons = WorldConstraints(view)
     team = view.seat & 1
     k = len(task.candidates)
-    sums: list[Any] = [0] * (2 * k)  # score sums, then sums of squared differences to candidate 0
+    sums: list[Any] = [0] * (2 * k + 2)
     done = 0
     units = _UNITS
     deadline = task.deadline
     stop = None if deadline is None else (lambda: clock() >= deadline)
+    checks = trick_decisions(view) if task.belief_model is not None and task.belief_weight > 1 else []
     i = task.offset - task.stride
     while True:
         i += task.stride
@@ -304,6 +372,10 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
             break
         rng = random.Random(f"{task.seed_key}:{i}")
         base = world_deal(view, cons.sample(rng))
+        w = 1
+        if checks:
+            assert task.belief_model is not None
+            w = task.belief_weight ** world_agreement(view, base, checks, task.belief_model)
         row: list[Any] = []
         aborted = False
         for c in task.candidates:
@@ -322,8 +394,10 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
         if aborted:
             break
         for j in range(k):
-            sums[j] += row[j]
-            sums[k + j] += (row[j] - row[0]) ** 2
+            sums[j] += w * row[j]
+            sums[k + j] += w * (row[j] - row[0]) ** 2
+        sums[2 * k] += w
+        sums[2 * k + 1] += w * w
         done += 1
     return done, sums
 
@@ -394,6 +468,10 @@ class SearchAgent:
             other legal actions, :func:`candidate_actions`).
         late_rollout_policy: rollout policy in late positions (default: the full heuristic,
             so that the heuristic's own move is scored by the policy that would play on).
+        belief_weight: integer factor a sampled world's weight is multiplied by for each
+            decision of the current trick that ``belief_model`` would have made with that world's
+            hands (:func:`world_agreement`); 1: worlds are equally likely.
+        belief_model: the model of the other players (default: the heuristic).
     Raises:
         ValueError: a bad budget, world count, worker count or candidate limit.
     """
@@ -419,6 +497,8 @@ class SearchAgent:
         late_cards: int | None = None,
         late_candidates: int = 8,
         late_rollout_policy: Agent | None = None,
+        belief_weight: int = 1,
+        belief_model: Agent | None = None,
     ) -> None:
         if not 0 < budget_s <= MAX_BUDGET_S:
             raise ValueError(f"budget_s must be > 0 and at most {MAX_BUDGET_S:g} seconds, not {budget_s!r}")
@@ -432,6 +512,8 @@ class SearchAgent:
             raise ValueError(f"level_weight must be in [0, 0.3], not {level_weight!r}")
         if late_cards is not None and (isinstance(late_cards, bool) or late_cards < 0):
             raise ValueError(f"late_cards must be >= 0 or None, not {late_cards!r}")
+        if isinstance(belief_weight, bool) or not isinstance(belief_weight, int) or belief_weight < 1:
+            raise ValueError(f"belief_weight must be an int >= 1, not {belief_weight!r}")
         if late_candidates < 1:
             raise ValueError(f"late_candidates must be >= 1, not {late_candidates!r}")
         if rollout_depth is not None and value_fn is None:
@@ -455,6 +537,8 @@ class SearchAgent:
         self.late_candidates = late_candidates
         self.late_rollout_policy: Agent = (
             late_rollout_policy if late_rollout_policy is not None else HeuristicAgent(seed))
+        self.belief_weight = belief_weight
+        self.belief_model: Agent = belief_model if belief_model is not None else HeuristicAgent(seed)
         #: decisions answered by the heuristic without search (early positions, ``late_cards``)
         self.skipped = 0
         #: decisions that fell back to the heuristic because the search failed
@@ -499,14 +583,21 @@ class SearchAgent:
     def _select(self, sums: list[Any], k: int, done: int) -> int:
         """Index of the chosen candidate: the heuristic's move (0) unless another one beats it on
         the same worlds by more than ``prior_bonus`` with ``switch_z`` standard errors to spare
-        (paired differences; at least ``min_worlds`` worlds)."""
+        (weighted paired differences over the effective number of worlds ``(sum w)^2 / sum w^2``,
+        which must be at least ``min_worlds``). ``sums`` is laid out as :func:`_run_worlds` returns it."""
         if done < self.min_worlds:
+            return 0
+        wsum, w2 = sums[2 * k], sums[2 * k + 1]
+        if wsum <= 0:
+            return 0
+        n_eff = wsum * wsum / w2
+        if n_eff < self.min_worlds:
             return 0
         best, best_d = 0, 0.0
         for j in range(1, k):
-            d = (sums[j] - sums[0]) / done
-            var = max(0.0, sums[k + j] / done - d * d)
-            se = math.sqrt(var / done)
+            d = (sums[j] - sums[0]) / wsum
+            var = max(0.0, sums[k + j] / wsum - d * d)
+            se = math.sqrt(var / n_eff)
             if d - self.switch_z * se > self.prior_bonus * _UNITS and d > best_d:
                 best, best_d = j, d
         return best
@@ -547,7 +638,8 @@ class SearchAgent:
         result = self._parallel(view, cands, seed_key, deadline) if parallel else None
         if result is None:  # in this process (also when the pool broke)
             task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
-                         self.level_units, self._policy(view), self.value_fn, self.rollout_depth)
+                         self.level_units, self._policy(view), self.value_fn, self.rollout_depth,
+                         self.belief_weight, self.belief_model)
             result = _run_worlds(task, self.clock)
         done, sums = result
         if done == 0:
@@ -556,7 +648,7 @@ class SearchAgent:
             return first
         self.worlds_log.append(done)
         k = len(cands)
-        means = [s / (_UNITS * done) for s in sums[:k]]
+        means = [s / (_UNITS * sums[2 * k]) for s in sums[:k]]
         best = self._select(sums, k, done)
         self.last = SearchStats(cands, done, means, self.clock() - start, cands[best])
         return cands[best]
@@ -576,11 +668,12 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
             pool.submit(
                 _run_worlds_wall,
                 _Task(view, tuple(cands), seed_key, w, agent.workers, agent.worlds, wall_deadline,
-                      agent.level_units, agent._policy(view), agent.value_fn, agent.rollout_depth),
+                      agent.level_units, agent._policy(view), agent.value_fn, agent.rollout_depth,
+                      agent.belief_weight, agent.belief_model),
             )
             for w in range(agent.workers)
         ]
-        done, sums = 0, [0] * (2 * len(cands))
+        done, sums = 0, [0] * (2 * len(cands) + 2)
         for fut in futures:
             d, part = fut.result()
             done += d
