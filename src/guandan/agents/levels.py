@@ -55,6 +55,7 @@ _SEARCH_OPTIONS: dict[str, tuple[str, Any]] = {
     "late_candidates": ("late_candidates", int),
     "z": ("switch_z", float),
     "belief": ("belief_weight", int),
+    "belief_depth": ("belief_depth", int),
 }
 
 _OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {

@@ -58,7 +58,7 @@ from typing import Any
 
 from guandan.core.cards import faces_of
 from guandan.core.deal import OVER, Deal
-from guandan.core.plays import BOMB_TYPES, PASS, PlayT, play_key
+from guandan.core.plays import BOMB_TYPES, PASS, RETURN_TYPE, TRIBUTE_TYPE, PlayT, play_key
 from guandan.core.views import SeatView
 from guandan.core.worlds import WorldConstraints, world_deal
 
@@ -67,7 +67,7 @@ from .heuristic import Decomposition, HeuristicAgent, _Ctx, _signature, decompos
 
 __all__ = [
     "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "is_late",
-    "rollout", "trick_decisions", "world_agreement",
+    "past_decisions", "rollout", "world_agreement",
 ]
 
 #: Levels gained by the winning team per result (R35, official upgrade table).
@@ -251,65 +251,64 @@ def is_late(view: SeatView, late_cards: int) -> bool:
     return False
 
 
-def trick_decisions(view: SeatView) -> list[tuple[int, int, int]]:
-    """The other seats' decisions of the current trick that a sampled world can be asked about.
+def _play_history(view: SeatView) -> list[tuple[int, PlayT]]:
+    """The play-phase actions of the view's history (tribute and return actions left out)."""
+    return [(s, a) for s, a in view.history if a[0] not in (TRIBUTE_TYPE, RETURN_TYPE)]
+
+
+def past_decisions(view: SeatView, per_seat: int = 4) -> tuple[int, ...]:
+    """The other seats' recent decisions that a sampled world can be asked about.
 
     Returns:
-        ``(seat, trick index, history index)`` of the play now on top (its player's hand then is
-        the world's hand plus the played cards) and of every PASS after it (the passer's hand is
-        unchanged since), other seats than ``view.seat`` only, finished seats skipped.
+        Indices into the play-phase history (:func:`_play_history` order, ascending) of the
+        last ``per_seat`` decisions (plays and passes) of every seat other than ``view.seat``.
     """
-    trick = view.trick
-    top_i = next((i for i in range(len(trick) - 1, -1, -1) if trick[i][1][0] != "pass"), None)
-    if top_i is None:
-        return []
-    base = len(view.history) - len(trick)
-    if base < 0 or tuple(view.history[base:]) != tuple(trick):
-        return []  # the trick is not the history's tail (a view without history): ask nothing
-    fin = set(view.finished)
-    return [(s, i, base + i) for i, (s, a) in enumerate(trick) if i >= top_i and s != view.seat and s not in fin]
+    plays = _play_history(view)
+    out: list[int] = []
+    seen = [0, 0, 0, 0]
+    for i in range(len(plays) - 1, -1, -1):
+        s = plays[i][0]
+        if s != view.seat and seen[s] < per_seat:
+            seen[s] += 1
+            out.append(i)
+    return tuple(sorted(out))
 
 
-def world_agreement(view: SeatView, deal: Deal, checks: Sequence[tuple[int, int, int]],
+def world_agreement(view: SeatView, world: Sequence[Sequence[int]], decisions: Sequence[int],
                     model: Agent) -> int:
-    """How many of the trick's decisions ``checks`` (:func:`trick_decisions`) ``model`` would
-    have made with the hands of the sampled world ``deal`` (same play up to suits, or PASS).
+    """How many of the past ``decisions`` (:func:`past_decisions`) ``model`` would have made
+    with the hands of the sampled ``world`` (the same play up to suits, or PASS).
 
-    A decision with a single legal answer (only PASS) agrees by force. Plays and passes are read
-    by the trick rules R23-R28: a passer faced the current top play with its current hand; the
-    top play's player faced the trick's previous top play (or led, R27) holding its current
-    hand plus the played cards.
+    The deal is replayed from the start of the play phase (each seat's hand then = its world
+    hand plus the cards it has played since, R29-R33 trick rules by the engine) and ``model``
+    is asked, from that seat's view then, at each decision of ``decisions``. A decision with a
+    single legal answer agrees by force.
     """
-    from guandan.core.movegen import legal_plays
-
-    level = view.level
-    fhjp = view.rules.full_house_joker_pair
-    trick = view.trick
-    agree = 0
-    for seat, ti, hi in checks:
-        act = trick[ti][1]
-        hand = list(deal.hands[seat])
-        counts = list(deal.n_cards)
+    plays = _play_history(view)
+    if not decisions or not plays:
+        return 0
+    start = [list(h) for h in world]
+    for seat, act in plays:
         if act[0] != "pass":
-            for f in act[2]:
-                hand[f] += 1
-            counts[seat] += len(act[2])
-        prev = next(((s, a) for s, a in reversed(trick[:ti]) if a[0] != "pass"), None)
-        top = None if prev is None else prev[1]
-        legal = ([PASS] if top is not None else []) + legal_plays(hand, level, top, fhjp)
-        if len(legal) <= 1:
-            agree += 1
-            continue
-        then = SeatView(
-            seat=seat, phase="play", to_act=seat, hand=faces_of(hand), card_counts=tuple(counts),
-            level=level, levels=(level, level), game_number=1, deal_number=1,
-            trick=tuple(trick[:ti]), top=top, top_seat=None if prev is None else prev[0],
-            finished=tuple(view.finished), history=tuple(view.history[:hi]), tribute_events=(),
-            legal_actions=tuple(legal), a_fails=(0, 0), points=(0, 0, 0, 0), rules=view.rules,
-        )
-        got = model.act(then)
-        if got == act or (got[0] != "pass" and act[0] != "pass" and _signature(got, level) == _signature(act, level)):
-            agree += 1
+            start[seat].extend(act[2])
+    deal = Deal(view.rules, view.level, start, random.Random(0), first_leader=plays[0][0])
+    level = view.level
+    want = set(decisions)
+    last = max(want)
+    agree = 0
+    for i, (seat, act) in enumerate(plays):
+        if i > last:
+            break
+        if i in want:
+            legal = deal.legal_actions()
+            if len(legal) <= 1:
+                agree += 1
+            else:
+                got = model.act(deal_view(deal, seat))
+                if got == act or (got[0] != "pass" and act[0] != "pass"
+                                  and _signature(got, level) == _signature(act, level)):
+                    agree += 1
+        deal.push_unchecked(act)
     return agree
 
 
@@ -341,6 +340,7 @@ class _Task:
     rollout_depth: int | None
     belief_weight: int = 1
     belief_model: Agent | None = None
+    belief_depth: int = 4
 
 
 def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> tuple[int, list[Any]]:
@@ -362,7 +362,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
     units = _UNITS
     deadline = task.deadline
     stop = None if deadline is None else (lambda: clock() >= deadline)
-    checks = trick_decisions(view) if task.belief_model is not None and task.belief_weight > 1 else []
+    checks = past_decisions(view, task.belief_depth) if task.belief_model is not None and task.belief_weight > 1 else ()
     i = task.offset - task.stride
     while True:
         i += task.stride
@@ -371,11 +371,12 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
         if task.deadline is not None and clock() >= task.deadline:
             break
         rng = random.Random(f"{task.seed_key}:{i}")
-        base = world_deal(view, cons.sample(rng))
+        world = cons.sample(rng)
+        base = world_deal(view, world)
         w = 1
         if checks:
             assert task.belief_model is not None
-            w = task.belief_weight ** world_agreement(view, base, checks, task.belief_model)
+            w = task.belief_weight ** world_agreement(view, world, checks, task.belief_model)
         row: list[Any] = []
         aborted = False
         for c in task.candidates:
@@ -469,9 +470,10 @@ class SearchAgent:
         late_rollout_policy: rollout policy in late positions (default: the full heuristic,
             so that the heuristic's own move is scored by the policy that would play on).
         belief_weight: integer factor a sampled world's weight is multiplied by for each
-            decision of the current trick that ``belief_model`` would have made with that world's
-            hands (:func:`world_agreement`); 1: worlds are equally likely.
+            recent decision of the other seats that ``belief_model`` would have made with that
+            world's hands (:func:`world_agreement`); 1: worlds are equally likely.
         belief_model: the model of the other players (default: the heuristic).
+        belief_depth: recent decisions per other seat asked (:func:`past_decisions`).
     Raises:
         ValueError: a bad budget, world count, worker count or candidate limit.
     """
@@ -499,6 +501,7 @@ class SearchAgent:
         late_rollout_policy: Agent | None = None,
         belief_weight: int = 1,
         belief_model: Agent | None = None,
+        belief_depth: int = 4,
     ) -> None:
         if not 0 < budget_s <= MAX_BUDGET_S:
             raise ValueError(f"budget_s must be > 0 and at most {MAX_BUDGET_S:g} seconds, not {budget_s!r}")
@@ -539,6 +542,7 @@ class SearchAgent:
             late_rollout_policy if late_rollout_policy is not None else HeuristicAgent(seed))
         self.belief_weight = belief_weight
         self.belief_model: Agent = belief_model if belief_model is not None else HeuristicAgent(seed)
+        self.belief_depth = belief_depth
         #: decisions answered by the heuristic without search (early positions, ``late_cards``)
         self.skipped = 0
         #: decisions that fell back to the heuristic because the search failed
@@ -639,7 +643,7 @@ class SearchAgent:
         if result is None:  # in this process (also when the pool broke)
             task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
                          self.level_units, self._policy(view), self.value_fn, self.rollout_depth,
-                         self.belief_weight, self.belief_model)
+                         self.belief_weight, self.belief_model, self.belief_depth)
             result = _run_worlds(task, self.clock)
         done, sums = result
         if done == 0:
@@ -669,7 +673,7 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
                 _run_worlds_wall,
                 _Task(view, tuple(cands), seed_key, w, agent.workers, agent.worlds, wall_deadline,
                       agent.level_units, agent._policy(view), agent.value_fn, agent.rollout_depth,
-                      agent.belief_weight, agent.belief_model),
+                      agent.belief_weight, agent.belief_model, agent.belief_depth),
             )
             for w in range(agent.workers)
         ]
