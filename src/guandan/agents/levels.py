@@ -13,7 +13,11 @@ The plain names ``random``, ``heuristic`` and ``search`` (= ``hard``) are agents
 may carry options after a colon, ``name:key=value,key=value``:
 
 * ``search``/``hard``: ``budget`` (seconds per decision), ``worlds`` (rollout-count mode),
-  ``workers`` (processes), ``candidates`` (most candidate actions);
+  ``workers`` (processes), ``candidates`` (most candidate actions), ``late`` (search only
+  positions where a seat still playing holds at most this many cards; ``all``: every position),
+  ``late_candidates``, ``z`` (standard errors a switch from the heuristic's move needs),
+  ``belief`` (weight factor per recent decision of the other seats that a sampled world
+  explains; 1: uniform worlds), ``belief_depth`` (decisions per seat asked);
 * ``expert``: the ``search`` options plus ``depth`` (rollout actions before the value
   network scores the position; 0 for full rollouts) and ``rollout`` (``heuristic`` or
   ``policy``);
@@ -69,6 +73,13 @@ _OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {
 }
 _ALIASES = {"hard": "search", "normal": "heuristic"}
 
+#: The ``hard`` level's search settings (:class:`guandan.agents.search.SearchAgent` arguments),
+#: chosen by the deviation audit and arena figures of README "Bot strength": search the late
+#: positions only (someone holds 10 cards or fewer), weight sampled worlds by the other seats'
+#: last 4 decisions (factor 4 per decision the heuristic would have made with that world's
+#: hands), and switch from the heuristic's move at 1.5 standard errors of the paired gain.
+HARD_DEFAULTS: dict[str, Any] = {"late_cards": 10, "belief_weight": 4, "belief_depth": 4, "switch_z": 1.5}
+
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``name:key=value,...`` into the agent name and constructor keyword arguments.
@@ -107,8 +118,7 @@ def make_level_agent(base: str, seed: int | None, kwargs: dict[str, Any]) -> Any
     if base == "search":
         from .search import SearchAgent, default_workers
 
-        kwargs = dict(kwargs)
-        kwargs.setdefault("workers", default_workers())
+        kwargs = {**HARD_DEFAULTS, "workers": default_workers(), **kwargs}
         return SearchAgent(seed, **kwargs)
     if base == "easy":
         from .easy import EasyAgent
