@@ -77,8 +77,9 @@ _ALIASES = {"hard": "search", "normal": "heuristic"}
 #: chosen by the deviation audit and arena figures of README "Bot strength": search the late
 #: positions only (someone holds 10 cards or fewer), weight sampled worlds by the other seats'
 #: last 4 decisions (factor 4 per decision the heuristic would have made with that world's
-#: hands), and switch from the heuristic's move at 1.5 standard errors of the paired gain.
-HARD_DEFAULTS: dict[str, Any] = {"late_cards": 10, "belief_weight": 4, "belief_depth": 4, "switch_z": 1.5}
+#: hands), and switch from the heuristic's move at 2.5 standard errors of the paired gain (up to
+#: 7 other candidates are compared at once: a looser test switches on noise).
+HARD_DEFAULTS: dict[str, Any] = {"late_cards": 10, "belief_weight": 4, "belief_depth": 4, "switch_z": 2.5}
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
