@@ -320,7 +320,7 @@ def test_hard_searches_through_the_competition_protocol_without_falling_back():
     from guandan.compat.host import CompatHost
     from test_compat_host import run_table
 
-    bots = [make_agent("hard:worlds=1,candidates=2,workers=1", seed=i) if i % 2 == 0
+    bots = [make_agent("hard:worlds=1,candidates=2,workers=1,late=all", seed=i) if i % 2 == 0
             else make_agent("heuristic", seed=i) for i in range(4)]
     host = CompatHost(games=1, timeout=30, seed=8)
     clients = [lambda url, i=i: join(url, bots[i]) for i in range(4)]
