@@ -474,3 +474,21 @@ def test_belief_weighting_prefers_worlds_where_the_heuristic_plays_as_seen():
     assert plain.last.means == flat.last.means
     with pytest.raises(ValueError):
         SearchAgent(belief_weight=0)
+
+
+def test_late_search_with_beliefs_stops_by_the_clock():
+    """The hard level's settings (late positions, belief weighting) in time mode: with a clock
+    that advances 0.01 s per read and a 0.05 s budget the search stops after a few reads (the
+    clock is read before every world and every rollout action) and answers legally."""
+    from guandan.agents.levels import HARD_DEFAULTS
+    from guandan.agents.search import is_late
+
+    v = next(v for v in _views(17, 300, min_choices=3) if is_late(v, 10))
+    clock = FakeClock(0.01)
+    agent = SearchAgent(seed=1, budget_s=0.05, clock=clock, **HARD_DEFAULTS)
+    assert agent.act(v) in v.legal_actions
+    assert agent.failures == 0 and clock.reads < 60
+    # a generous budget completes worlds and counts them
+    agent = SearchAgent(seed=1, budget_s=0.5, clock=FakeClock(1e-4), **HARD_DEFAULTS)
+    agent.act(v)
+    assert agent.failures == 0 and agent.last.worlds >= 1 and agent.worlds_log == [agent.last.worlds]
