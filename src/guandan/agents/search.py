@@ -6,11 +6,19 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    heuristic's choice first, PASS when following (R28), the smallest bomb when following and a
    bomb is legal (R24), then the combinations of the heuristic's hand decomposition that are
    legal now (weakest first), deduplicated up to suits. A ``candidate_policy`` can replace it.
+   With ``late_cards`` set (the ``hard`` level: 10), only "late" positions are searched (a
+   seat still playing holds at most that many cards, :func:`is_late`) and earlier ones get the
+   heuristic's move at once; a late position's list is widened with the other legal plays
+   (``late_candidates``) and its rollouts use the full heuristic.
 2. **Worlds**: hidden hands are sampled from the seat's view by the one world sampler
    (:class:`guandan.core.worlds.WorldConstraints`: counts, plays, tribute and return cards,
    anti-tribute jokers). World ``i`` of a decision comes from its own ``random.Random`` seeded by
    the agent's seed, the position (game, deal, actions so far, seat) and ``i``, so that a
-   decision is reproducible whatever the number of worker processes.
+   decision is reproducible whatever the number of worker processes. With ``belief_weight``
+   > 1 a world is weighted by how many of the other seats' recent decisions the heuristic
+   (``belief_model``) would have made with that world's hands (:func:`world_agreement`: the
+   deal is replayed from the start of the play phase): sampled hands are uniform given the
+   public record, real hands are not.
 3. **Rollouts**: every candidate is played out on the **same** worlds (common random numbers)
    with a fast rollout policy for all four seats (default :class:`RolloutPolicy`, the heuristic
    with a cheaper follow rule) until the deal ends (R29-R33), or for ``rollout_depth`` actions
@@ -18,8 +26,9 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
 4. **Target**: the team of 头游 wins the deal (R35); levels are the tie-break. A rollout scores
    ``±1 ± level_weight * levels`` (levels 3/2/1 for 1-2/1-3/1-4, RULES.md R35) from the searching
    seat's team's side. The heuristic's choice stands unless another candidate beats it on the
-   same worlds by more than ``prior_bonus`` with ``switch_z`` standard errors of the paired
-   difference to spare (and at least ``min_worlds`` worlds): with a few dozen worlds the
+   same (weighted) worlds by more than ``prior_bonus`` with ``switch_z`` standard errors of the
+   paired difference to spare (over an effective number of worlds of at least ``min_worlds``,
+   ``(sum w)^2 / sum w^2``): with a few dozen worlds the
    largest of several noisy means is mostly noise, and a conservative switch keeps the search
    from playing worse than its heuristic.
 
