@@ -551,3 +551,43 @@ def test_english_pages_show_no_chinese(open_page: Callable[..., Any], server: An
     page.goto("/profile/pages_english")
     tid(page, "anhui-title").wait_for()
     assert cjk.search(tid(page, "anhui-title").inner_text())
+
+
+def test_hard_bots_in_the_browser(open_page: Callable[..., Any], server: Any) -> None:
+    """The searching levels are offered at the web table: the quick game's difficulty buttons and
+    the room page's bot choice list 困难 (hard) and 专家 (expert, NumPy installed here); a quick game
+    against hard bots seats them by that difficulty and they play (the bots move until it is the
+    person's turn; their decisions run in the server's bot processes)."""
+    from browser_helpers import create_room, my_turn_js, sign_in_guest, tid
+
+    page = open_page("hard", viewport=(1366, 768))
+    page.goto("/")
+    tid(page, "quick-game").wait_for()
+    for d, label in (("hard", "困难"), ("expert", "专家")):
+        btn = page.locator(f'[data-testid=quick-diff][data-difficulty="{d}"]')
+        btn.wait_for()
+        assert btn.inner_text() == label
+    page.locator('[data-testid=quick-diff][data-difficulty="hard"]').click()
+    tid(page, "quick-btn").click()
+    page.wait_for_url(re.compile(r"/room/[A-Za-z0-9_-]+$"))
+    tid(page, "table").wait_for()
+    room_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    room = api(page, "GET", f"/api/rooms/{room_id}")["ok"]["room"]
+    assert [room["seats"][s]["difficulty"] for s in (1, 2, 3)] == ["hard"] * 3
+    page.wait_for_function(
+        "() => [1,2,3].every(s => { const el = document.querySelector(`[data-testid=seat-panel-${s}]`);"
+        " return el && el.textContent.includes('困难'); })"
+    )
+    # the bots play (tribute-free first deal: whoever leads) until the person must act
+    page.wait_for_function(f"() => {my_turn_js()}", timeout=60_000)
+    # a room page: the bot choice offers the searching levels too
+    other = open_page("hard-room")
+    other.goto("/")
+    sign_in_guest(other)
+    create_room(other, "hard room")
+    sel = tid(other, "bot-kind")
+    other.wait_for_function(
+        "() => { const s = document.querySelector('[data-testid=bot-kind]');"
+        " return s && [...s.options].some(o => o.value === 'hard') && [...s.options].some(o => o.value === 'expert'); }"
+    )
+    assert sel.locator('option[value="hard"]').inner_text() == "困难"

@@ -287,13 +287,22 @@ def test_switching_needs_a_significant_paired_gain():
     agent = SearchAgent(seed=1, worlds=10, prior_bonus=0.02, switch_z=2.0, min_worlds=4)
     u = 1000  # one deal win in the integer sums
     # 10 worlds: candidate 1 wins every world the heuristic's move loses (diff +2 wins each)
-    sums = [-10 * u, 10 * u, 10 * (2 * u) ** 2 * 0, 10 * (2 * u) ** 2]
+    # layout: score sums, sums of squared differences to candidate 0, sum of weights, of squares
+    sums = [-10 * u, 10 * u, 10 * (2 * u) ** 2 * 0, 10 * (2 * u) ** 2, 10, 10]
     assert agent._select(sums, 2, 10) == 1
     # candidate 1 better on average (+0.4) but by +2 on 6 worlds and -2 on 4: not significant
-    sums = [0, 4 * u, 0, 10 * (2 * u) ** 2]
+    sums = [0, 4 * u, 0, 10 * (2 * u) ** 2, 10, 10]
     assert agent._select(sums, 2, 10) == 0
     # too few worlds to overrule the heuristic
-    assert agent._select([-3 * u, 3 * u, 0, 3 * (2 * u) ** 2], 2, 3) == 0
+    assert agent._select([-3 * u, 3 * u, 0, 3 * (2 * u) ** 2, 3, 3], 2, 3) == 0
+    # weighted worlds: equal weights change nothing; one world carrying almost all the weight
+    # leaves an effective size near 1 world, below min_worlds: the heuristic's move stands
+    w = [4] * 10
+    sums = [-sum(w) * u, sum(w) * u, 0, sum(w) * (2 * u) ** 2, sum(w), sum(x * x for x in w)]
+    assert agent._select(sums, 2, 10) == 1
+    w = [1000] + [1] * 9
+    sums = [-sum(w) * u, sum(w) * u, 0, sum(w) * (2 * u) ** 2, sum(w), sum(x * x for x in w)]
+    assert agent._select(sums, 2, 10) == 0
 
 
 @pytest.mark.slow
@@ -311,7 +320,7 @@ def test_hard_searches_through_the_competition_protocol_without_falling_back():
     from guandan.compat.host import CompatHost
     from test_compat_host import run_table
 
-    bots = [make_agent("hard:worlds=1,candidates=2,workers=1", seed=i) if i % 2 == 0
+    bots = [make_agent("hard:worlds=1,candidates=2,workers=1,late=all", seed=i) if i % 2 == 0
             else make_agent("heuristic", seed=i) for i in range(4)]
     host = CompatHost(games=1, timeout=30, seed=8)
     clients = [lambda url, i=i: join(url, bots[i]) for i in range(4)]
@@ -323,3 +332,163 @@ def test_hard_searches_through_the_competition_protocol_without_falling_back():
     assert failed <= searched // 4, [b.last_error for b in bots[::2]]
     for b in bots[::2]:
         assert b.last_error is None or b.last_error.startswith("InconsistentView"), b.last_error
+
+
+# -- late-position search (late_cards) ------------------------------------------------------------
+
+
+def _random_views(seed: int, n: int) -> list:
+    """Play-phase views of the seat to act from games of random legal moves (any position)."""
+    rng = random.Random(seed)
+    out = []
+    while len(out) < n:
+        game = Game(seed=rng.getrandbits(32))
+        while not game.over and len(out) < n:
+            seat = game.to_act()
+            v = seat_view(game, seat)
+            if v.phase == "play" and rng.random() < 0.2:
+                out.append(v)
+            game.apply(rng.choice(v.legal_actions), seat)
+    return out
+
+
+def test_rollout_policies_play_only_legal_moves_over_random_positions():
+    """Every rollout policy answers one of the view's legal actions (R23-R28) in positions
+    reached by random play (odd hands, wilds, bombs, finished seats)."""
+    from guandan.agents.search import RolloutPolicy
+
+    policies = [RolloutPolicy(1), HeuristicAgent(1)]
+    views = _random_views(11, 150)
+    for v in views:
+        for p in policies:
+            assert p.act(v) in v.legal_actions
+
+
+def test_is_late_reads_the_smallest_hand_still_playing():
+    from guandan.agents.search import is_late
+
+    for v in _random_views(12, 60):
+        counts = [len(v.hand) if s == v.seat else v.card_counts[s] for s in range(4) if s not in v.finished]
+        assert is_late(v, 10) == (min(counts) <= 10)
+        assert is_late(v, 27)  # a hand never holds more than 27 cards in the play phase (R4)
+
+
+def test_early_positions_are_answered_by_the_heuristic_without_search():
+    """With late_cards, a position where every hand is big is the heuristic's move and no world is
+    sampled (counted in ``skipped``); a late position is searched."""
+    early = [v for v in _views(13, 6) if all((n or 27) > 10 for n in v.card_counts)]
+    assert early
+    agent = SearchAgent(seed=1, worlds=2, late_cards=10)
+    for v in early:
+        assert agent.act(v) == HeuristicAgent().act(v)
+        assert agent.last.worlds == 0
+    assert agent.skipped == len(early) and agent.worlds_log == []
+    late = next(v for v in _views(13, 200, min_choices=2) if min(n for n in v.card_counts if n) <= 10)
+    agent.act(late)
+    assert agent.last.worlds == 2 and agent.skipped == len(early)
+
+
+def test_late_candidates_are_widened_with_other_legal_actions():
+    from guandan.agents.search import is_late
+
+    h = HeuristicAgent()
+    seen = 0
+    for v in _views(14, 300, min_choices=2):
+        if not is_late(v, 10):
+            continue
+        first = h.act(v)
+        short = candidate_actions(v, h, first, limit=8)
+        wide = candidate_actions(v, h, first, limit=8, widen=True)
+        assert wide[: len(short)] == short and wide[0] == first
+        assert len(set(wide)) == len(wide) <= 8 and all(a in v.legal_actions for a in wide)
+        distinct = {(a[0], a[1], tuple(sorted(a[2]))) for a in v.legal_actions}
+        assert len(wide) == min(8, len(wide)) and len(wide) <= len(distinct)
+        seen += 1
+    assert seen >= 5
+
+
+def test_late_search_is_deterministic_and_counts_its_worlds():
+    from guandan.agents.search import is_late
+
+    v = next(v for v in _views(15, 300, min_choices=3) if is_late(v, 10))
+    a = SearchAgent(seed=3, worlds=5, late_cards=10)
+    b = SearchAgent(seed=3, worlds=5, late_cards=10, workers=2)
+    assert a.act(v) == b.act(v) and a.last.means == b.last.means
+    assert a.last.worlds == 5 and a.worlds_log == [5]
+
+
+def test_late_option_in_specs():
+    assert parse_spec("hard:late=8,late_candidates=6,z=1.5") == (
+        "search", {"late_cards": 8, "late_candidates": 6, "switch_z": 1.5})
+    assert parse_spec("hard:late=all")[1] == {"late_cards": None}
+    with pytest.raises(ValueError, match="late"):
+        parse_spec("hard:late=-3")
+    with pytest.raises(ValueError):
+        SearchAgent(late_cards=-1)
+
+
+def test_the_true_deal_agrees_with_every_heuristic_decision():
+    """In heuristic self-play the real hands are one of the sampled worlds' possibilities, and
+    re-asking the heuristic the other seats' recent decisions with the real hands (the deal
+    replayed from the start of the play phase, R29-R33) gives back what each played, in deals
+    with tribute too (games of several deals)."""
+    from guandan.agents.search import past_decisions, world_agreement
+
+    h = HeuristicAgent()
+    asked = 0
+    rng = random.Random(1)
+    for g in range(2):
+        game = Game(seed=40 + g)
+        while len(game.settlements) < 3 and not game.over:
+            seat = game.to_act()
+            v = seat_view(game, seat)
+            if v.phase == "play" and rng.random() < 0.3:
+                checks = past_decisions(v, 3)
+                world = [tuple(f for f in range(54) for _ in range(game.deal.hands[s][f])) for s in range(4)]
+                assert world_agreement(v, world, checks, h) == len(checks)
+                asked += len(checks)
+            game.apply(h.act(v), seat)
+    assert asked > 100
+
+
+def test_belief_weighting_prefers_worlds_where_the_heuristic_plays_as_seen():
+    """Among sampled worlds, those where the other seats' recent decisions are what the heuristic
+    would do with that world's hands get the weight; with belief_weight=1 the search is unweighted (same means
+    as the plain search)."""
+    from guandan.agents.search import past_decisions, world_agreement
+    from guandan.core.worlds import WorldConstraints
+
+    h = HeuristicAgent()
+    v = _views(16, 1, skip=30)[0]
+    cons = WorldConstraints(v)
+    checks = past_decisions(v, 3)
+    assert len(checks) == 9
+    rng = random.Random(3)
+    agreements = [world_agreement(v, cons.sample(rng), checks, h) for _ in range(40)]
+    assert all(0 <= a <= len(checks) for a in agreements)
+    assert len(set(agreements)) > 1  # the trick tells worlds apart
+    plain = SearchAgent(seed=2, worlds=4)
+    flat = SearchAgent(seed=2, worlds=4, belief_weight=1)
+    plain.act(v)
+    flat.act(v)
+    assert plain.last.means == flat.last.means
+    with pytest.raises(ValueError):
+        SearchAgent(belief_weight=0)
+
+
+def test_late_search_with_beliefs_stops_by_the_clock():
+    """The hard level's settings (late positions, belief weighting) in time mode: with a clock
+    that advances 0.01 s per read and a 0.05 s budget the search stops after a few reads (the
+    clock is read before every world and every rollout action) and answers legally."""
+    from guandan.agents.levels import HARD_DEFAULTS
+    from guandan.agents.search import is_late
+
+    v = next(v for v in _views(17, 300, min_choices=3) if is_late(v, 10))
+    clock = FakeClock(0.01)
+    agent = SearchAgent(seed=1, budget_s=0.05, clock=clock, **HARD_DEFAULTS)
+    assert agent.act(v) in v.legal_actions
+    assert agent.failures == 0 and clock.reads < 60
+    # a generous budget completes worlds and counts them
+    agent = SearchAgent(seed=1, budget_s=0.5, clock=FakeClock(1e-4), **HARD_DEFAULTS)
+    agent.act(v)
+    assert agent.failures == 0 and agent.last.worlds >= 1 and agent.worlds_log == [agent.last.worlds]

@@ -162,12 +162,17 @@ def make_expert(
             (0: play rollouts to the end, no value network);
         rollout: ``"heuristic"`` or ``"policy"`` (rollout policy for all four seats);
         value_path, policy_path: ``.npz`` files replacing the shipped weights;
-        search_kwargs: other :class:`SearchAgent` arguments (``level_weight``, ``prior_bonus``, ``clock``).
+        search_kwargs: other :class:`SearchAgent` arguments (``level_weight``, ``prior_bonus``,
+            ``clock``, ``late_cards``, ``belief_weight``...; the ``hard`` level's
+            :data:`~guandan.agents.levels.HARD_DEFAULTS` unless given).
     Raises:
         ValueError: a bad option (``rollout`` not heuristic/policy, negative depth, or the
             search bot's own checks). FileNotFoundError: a weights file is missing.
     """
+    from .levels import HARD_DEFAULTS
     from .search import SearchAgent, default_workers
+
+    search_kwargs = {**HARD_DEFAULTS, **search_kwargs}
 
     if rollout not in ("heuristic", "policy"):
         raise ValueError(f"rollout must be 'heuristic' or 'policy', not {rollout!r}")
@@ -186,6 +191,7 @@ def make_expert(
         max_candidates=max_candidates,
         level_weight=level_weight,
         rollout_policy=NetRolloutPolicy(seed, policy_path) if rollout == "policy" else None,
+        late_rollout_policy=NetRolloutPolicy(seed, policy_path) if rollout == "policy" else None,
         candidate_policy=PolicyCandidates(max_candidates, POLICY_EXTRA, policy_path),
         value_fn=value_fn,
         rollout_depth=rollout_depth if rollout_depth > 0 else None,
@@ -197,4 +203,6 @@ def make_expert(
 
 def expert_options() -> Sequence[str]:
     """The ``expert:key=value`` option names (see :mod:`guandan.agents.levels`)."""
-    return ("budget", "worlds", "workers", "candidates", "depth", "rollout")
+    from .levels import _OPTIONS
+
+    return tuple(_OPTIONS["expert"])

@@ -13,7 +13,11 @@ The plain names ``random``, ``heuristic`` and ``search`` (= ``hard``) are agents
 may carry options after a colon, ``name:key=value,key=value``:
 
 * ``search``/``hard``: ``budget`` (seconds per decision), ``worlds`` (rollout-count mode),
-  ``workers`` (processes), ``candidates`` (most candidate actions);
+  ``workers`` (processes), ``candidates`` (most candidate actions), ``late`` (search only
+  positions where a seat still playing holds at most this many cards; ``all``: every position),
+  ``late_candidates``, ``z`` (standard errors a switch from the heuristic's move needs),
+  ``belief`` (weight factor per recent decision of the other seats that a sampled world
+  explains; 1: uniform worlds), ``belief_depth`` (decisions per seat asked);
 * ``expert``: the ``search`` options plus ``depth`` (rollout actions before the value
   network scores the position; 0 for full rollouts) and ``rollout`` (``heuristic`` or
   ``policy``);
@@ -29,24 +33,53 @@ from typing import Any
 #: Difficulty names, weakest first.
 LEVEL_NAMES: tuple[str, ...] = ("easy", "normal", "hard", "expert")
 
-_OPTIONS: dict[str, dict[str, tuple[str, type]]] = {
-    "search": {
-        "budget": ("budget_s", float),
-        "worlds": ("worlds", int),
-        "workers": ("workers", int),
-        "candidates": ("max_candidates", int),
-    },
+def late_option(value: str) -> int | None:
+    """The ``late`` option: a card count (search positions where a seat still playing holds at
+    most that many cards), or ``all`` (search every position).
+
+    Raises:
+        ValueError: neither ``all`` nor a non-negative int.
+    """
+    if value.strip().lower() == "all":
+        return None
+    n = int(value)
+    if n < 0:
+        raise ValueError(value)
+    return n
+
+
+late_option.__name__ = "card count or 'all'"
+
+_SEARCH_OPTIONS: dict[str, tuple[str, Any]] = {
+    "budget": ("budget_s", float),
+    "worlds": ("worlds", int),
+    "workers": ("workers", int),
+    "candidates": ("max_candidates", int),
+    "late": ("late_cards", late_option),
+    "late_candidates": ("late_candidates", int),
+    "z": ("switch_z", float),
+    "belief": ("belief_weight", int),
+    "belief_depth": ("belief_depth", int),
+}
+
+_OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {
+    "search": dict(_SEARCH_OPTIONS),
     "easy": {"mistakes": ("mistake_rate", float)},
     "expert": {
-        "budget": ("budget_s", float),
-        "worlds": ("worlds", int),
-        "workers": ("workers", int),
-        "candidates": ("max_candidates", int),
+        **_SEARCH_OPTIONS,
         "depth": ("rollout_depth", int),
         "rollout": ("rollout", str),
     },
 }
 _ALIASES = {"hard": "search", "normal": "heuristic"}
+
+#: The ``hard`` level's search settings (:class:`guandan.agents.search.SearchAgent` arguments),
+#: chosen by the deviation audit and arena figures of README "Bot strength": search the late
+#: positions only (someone holds 10 cards or fewer), weight sampled worlds by the other seats'
+#: last 4 decisions (factor 4 per decision the heuristic would have made with that world's
+#: hands), and switch from the heuristic's move at 2.5 standard errors of the paired gain (up to
+#: 7 other candidates are compared at once: a looser test switches on noise).
+HARD_DEFAULTS: dict[str, Any] = {"late_cards": 10, "belief_weight": 4, "belief_depth": 4, "switch_z": 2.5}
 
 
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
@@ -86,8 +119,7 @@ def make_level_agent(base: str, seed: int | None, kwargs: dict[str, Any]) -> Any
     if base == "search":
         from .search import SearchAgent, default_workers
 
-        kwargs = dict(kwargs)
-        kwargs.setdefault("workers", default_workers())
+        kwargs = {**HARD_DEFAULTS, "workers": default_workers(), **kwargs}
         return SearchAgent(seed, **kwargs)
     if base == "easy":
         from .easy import EasyAgent

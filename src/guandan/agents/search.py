@@ -6,11 +6,19 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    heuristic's choice first, PASS when following (R28), the smallest bomb when following and a
    bomb is legal (R24), then the combinations of the heuristic's hand decomposition that are
    legal now (weakest first), deduplicated up to suits. A ``candidate_policy`` can replace it.
+   With ``late_cards`` set (the ``hard`` level: 10), only "late" positions are searched (a
+   seat still playing holds at most that many cards, :func:`is_late`) and earlier ones get the
+   heuristic's move at once; a late position's list is widened with the other legal plays
+   (``late_candidates``) and its rollouts use the full heuristic.
 2. **Worlds**: hidden hands are sampled from the seat's view by the one world sampler
    (:class:`guandan.core.worlds.WorldConstraints`: counts, plays, tribute and return cards,
    anti-tribute jokers). World ``i`` of a decision comes from its own ``random.Random`` seeded by
    the agent's seed, the position (game, deal, actions so far, seat) and ``i``, so that a
-   decision is reproducible whatever the number of worker processes.
+   decision is reproducible whatever the number of worker processes. With ``belief_weight``
+   > 1 a world is weighted by how many of the other seats' recent decisions the heuristic
+   (``belief_model``) would have made with that world's hands (:func:`world_agreement`: the
+   deal is replayed from the start of the play phase): sampled hands are uniform given the
+   public record, real hands are not.
 3. **Rollouts**: every candidate is played out on the **same** worlds (common random numbers)
    with a fast rollout policy for all four seats (default :class:`RolloutPolicy`, the heuristic
    with a cheaper follow rule) until the deal ends (R29-R33), or for ``rollout_depth`` actions
@@ -18,8 +26,9 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
 4. **Target**: the team of 头游 wins the deal (R35); levels are the tie-break. A rollout scores
    ``±1 ± level_weight * levels`` (levels 3/2/1 for 1-2/1-3/1-4, RULES.md R35) from the searching
    seat's team's side. The heuristic's choice stands unless another candidate beats it on the
-   same worlds by more than ``prior_bonus`` with ``switch_z`` standard errors of the paired
-   difference to spare (and at least ``min_worlds`` worlds): with a few dozen worlds the
+   same (weighted) worlds by more than ``prior_bonus`` with ``switch_z`` standard errors of the
+   paired difference to spare (over an effective number of worlds of at least ``min_worlds``,
+   ``(sum w)^2 / sum w^2``): with a few dozen worlds the
    largest of several noisy means is mostly noise, and a conservative switch keeps the search
    from playing worse than its heuristic.
 
@@ -58,7 +67,7 @@ from typing import Any
 
 from guandan.core.cards import faces_of
 from guandan.core.deal import OVER, Deal
-from guandan.core.plays import BOMB_TYPES, PASS, PlayT, play_key
+from guandan.core.plays import BOMB_TYPES, PASS, RETURN_TYPE, TRIBUTE_TYPE, PlayT, play_key
 from guandan.core.views import SeatView
 from guandan.core.worlds import WorldConstraints, world_deal
 
@@ -66,7 +75,8 @@ from .base import Agent
 from .heuristic import Decomposition, HeuristicAgent, _Ctx, _signature, decompose
 
 __all__ = [
-    "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "rollout",
+    "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "is_late",
+    "past_decisions", "rollout", "world_agreement",
 ]
 
 #: Levels gained by the winning team per result (R35, official upgrade table).
@@ -174,7 +184,8 @@ def rollout(
     return sign, sign * _LEVELS[res.result] * level_weight_units
 
 
-def candidate_actions(view: SeatView, heuristic: HeuristicAgent, first: PlayT, limit: int = 5) -> list[PlayT]:
+def candidate_actions(view: SeatView, heuristic: HeuristicAgent, first: PlayT, limit: int = 5,
+                      widen: bool = False) -> list[PlayT]:
     """A short list of legal actions worth searching (module docstring, step 1).
 
     Args:
@@ -182,6 +193,9 @@ def candidate_actions(view: SeatView, heuristic: HeuristicAgent, first: PlayT, l
         heuristic: the heuristic agent whose decomposition proposes plays.
         first: the heuristic's own choice (listed first).
         limit: most candidates returned.
+        widen: after the short list, fill up to ``limit`` with the other legal actions
+            (distinct up to suits; non-bombs before bombs, weakest first) — used late in a
+            deal, where hands are small and rollouts short.
     Returns:
         Distinct legal actions, ``first`` first, at most ``limit``.
     """
@@ -222,7 +236,89 @@ def candidate_actions(view: SeatView, heuristic: HeuristicAgent, first: PlayT, l
         if answers:
             add(min(answers, key=lambda a: play_key(a, level)))
             add(max(answers, key=lambda a: play_key(a, level)))
+    if widen and len(out) < limit:
+        rest = [a for a in legal if a[0] != "pass"]  # PASS is on the short list when following
+        for a in sorted(rest, key=lambda a: (a[0] in BOMB_TYPES, play_key(a, level), len(a[2]))):
+            if len(out) >= limit:
+                break
+            add(a)
     return out
+
+
+def is_late(view: SeatView, late_cards: int) -> bool:
+    """Whether a play-phase position is "late": some seat still playing holds at most
+    ``late_cards`` cards (R31: the first seat out decides the deal's winner, R35). Hidden
+    counts (``None``) are read as more than ``late_cards`` unless the seat is finished."""
+    fin = set(view.finished)
+    for s, n in enumerate(view.card_counts):
+        if s in fin:
+            continue
+        if s == view.seat:
+            n = len(view.hand)
+        if n is not None and n <= late_cards:
+            return True
+    return False
+
+
+def _play_history(view: SeatView) -> list[tuple[int, PlayT]]:
+    """The play-phase actions of the view's history (tribute and return actions left out)."""
+    return [(s, a) for s, a in view.history if a[0] not in (TRIBUTE_TYPE, RETURN_TYPE)]
+
+
+def past_decisions(view: SeatView, per_seat: int = 4) -> tuple[int, ...]:
+    """The other seats' recent decisions that a sampled world can be asked about.
+
+    Returns:
+        Indices into the play-phase history (:func:`_play_history` order, ascending) of the
+        last ``per_seat`` decisions (plays and passes) of every seat other than ``view.seat``.
+    """
+    plays = _play_history(view)
+    out: list[int] = []
+    seen = [0, 0, 0, 0]
+    for i in range(len(plays) - 1, -1, -1):
+        s = plays[i][0]
+        if s != view.seat and seen[s] < per_seat:
+            seen[s] += 1
+            out.append(i)
+    return tuple(sorted(out))
+
+
+def world_agreement(view: SeatView, world: Sequence[Sequence[int]], decisions: Sequence[int],
+                    model: Agent) -> int:
+    """How many of the past ``decisions`` (:func:`past_decisions`) ``model`` would have made
+    with the hands of the sampled ``world`` (the same play up to suits, or PASS).
+
+    The deal is replayed from the start of the play phase (each seat's hand then = its world
+    hand plus the cards it has played since, R29-R33 trick rules by the engine) and ``model``
+    is asked, from that seat's view then, at each decision of ``decisions``. A decision with a
+    single legal answer agrees by force.
+    """
+    plays = _play_history(view)
+    if not decisions or not plays:
+        return 0
+    start = [list(h) for h in world]
+    for seat, act in plays:
+        if act[0] != "pass":
+            start[seat].extend(act[2])
+    deal = Deal(view.rules, view.level, start, random.Random(0), first_leader=plays[0][0])
+    level = view.level
+    want = set(decisions)
+    last = max(want)
+    agree = 0
+    for i, (seat, act) in enumerate(plays):
+        if i > last:
+            break
+        if i in want:
+            legal = deal.legal_actions()
+            if len(legal) <= 1:
+                agree += 1
+            else:
+                got = model.act(deal_view(deal, seat))
+                if got == act or (got[0] != "pass" and act[0] != "pass"
+                                  and _signature(got, level) == _signature(act, level)):
+                    agree += 1
+        deal.push_unchecked(act)
+    return agree
 
 
 @dataclass
@@ -251,24 +347,31 @@ class _Task:
     policy: Agent
     value_fn: Callable[[Deal, int], float] | None
     rollout_depth: int | None
+    belief_weight: int = 1
+    belief_model: Agent | None = None
+    belief_depth: int = 4
 
 
 def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> tuple[int, list[Any]]:
-    """Play every candidate on the task's worlds; ``(worlds completed, per-candidate score sums)``.
+    """Play every candidate on the task's worlds; ``(worlds completed, sums)``.
 
-    Scores are summed as integers in thousandths of a win (``win * 1000 + levels * units``)
-    unless a value function is used, so that sums do not depend on the order worlds are
-    played in or on how they are shared out between processes.
+    ``sums`` (length ``2 k + 2`` for ``k`` candidates): the weighted score sums of the
+    candidates, the weighted sums of squared differences to candidate 0, the sum of the world
+    weights and the sum of their squares. A world's weight is ``belief_weight ** agreements``
+    (:func:`world_agreement`; 1 without a belief model). Scores are integers in thousandths of
+    a win (``win * 1000 + levels * units``) unless a value function is used, so that sums do not
+    depend on the order worlds are played in or on how they are shared out between processes.
     """
     view = task.view
     cons = WorldConstraints(view)
     team = view.seat & 1
     k = len(task.candidates)
-    sums: list[Any] = [0] * (2 * k)  # score sums, then sums of squared differences to candidate 0
+    sums: list[Any] = [0] * (2 * k + 2)
     done = 0
     units = _UNITS
     deadline = task.deadline
     stop = None if deadline is None else (lambda: clock() >= deadline)
+    checks = past_decisions(view, task.belief_depth) if task.belief_model is not None and task.belief_weight > 1 else ()
     i = task.offset - task.stride
     while True:
         i += task.stride
@@ -277,7 +380,12 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
         if task.deadline is not None and clock() >= task.deadline:
             break
         rng = random.Random(f"{task.seed_key}:{i}")
-        base = world_deal(view, cons.sample(rng))
+        world = cons.sample(rng)
+        base = world_deal(view, world)
+        w = 1
+        if checks:
+            assert task.belief_model is not None
+            w = task.belief_weight ** world_agreement(view, world, checks, task.belief_model)
         row: list[Any] = []
         aborted = False
         for c in task.candidates:
@@ -296,8 +404,10 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
         if aborted:
             break
         for j in range(k):
-            sums[j] += row[j]
-            sums[k + j] += (row[j] - row[0]) ** 2
+            sums[j] += w * row[j]
+            sums[k + j] += w * (row[j] - row[0]) ** 2
+        sums[2 * k] += w
+        sums[2 * k + 1] += w * w
         done += 1
     return done, sums
 
@@ -361,6 +471,18 @@ class SearchAgent:
         value_fn: ``(deal, team) -> score`` used after ``rollout_depth`` actions of a rollout.
         rollout_depth: rollout length before ``value_fn`` (needs ``value_fn``).
         clock: time source in seconds (tests inject a fake one).
+        late_cards: search only "late" positions (:func:`is_late`: a seat still playing holds
+            at most this many cards) and play the heuristic's move instantly before; ``None``:
+            search every position.
+        late_candidates: most candidates in a late position (the short list widened with the
+            other legal actions, :func:`candidate_actions`).
+        late_rollout_policy: rollout policy in late positions (default: the full heuristic,
+            so that the heuristic's own move is scored by the policy that would play on).
+        belief_weight: integer factor a sampled world's weight is multiplied by for each
+            recent decision of the other seats that ``belief_model`` would have made with that
+            world's hands (:func:`world_agreement`); 1: worlds are equally likely.
+        belief_model: the model of the other players (default: the heuristic).
+        belief_depth: recent decisions per other seat asked (:func:`past_decisions`).
     Raises:
         ValueError: a bad budget, world count, worker count or candidate limit.
     """
@@ -383,6 +505,12 @@ class SearchAgent:
         value_fn: Callable[[Deal, int], float] | None = None,
         rollout_depth: int | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        late_cards: int | None = None,
+        late_candidates: int = 8,
+        late_rollout_policy: Agent | None = None,
+        belief_weight: int = 1,
+        belief_model: Agent | None = None,
+        belief_depth: int = 4,
     ) -> None:
         if not 0 < budget_s <= MAX_BUDGET_S:
             raise ValueError(f"budget_s must be > 0 and at most {MAX_BUDGET_S:g} seconds, not {budget_s!r}")
@@ -394,6 +522,12 @@ class SearchAgent:
             raise ValueError(f"max_candidates must be >= 1, not {max_candidates!r}")
         if not 0 <= level_weight <= 0.3:
             raise ValueError(f"level_weight must be in [0, 0.3], not {level_weight!r}")
+        if late_cards is not None and (isinstance(late_cards, bool) or late_cards < 0):
+            raise ValueError(f"late_cards must be >= 0 or None, not {late_cards!r}")
+        if isinstance(belief_weight, bool) or not isinstance(belief_weight, int) or belief_weight < 1:
+            raise ValueError(f"belief_weight must be an int >= 1, not {belief_weight!r}")
+        if late_candidates < 1:
+            raise ValueError(f"late_candidates must be >= 1, not {late_candidates!r}")
         if rollout_depth is not None and value_fn is None:
             raise ValueError("rollout_depth needs a value_fn")
         self.seed = 0 if seed is None else seed
@@ -411,6 +545,15 @@ class SearchAgent:
         self.value_fn = value_fn
         self.rollout_depth = rollout_depth
         self.clock = clock
+        self.late_cards = late_cards
+        self.late_candidates = late_candidates
+        self.late_rollout_policy: Agent = (
+            late_rollout_policy if late_rollout_policy is not None else HeuristicAgent(seed))
+        self.belief_weight = belief_weight
+        self.belief_model: Agent = belief_model if belief_model is not None else HeuristicAgent(seed)
+        self.belief_depth = belief_depth
+        #: decisions answered by the heuristic without search (early positions, ``late_cards``)
+        self.skipped = 0
         #: decisions that fell back to the heuristic because the search failed
         self.failures = 0
         #: the last failure, ``"ExceptionType: message"`` (``None`` before any)
@@ -435,6 +578,10 @@ class SearchAgent:
         if len(legal) == 1 or view.phase != "play":
             self.last = SearchStats([first], 0, [], 0.0, first)
             return first
+        if self.late_cards is not None and not is_late(view, self.late_cards):
+            self.skipped += 1
+            self.last = SearchStats([first], 0, [], self.clock() - start, first)
+            return first
         try:
             choice = self._search(view, first, start)
             if choice not in legal:
@@ -449,14 +596,21 @@ class SearchAgent:
     def _select(self, sums: list[Any], k: int, done: int) -> int:
         """Index of the chosen candidate: the heuristic's move (0) unless another one beats it on
         the same worlds by more than ``prior_bonus`` with ``switch_z`` standard errors to spare
-        (paired differences; at least ``min_worlds`` worlds)."""
+        (weighted paired differences over the effective number of worlds ``(sum w)^2 / sum w^2``,
+        which must be at least ``min_worlds``). ``sums`` is laid out as :func:`_run_worlds` returns it."""
         if done < self.min_worlds:
+            return 0
+        wsum, w2 = sums[2 * k], sums[2 * k + 1]
+        if wsum <= 0:
+            return 0
+        n_eff = wsum * wsum / w2
+        if n_eff < self.min_worlds:
             return 0
         best, best_d = 0, 0.0
         for j in range(1, k):
-            d = (sums[j] - sums[0]) / done
-            var = max(0.0, sums[k + j] / done - d * d)
-            se = math.sqrt(var / done)
+            d = (sums[j] - sums[0]) / wsum
+            var = max(0.0, sums[k + j] / wsum - d * d)
+            se = math.sqrt(var / n_eff)
             if d - self.switch_z * se > self.prior_bonus * _UNITS and d > best_d:
                 best, best_d = j, d
         return best
@@ -465,13 +619,25 @@ class SearchAgent:
                   deadline: float | None) -> tuple[int, list[Any]] | None:
         return _parallel_worlds(self, view, cands, seed_key, deadline)
 
+    def _late(self, view: SeatView) -> bool:
+        return self.late_cards is not None and is_late(view, self.late_cards)
+
     def _candidates(self, view: SeatView, first: PlayT) -> list[PlayT]:
+        late = self._late(view)
+        limit = max(self.max_candidates, self.late_candidates) if late else self.max_candidates
         if self.candidate_policy is not None:
             cands = [a for a in self.candidate_policy(view, first) if a in view.legal_actions]
             if first not in cands:
                 cands.insert(0, first)
-            return cands[: self.max_candidates]
-        return candidate_actions(view, self.heuristic, first, self.max_candidates)
+            if late:
+                for a in candidate_actions(view, self.heuristic, first, limit, widen=True):
+                    if a not in cands:
+                        cands.append(a)
+            return cands[:limit]
+        return candidate_actions(view, self.heuristic, first, limit, widen=late)
+
+    def _policy(self, view: SeatView) -> Agent:
+        return self.late_rollout_policy if self._late(view) else self.rollout_policy
 
     def _search(self, view: SeatView, first: PlayT, start: float) -> PlayT:
         cands = self._candidates(view, first)
@@ -485,7 +651,8 @@ class SearchAgent:
         result = self._parallel(view, cands, seed_key, deadline) if parallel else None
         if result is None:  # in this process (also when the pool broke)
             task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
-                         self.level_units, self.rollout_policy, self.value_fn, self.rollout_depth)
+                         self.level_units, self._policy(view), self.value_fn, self.rollout_depth,
+                         self.belief_weight, self.belief_model, self.belief_depth)
             result = _run_worlds(task, self.clock)
         done, sums = result
         if done == 0:
@@ -494,7 +661,7 @@ class SearchAgent:
             return first
         self.worlds_log.append(done)
         k = len(cands)
-        means = [s / (_UNITS * done) for s in sums[:k]]
+        means = [s / (_UNITS * sums[2 * k]) for s in sums[:k]]
         best = self._select(sums, k, done)
         self.last = SearchStats(cands, done, means, self.clock() - start, cands[best])
         return cands[best]
@@ -514,11 +681,12 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
             pool.submit(
                 _run_worlds_wall,
                 _Task(view, tuple(cands), seed_key, w, agent.workers, agent.worlds, wall_deadline,
-                      agent.level_units, agent.rollout_policy, agent.value_fn, agent.rollout_depth),
+                      agent.level_units, agent._policy(view), agent.value_fn, agent.rollout_depth,
+                      agent.belief_weight, agent.belief_model, agent.belief_depth),
             )
             for w in range(agent.workers)
         ]
-        done, sums = 0, [0] * (2 * len(cands))
+        done, sums = 0, [0] * (2 * len(cands) + 2)
         for fut in futures:
             d, part = fut.result()
             done += d

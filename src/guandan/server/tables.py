@@ -37,6 +37,7 @@ hold all four hands) are never sent.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import functools
 import json
 import logging
@@ -70,19 +71,47 @@ WAITING, PLAYING, FINISHED = "waiting", "playing", "finished"
 #: replay): listed and shown, never played; the other rooms restore normally.
 DAMAGED = "damaged"
 #: Bot difficulties and the agents (``guandan.agents.AGENT_NAMES``) that can play each, best first.
-#: ``hard`` and ``expert`` (search, about 1 s of CPU a decision, a process pool, and NumPy for
-#: ``expert``) are not offered by the web server yet: its bots act on the event loop, so a searching
-#: bot would stall every table of the process. They play in the terminal, arena and compat join.
+#: ``hard`` and ``expert`` search (about a second of CPU a decision); their decisions are made off
+#: the event loop (:data:`SEARCH_DIFFICULTIES`, :func:`think_off_loop`), so they never stall the
+#: other tables of the process.
 DIFFICULTY_CANDIDATES: dict[str, tuple[str, ...]] = {
     "easy": ("easy",),
     "normal": ("normal", "heuristic"),
+    "hard": ("hard", "search"),
+    "expert": ("expert",),
 }
+#: Agents whose decisions are searched (seconds of CPU): decided in the bot process pool.
+SEARCH_DIFFICULTIES: frozenset[str] = frozenset({"hard", "search", "expert"})
+#: The agent spec each searching agent plays with in the server: one process per decision (the
+#: pool runs :data:`BOT_PROCESSES` decisions at a time) and a time budget that keeps a decision
+#: within about a second (``guandan.agents.levels`` options).
+SERVER_BOT_SPECS: dict[str, str] = {
+    "hard": "hard:budget=0.8,workers=1",
+    "search": "hard:budget=0.8,workers=1",
+    "expert": "expert:budget=0.8,workers=1",
+}
+#: Processes deciding searching bots' moves (shared by every table of the server process).
+BOT_PROCESSES = 2
+
+
+def _installed(agent: str) -> bool:
+    """Whether ``agent`` can play here: a known agent name, and NumPy (the ``[bots]`` extra) for
+    the learned ``expert``."""
+    if agent not in AGENT_NAMES:
+        return False
+    if agent == "expert":
+        import importlib.util
+
+        return importlib.util.find_spec("numpy") is not None
+    return True
+
+
 #: The one table from a difficulty offered to players to the agent that plays it: only the
-#: difficulties whose agent exists in this installation (``easy`` and ``normal`` = heuristic).
+#: difficulties whose agent exists in this installation (``expert`` needs NumPy).
 DIFFICULTY_AGENTS: dict[str, str] = {
-    d: next(a for a in cands if a in AGENT_NAMES)
+    d: next(a for a in cands if _installed(a))
     for d, cands in DIFFICULTY_CANDIDATES.items()
-    if any(a in AGENT_NAMES for a in cands)
+    if any(_installed(a) for a in cands)
 }
 #: Difficulties offered to players (``easy``, ``normal``, ``hard``, ``expert`` where available).
 DIFFICULTIES: tuple[str, ...] = tuple(DIFFICULTY_AGENTS)
@@ -115,6 +144,56 @@ def bot_difficulty(agent: str | None) -> str | None:
         if agent in cands:
             return d
     return agent
+_BOT_POOL: Any = None
+
+
+def _bot_pool() -> Any:
+    """The process pool of the searching bots (created on first use; ``forkserver``/``spawn``:
+    the server process runs threads, so it is never forked)."""
+    global _BOT_POOL
+    if _BOT_POOL is None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        _BOT_POOL = ProcessPoolExecutor(BOT_PROCESSES, mp_context=ctx)
+    return _BOT_POOL
+
+
+def shutdown_bot_pool() -> None:
+    """Stop the searching bots' processes (a later decision starts a new pool)."""
+    global _BOT_POOL
+    pool, _BOT_POOL = _BOT_POOL, None
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+atexit.register(shutdown_bot_pool)
+
+
+def _decide(agent: Agent, view: Any) -> PlayT:
+    """One decision in a bot process: ``agent.act(view)`` (module-level so that it pickles)."""
+    return agent.act(view)
+
+
+async def think_off_loop(agent: Agent, view: Any) -> PlayT:
+    """``agent.act(view)`` in the bot process pool, awaited without blocking the event loop.
+
+    The agent and the view are pickled to a worker process (the agent's counters there are not
+    copied back). Raises whatever the decision raised, or ``BrokenProcessPool`` when a worker died
+    (the pool is then dropped, and the next decision starts a fresh one).
+    """
+    from concurrent.futures.process import BrokenProcessPool
+
+    loop = asyncio.get_running_loop()
+    try:
+        return await loop.run_in_executor(_bot_pool(), _decide, agent, view)
+    except BrokenProcessPool:
+        shutdown_bot_pool()
+        raise
+
+
 #: Largest number of frames queued for one connection before it is closed as too slow.
 MAX_QUEUE = 2000
 
@@ -1087,7 +1166,7 @@ class Table:
         if key not in self._agents:
             seeded = getattr(self.manager.settings, "seeded_deals", False)
             base = self.info.seed if seeded else secrets.randbits(62)
-            self._agents[key] = make_agent(name, base * 8 + seat * 2 + (name == "heuristic"))
+            self._agents[key] = make_agent(SERVER_BOT_SPECS.get(name, name), base * 8 + seat * 2 + (name == "heuristic"))
         return self._agents[key]
 
     def _seat_agent(self, seat: int) -> str:
@@ -1273,9 +1352,45 @@ class Table:
         except Exception:  # noqa: BLE001 - never kill the server
             log.exception("room %s: starting the next deal failed", self.id)
 
+    def _still(self, seat: int, seq: int) -> Game | None:
+        """The game when seat ``seat`` is still to act in the position numbered ``seq`` (lock held)."""
+        game = self.game
+        if self._closed or game is None or game.over or self.seq != seq or game.to_act() != seat \
+                or self.between is not None:
+            return None
+        return game
+
     async def _fire(self, delay: float, seat: int, seq: int, agent: str, mode: str) -> None:
+        """Make the automatic move planned by :meth:`_schedule` after ``delay`` seconds.
+
+        A searching bot (:data:`SEARCH_DIFFICULTIES`, ``bot`` mode) thinks off the event loop and
+        without the table lock (:func:`think_off_loop`): the view is taken under the lock, and the
+        answer is applied under the lock only if the table is still in that position (same
+        ``seq``, same seat to act, no pause); a stale answer is discarded (whatever moved the
+        table has re-armed the timer). If the search fails, the heuristic moves instead.
+        """
         try:
             await asyncio.sleep(delay)
+            if mode == "bot" and agent in SEARCH_DIFFICULTIES:
+                async with self.lock:
+                    game = self._still(seat, seq)
+                    if game is None:
+                        return
+                    view = seat_view(game, seat)
+                    bot = self._agent(seat, agent)
+                try:
+                    act = await think_off_loop(bot, view)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # noqa: BLE001 - a failed search: the heuristic moves
+                    log.exception("room %s: search for seat %d failed; the heuristic moves", self.id, seat)
+                    act = self._agent(seat, "heuristic").act(view)
+                async with self.manager.bot_gate, self.lock:
+                    game = self._still(seat, seq)
+                    if game is None or act not in view.legal_actions:
+                        return  # the table moved on while the bot thought: discard the answer
+                    self._apply(seat, act)
+                return
             # automatic moves of all tables take turns, one per pass of the event loop, so that a
             # person's message never waits behind a backlog of bot moves (TableManager.bot_gate)
             async with self.manager.bot_gate:
@@ -1290,9 +1405,8 @@ class Table:
         """One automatic move for ``seat`` (``mode``: bot, auto, away, clock), if the table is still
         where it was when the move was planned (``seq``)."""
         async with self.lock:
-            game = self.game
-            if self._closed or game is None or game.over or self.seq != seq or game.to_act() != seat \
-                    or self.between is not None:
+            game = self._still(seat, seq)
+            if game is None:
                 return
             notices: list[tuple[str, dict[str, Any]]] = []
             if mode == "clock":

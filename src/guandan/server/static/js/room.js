@@ -10,7 +10,7 @@
 // back exactly as listed.
 
 import { h, hideToast, link, replaceChildren, toast } from "./dom.js";
-import { errorText, get, inviteLink, post, roomTitle } from "./api.js";
+import { errorText, get, getConfig, inviteLink, post, roomTitle } from "./api.js";
 import { getLang, LANGS, setLang, t } from "./i18n.js";
 import { authForm, errText } from "./auth.js";
 import { ReconnectingSocket } from "./ws.js";
@@ -22,7 +22,7 @@ import {
 import { arrangeHand, arrangementKey, flatten, groupEnds, layoutFan, loadArrangement, saveArrangement, SORT_MODES } from "./hand.js";
 import { previousTrick, trackerPanel, tricksOf } from "./tracker.js";
 import { isMuted, playSound, setMuted, unlockAudio } from "./sound.js";
-import { botName, clocksInWords, difficultyName, presetName, resultWords as resultInWords, rulesInWords } from "./rules.js";
+import { botName, clocksInWords, DIFFICULTIES, difficultyName, presetName, resultWords as resultInWords, rulesInWords } from "./rules.js";
 
 const SEATS = [0, 1, 2, 3];
 const BOMB_TYPES = new Set(["bomb", "straight_flush", "joker_bomb"]);
@@ -780,6 +780,13 @@ export function mountRoom(el, params, ctx) {
         h("option", { value: "heuristic" }, t("bot_heuristic")),
         h("option", { value: "random" }, t("bot_random")),
       );
+      // the other difficulties this server offers (easy, hard, expert), before the test bot
+      getConfig().then((cfg) => {
+        for (const d of Array.isArray(cfg.difficulties) ? cfg.difficulties : []) {
+          if (d === "normal" || !DIFFICULTIES.includes(d) || [...botSel.options].some((o) => o.value === d)) continue;
+          botSel.insertBefore(h("option", { value: d }, difficultyName(d, getLang())), botSel.lastChild);
+        }
+      });
       const anyEmpty = seats.some((s) => !s.user && !s.bot);
       const full = seats.every((s) => s.user || s.bot);
       parts.push(
