@@ -40,6 +40,7 @@ import functools
 import json
 import logging
 import secrets
+import threading
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -655,6 +656,9 @@ class Table:
         self.bot_deals: list[set[tuple[int, int]]] = [set() for _ in range(4)]
         self.between: dict[str, Any] | None = None
         self.final: dict[str, Any] | None = None
+        #: cluster takeover: ``(seat, epoch s)`` of the previous owner's running move clock, kept
+        #: by the next :meth:`_schedule` of that seat's clock instead of a fresh one
+        self.resume_deadline: tuple[int, float] | None = None
         info.public_url = manager.public_url
 
     # -- queries ---------------------------------------------------------------------------
@@ -1199,6 +1203,9 @@ class Table:
         if plan is None:
             return
         _, _, agent, mode, wait = plan[:5]
+        resume, self.resume_deadline = self.resume_deadline, None
+        if mode == "clock" and resume is not None and resume[0] == seat:
+            wait = max(0.0, resume[1] - time.time())  # the clock runs on across a takeover
         if mode == "clock":
             self.deadline = (seat, time.time() + wait)
         self._plan = plan
@@ -1283,9 +1290,19 @@ class TableManager:
         self._locks: dict[str, asyncio.Lock] = {}
         #: database work of the tables runs here, never on the event loop
         self.db_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="guandan-db")
+        self._again_lock = threading.Lock()
         self.writer = RecordWriter(self)
         #: old room id -> the room "play again" made of it (kept after the old table is dropped)
         self.moved: dict[str, str] = {}
+        #: cluster mode (``settings.redis_url``): this process's :class:`~guandan.server.cluster.ClusterNode`
+        self.cluster: Any = None
+        redis_url = getattr(settings, "redis_url", None)
+        if redis_url:
+            from .cluster import ClusterNode, make_store_fenced
+
+            self.cluster = ClusterNode(self, redis_url, getattr(settings, "node_name", "node"),
+                                       float(getattr(settings, "lease_s", 3.0)))
+            make_store_fenced(self.store, self.cluster.check_lease)
 
     @property
     def settings_bot_delay(self) -> float:
@@ -1309,13 +1326,19 @@ class TableManager:
         return url.rstrip("/") if isinstance(url, str) and url else None
 
     def next_room(self, room_id: str) -> str | None:
-        """The room "play again" created from ``room_id`` while this server runs, or ``None``."""
+        """The room "play again" created from ``room_id`` while this server runs (any process of
+        a cluster), or ``None``."""
+        if self.cluster is not None:
+            return self.cluster.next_room(room_id)  # type: ignore[no-any-return]
         t = self.tables.get(room_id)
         return t.info.next_room if t is not None else self.moved.get(room_id)
 
     def connected(self, room_id: str) -> list[bool]:
         """Per seat of ``room_id``: whether the seated person has an open connection (callable
-        from a worker thread: a set changed meanwhile is read again)."""
+        from a worker thread: a set changed meanwhile is read again). In a cluster: a connection
+        on any live process."""
+        if self.cluster is not None:
+            return self.cluster.connected(room_id)  # type: ignore[no-any-return]
         t = self.tables.get(room_id)
         for _ in range(5):
             try:
@@ -1336,9 +1359,12 @@ class TableManager:
         loaded with its own session). Rooms whose record cannot be replayed are logged and skipped.
 
         Returns:
-            The number of tables restored.
+            The number of tables restored (0 in cluster mode: the processes take the playing
+            rooms over through their leases once they run).
         """
         n = 0
+        if self.cluster is not None:
+            return 0
         for room_id in self.store.playing_ids():
             if room_id in self.tables:
                 continue
@@ -1373,8 +1399,15 @@ class TableManager:
         """Restore the playing rooms and arm their bots and clocks (call at application startup).
 
         Returns:
-            The number of tables restored.
+            The number of tables restored (cluster mode: 0; the cluster node starts and takes
+            free playing rooms over within ``lease_s / 3`` seconds).
+
+        Raises:
+            redis.exceptions.ConnectionError: cluster mode and Redis cannot be reached.
         """
+        if self.cluster is not None:
+            await self.cluster.start()
+            return 0
         n = self.restore()
         until = time.monotonic() + self.restart_grace_s
         for table in list(self.tables.values()):
@@ -1384,7 +1417,11 @@ class TableManager:
         return n
 
     async def shutdown(self) -> None:
-        """Stop every timer and close every connection (call at application shutdown)."""
+        """Stop every timer and close every connection (call at application shutdown). In a
+        cluster the tables are handed over: each finishes its action in progress, is stored, and
+        its lease is released so that another process takes it at once."""
+        if self.cluster is not None:
+            await self.cluster.stop()
         self.closing = True
         for table in list(self.tables.values()):
             table.shutdown()
@@ -1402,27 +1439,40 @@ class TableManager:
             table = self.tables.get(room_id)
             if table is not None:
                 return table
-            info = await self.run_db(self.store.load, room_id)
-            if info is None:
-                return None
-            table = Table(self, info)
-            if info.status in (PLAYING, FINISHED) and info.record:
-                try:
-                    table.restore_game()
-                except Exception as e:  # noqa: BLE001 - a corrupt record must not stop the server
-                    log.error("room %s: cannot restore the game: %s", room_id, e)
-            if info.status == FINISHED and table.final is not None:
-                table.game_id = table.final["game_id"] = self.store.game_id_of(room_id)
-            info.next_room = self.moved.get(room_id)
-            self.tables[room_id] = table
-            if info.status == PLAYING:
-                async with table.lock:
-                    table._schedule()
+            table = await self.load_table(room_id)
+            if table is not None:
+                self.tables[room_id] = table
+                if table.info.status == PLAYING:
+                    async with table.lock:
+                        table._schedule()
             return table
+
+    async def load_table(self, room_id: str, schedule: bool = True) -> Table | None:
+        """A new :class:`Table` of ``room_id`` from the database (game replayed from the stored
+        record; a finished room gets its final state and stored game id), not registered and
+        with no timer armed. ``None`` when there is no such room. ``schedule`` is accepted for
+        the cluster's takeover and unused."""
+        info = await self.run_db(self.store.load, room_id)
+        if info is None:
+            return None
+        table = Table(self, info)
+        if info.status in (PLAYING, FINISHED) and info.record:
+            try:
+                table.restore_game()
+            except Exception as e:  # noqa: BLE001 - a corrupt record must not stop the server
+                log.error("room %s: cannot restore the game: %s", room_id, e)
+        if info.status == FINISHED and table.final is not None:
+            table.game_id = table.final["game_id"] = await self.run_db(self.store.game_id_of, room_id)
+        info.next_room = await self.run_db(self.next_room, room_id) if self.cluster is not None \
+            else self.moved.get(room_id)
+        return table
 
     async def room_changed(self, room_id: str) -> None:
         """Reload ``room_id`` from the database and send its connections the new state (seats taken,
-        bots added, players left)."""
+        bots added, players left). In a cluster every process's connections of the room hear it."""
+        if self.cluster is not None:
+            await self.cluster.room_changed(room_id)
+            return
         table = self.tables.get(room_id)
         if table is None:
             return
@@ -1437,7 +1487,11 @@ class TableManager:
             The live table.
         Raises:
             LookupError: no such room.
+            TimeoutError: cluster mode: no process could own the room in time.
         """
+        if self.cluster is not None:
+            await self.cluster.call(room_id, "start")
+            return self.tables.get(room_id)  # type: ignore[return-value]
         info = await self.run_db(self.store.load, room_id)
         if info is None:
             raise LookupError(f"no room {room_id!r}")
@@ -1454,9 +1508,18 @@ class TableManager:
         of its token) with code 4401 ``logged out``; call on the event loop (logout does).
 
         Returns:
-            The number of connections closed.
+            The number of connections closed (in a cluster: those of this process; the other
+            processes close theirs when they hear of it).
         """
         n = 0
+        if self.cluster is not None:
+            for proxy in list(self.cluster.proxies.values()):
+                for c in list(proxy.conns):
+                    if c.session_key is not None and c.session_key == session_key:
+                        c.close(4401, "logged out")
+                        n += 1
+            asyncio.get_running_loop().create_task(self.cluster.revoke_session(session_key))
+            return n
         for table in list(self.tables.values()):
             for c in list(table.conns):
                 if c.session_key is not None and c.session_key == session_key:
@@ -1467,6 +1530,10 @@ class TableManager:
     async def moved_to(self, room_id: str, new_id: str) -> None:
         """"Play again" made ``new_id`` from the finished room ``room_id``: remember it and send every
         connection of the old room ``{"type": "moved", "room": new_id}``."""
+        if self.cluster is not None:
+            await self.run_db(self.cluster.set_next_room, room_id, new_id)
+            await self.cluster.call(room_id, "moved", take=False, new=new_id)
+            return
         self.moved[room_id] = new_id
         if len(self.moved) > 100_000:  # bound memory; the oldest entries go first
             for k in list(self.moved)[:50_000]:
@@ -1477,8 +1544,34 @@ class TableManager:
                 table.moved(new_id)
                 table._broadcast()
 
+    async def abandon(self, room_id: str) -> None:
+        """End ``room_id``'s game unfinished (:meth:`Table.abandon`, at the owner in a cluster) and
+        wait until it is stored.
+
+        Raises:
+            LookupError: no live table for the room.
+            IllegalAction: no game, or the game is over.
+        """
+        if self.cluster is not None:
+            await self.cluster.call(room_id, "abandon")
+            return
+        table = self.tables.get(room_id)
+        if table is None:
+            raise LookupError(f"no live table {room_id!r}")
+        await table.abandon()
+        await self.writer.wait(room_id)
+
+    def again_lock(self, room_id: str) -> Any:
+        """The lock "play again" of ``room_id`` holds (one new room, even from several processes)."""
+        if self.cluster is not None:
+            return self.cluster.lock(f"again:{room_id}")
+        return self._again_lock
+
     def _finished(self, table: Table) -> None:
         """A game ended: drop the table once nobody is connected (kept while people look at it)."""
+        if self.cluster is not None:
+            asyncio.get_running_loop().create_task(self.cluster.release(table.id))
+            return
         if not table.conns:
             self.tables.pop(table.id, None)
 
@@ -1546,7 +1639,12 @@ class RecordWriter:
                     break
                 except asyncio.CancelledError:
                     raise
-                except Exception:  # noqa: BLE001 - retried; a newer record may supersede it
+                except Exception as e:  # noqa: BLE001 - retried; a newer record may supersede it
+                    if getattr(e, "fenced", False):  # cluster: the lease is lost; the new owner writes
+                        self._pending.pop(room_id, None)
+                        if self.manager.cluster is not None:
+                            self.manager.cluster.demote(room_id, "fenced before a write")
+                        break
                     newer = self._pending.get(room_id)
                     if item[0] == "save" and newer is not None:
                         break
