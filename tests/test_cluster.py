@@ -286,7 +286,7 @@ def test_sigterm_hands_the_table_over_without_waiting_for_the_lease() -> None:
         time.sleep(0.3)
         seq = clients[0].last_state()["seq"]
         t0 = time.monotonic()
-        assert c.term() == 0
+        assert c.term() in (0, -15)  # uvicorn re-raises SIGTERM once it has shut down gracefully
         while lease_holder(room) in (None, c.name) and time.monotonic() - t0 < 25:
             time.sleep(0.02)
         took = time.monotonic() - t0

@@ -641,7 +641,9 @@ class ClusterNode:
                 seat, when = snap["deadline"]
                 table.resume_deadline = (int(seat), float(when))
             b = snap.get("between")
-            if b is not None and table.between is not None and table.between["deal"] == b["deal"]:
+            if b is None:
+                table.between = None  # the pause had ended (the record alone cannot tell)
+            elif table.between is not None and table.between["deal"] == b["deal"]:
                 table.between["pressed"] = [bool(x) for x in b["pressed"]]
                 table.between["deadline"] = float(b["deadline"])
         except (ValueError, KeyError, TypeError):
