@@ -192,13 +192,18 @@ def conn_state(page: Any) -> str:
 
 
 def stored_actions(server: FixedPortServer, room_id: str) -> list[dict[str, Any]]:
-    """The ``action`` events of the room's stored record (``rooms.record``, JSON Lines)."""
+    """The ``action`` events of the room's stored record (its ``game_events`` rows while the game is
+    played, ``rooms.record`` once it is over)."""
     from guandan.server import models
+    from guandan.server.gamestore import GameStore
 
-    with server.app.state.session_factory() as db:
+    factory = server.app.state.session_factory
+    with factory() as db:
         room = db.get(models.Room, room_id)
         assert room is not None, room_id
-        lines = [json.loads(ln) for ln in room.record.splitlines() if ln.strip()]
+        text = room.record
+    text = text or GameStore(factory).record_text(room_id)
+    lines = [json.loads(ln) for ln in text.splitlines() if ln.strip()]
     return [e for e in lines if e.get("type") == "action"]
 
 

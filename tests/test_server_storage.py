@@ -47,7 +47,7 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
     os.environ.get("CI", "").lower() != "true" and os.environ.get("GUANDAN_REQUIRE_POSTGRES") != "1"
 )
 BACKENDS = ["sqlite", "postgresql"]
-TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players"]
+TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
@@ -63,6 +63,7 @@ CONTRACT_COLUMNS = {
     "room_seats": {"room_id", "seat", "user_id", "bot"},
     "games": {"id", "room_id", "preset", "record", "winner_team", "finished_at"},
     "game_players": {"game_id", "seat", "user_id", "bot"},
+    "game_events": {"room_id", "idx", "line"},
 }
 
 

@@ -46,6 +46,7 @@ from guandan.records import replay_lines
 from guandan.server import auth, models
 from guandan.server import db as dbmod
 from guandan.server.api_rooms import make_rooms_router
+from guandan.server.gamestore import GameStore
 from guandan.server.settings import Settings
 from guandan.server.tables import TableManager
 from guandan.server.ws import make_ws_router
@@ -121,10 +122,14 @@ class LiveServer:
         return r.status_code, r.json()
 
     def room_row(self, room_id: str) -> tuple[str, str]:
-        """(status, record text) stored for the room."""
+        """(status, record text) stored for the room: a live game's record is assembled from its
+        ``game_events`` rows, a finished one is ``rooms.record``."""
         with self.factory() as db:
             room = db.get(models.Room, room_id)
-            return room.status, room.record
+            status, record = room.status, room.record
+        if status == "playing":
+            record = GameStore(self.factory).record_text(room_id)
+        return status, record
 
     def make_room(self, owner: str, body: dict[str, Any] | None = None, seed: int = 1) -> str:
         """Create a room through the API, then fix its game seed in the database (the API never

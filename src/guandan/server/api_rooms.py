@@ -28,6 +28,7 @@ from guandan.core.errors import RuleConfigError
 from guandan.core.rules import PRESET_NAMES, RuleSet
 
 from .errors import error_body
+from .gamestore import GameStore
 from .hardening import bad_text, valid_room_id
 from .tables import (
     BOT_NAMES,
@@ -397,9 +398,10 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         try:
             _from_thread(manager.start_game, room_id)
         except Exception as e:  # noqa: BLE001 - put the room back so that it can be started again
+            started = GameStore(session_factory).count(room_id) > 0  # its header is stored
             with session_factory() as db:
                 r = db.get(models.Room, room_id)
-                if r is not None and not r.record:
+                if r is not None and not r.record and not started:
                     r.status = WAITING
                     db.commit()
             detail = str(e).splitlines()[0] if str(e) else type(e).__name__

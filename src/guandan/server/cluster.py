@@ -976,20 +976,30 @@ def _shown(url: str) -> str:
 
 
 def make_store_fenced(store: Any, check: Callable[[str], None]) -> Any:
-    """Wrap ``store``'s writes (``save``, ``finish``) with the lease check ``check(room)``: a
-    process that lost a room's lease raises :class:`LeaseLost` instead of writing (fencing)."""
-    save, finish = store.save, store.finish
+    """Wrap every write of ``store`` (a :class:`~guandan.server.tables.RoomStore`: ``save``,
+    ``finish``, and its ``games`` rows' ``start`` and ``append``) with the lease check
+    ``check(room)``: a process that lost a room's lease raises :class:`LeaseLost` instead of
+    writing (fencing). The ``game_events`` key (room, index) refuses a line written twice, so even a
+    write that passed the check just before the lease expired cannot store an action twice."""
 
-    def fenced_save(room_id: str, *args: Any, **kw: Any) -> Any:
-        check(room_id)
-        return save(room_id, *args, **kw)
+    def fence(obj: Any, name: str, room_of: Callable[[Any], str]) -> None:
+        inner = getattr(obj, name, None)
+        if inner is None:
+            return
 
-    def fenced_finish(info: Any, *args: Any, **kw: Any) -> Any:
-        check(info.id)
-        return finish(info, *args, **kw)
+        def fenced(first: Any, *args: Any, **kw: Any) -> Any:
+            check(room_of(first))
+            return inner(first, *args, **kw)
 
-    store.save = fenced_save
-    store.finish = fenced_finish
+        fenced.__doc__ = inner.__doc__
+        setattr(obj, name, fenced)
+
+    fence(store, "save", str)
+    fence(store, "finish", lambda info: str(info.id))
+    games = getattr(store, "games", None)
+    if games is not None:
+        fence(games, "start", str)
+        fence(games, "append", str)
     return store
 
 

@@ -1,7 +1,8 @@
 """Database tables of the web server (SQLAlchemy 2 typed declarative mapping).
 
 The tables are exactly those of the server contract: ``users``, ``sessions``, ``rooms``,
-``room_seats``, ``games`` and ``game_players``. The schema itself is created by the Alembic
+``room_seats``, ``games``, ``game_players`` and ``game_events`` (the live games, one row per record
+line: issue 10, :mod:`guandan.server.gamestore`). The schema itself is created by the Alembic
 migrations in :mod:`guandan.server.migrations` (see :func:`guandan.server.db.migrate`), never by
 ``metadata.create_all``; a test checks that the two agree.
 
@@ -143,8 +144,10 @@ class UserSession(Base):
 
 
 class Room(Base):
-    """A table room. ``record`` is the JSON Lines record so far (header + events, ``\\n``-separated);
-    the live game is rebuilt by replaying it. ``options`` is ``RuleSet.to_dict()``."""
+    """A table room. ``options`` is ``RuleSet.to_dict()``. While the game is played its record lives
+    in ``game_events`` (one row per line, :mod:`guandan.server.gamestore`) and ``record`` is empty;
+    once the game is over ``record`` holds the complete JSON Lines record (header + events,
+    ``\\n``-terminated), assembled from those rows."""
 
     __tablename__ = "rooms"
     __table_args__ = (
@@ -189,6 +192,22 @@ class RoomSeat(Base):
 
     room: Mapped[Room] = relationship(back_populates="seats")
     user: Mapped[User | None] = relationship()
+
+
+class GameEvent(Base):
+    """One line of a live game's JSON Lines record (issue 10: append-only storage).
+
+    ``idx`` 0 is the record's header, ``idx`` i >= 1 the game's event i - 1 (``Game.events``); the
+    primary key (``room_id``, ``idx``) makes a second write of the same line fail, so one action
+    is never stored twice. The rows of a room are deleted when its game is stored in ``games``.
+    """
+
+    __tablename__ = "game_events"
+    __table_args__ = (CheckConstraint("idx >= 0", name="idx"),)
+
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"), primary_key=True)
+    idx: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    line: Mapped[str] = mapped_column(Text, nullable=False)
 
 
 class GameRow(Base):

@@ -3,13 +3,15 @@
 A :class:`TableManager` holds a :class:`Table` for every room that is being played or that has an
 open websocket. Every change to a table (a person's action, a bot's action, a clock running out, a
 connection opening or closing) runs under the table's ``asyncio.Lock``: validate with
-``Game.check``, apply, persist the room's ``record`` and ``status`` columns, then send each
-connection its own ``state`` frame (server contract, "Table websocket").
+``Game.check``, apply, persist the new record lines, then send each connection its own ``state``
+frame (server contract, "Table websocket").
 
-Persistence: after every action the room's ``record`` column holds the whole JSON Lines record so
-far (:func:`guandan.records.record_lines`: header + events), so :meth:`TableManager.restore`
-rebuilds every room with status ``playing`` by replaying it (:func:`guandan.records.replay_lines`)
-and a server restart loses nothing.
+Persistence (issue 10, :mod:`guandan.server.gamestore`): the live game's record (header + events,
+:func:`guandan.records.record_lines`) is stored as one ``game_events`` row per line; an action
+appends its new lines (one small insert, off the event loop: :class:`RecordWriter`).
+:meth:`TableManager.restore` rebuilds every room with status ``playing`` by replaying the rows
+(:func:`guandan.records.replay_lines`), so a server restart loses nothing; when the game is over the
+complete record is assembled from the rows into ``games`` and ``rooms.record``.
 
 Bots and clocks: a seat with a ``bot`` acts through :func:`guandan.agents.base.make_agent` after
 ``settings.bot_delay_s`` seconds. A person's move clock is ``clock_lead_s`` when leading (and for
@@ -59,6 +61,8 @@ from guandan.core.rules import RuleSet
 from guandan.core.scoring import anhui_title
 from guandan.core.views import seat_view
 from guandan.records import dumps, record_header, replay_lines
+
+from .gamestore import DuplicateEventError, GameStore, StoredRecordError
 
 log = logging.getLogger("guandan.server.tables")
 
@@ -153,6 +157,8 @@ class RoomInfo:
     seed: int
     seats: list[SeatInfo]
     record: str = ""
+    #: lines of ``record`` already stored as ``game_events`` rows (the next index to append)
+    stored_lines: int = 0
     #: the R53 default clocks apply when the game starts with more than one person (set at creation)
     default_clocks: bool = False
     #: ``Settings.public_url`` (for the UI's invite link), set by the server
@@ -234,22 +240,52 @@ class RoomStore:
 
     def __init__(self, session_factory: Callable[[], Any]) -> None:
         self.session_factory = session_factory
+        #: the live games' rows (``game_events``)
+        self.games = GameStore(session_factory)
 
     def load(self, room_id: str) -> RoomInfo | None:
-        """The room ``room_id`` with its seats, or ``None`` when there is no such room."""
+        """The room ``room_id`` with its seats, or ``None`` when there is no such room.
+
+        ``info.record`` is the game's record: for a ``playing`` room assembled from its
+        ``game_events`` rows (``info.stored_lines`` of them); a playing room whose record is
+        still in ``rooms.record`` (written by an older server) is moved into rows first. For a
+        finished room, ``rooms.record``; for a damaged one, ``""`` (it may not even be UTF-8).
+
+        Raises:
+            StoredRecordError: the rows of a playing room have a missing index.
+        """
         from . import models
 
         from sqlalchemy.orm import defer
 
         with self.session_factory() as db:
-            # the record is read only for a room that is not damaged (it may not even be UTF-8)
             room = db.get(models.Room, room_id, options=[defer(models.Room.record)])
             if room is None:
                 return None
             info = room_info(db, room)
-            if room.status != DAMAGED:
+            if room.status == PLAYING:
+                legacy = room.record or ""
+            elif room.status != DAMAGED:
                 info.record = room.record or ""
-            return info
+                return info
+            else:
+                return info
+        lines = self.games.load(room_id)
+        if not lines and legacy.strip():
+            lines = [ln for ln in legacy.split("\n") if ln.strip()]
+            self.games.append(room_id, 0, lines)
+            self._clear_record(room_id)
+        info.record = "".join(ln + "\n" for ln in lines)
+        info.stored_lines = len(lines)
+        return info
+
+    def _clear_record(self, room_id: str) -> None:
+        from . import models
+
+        rooms = models.Room.__table__
+        with self.session_factory() as db:
+            db.execute(rooms.update().where(rooms.c.id == room_id).values(record=""))
+            db.commit()
 
     def mark_damaged(self, room_id: str) -> None:
         """Set the room's status to :data:`DAMAGED` (its record is not read)."""
@@ -270,7 +306,8 @@ class RoomStore:
             return list(db.scalars(select(models.Room.id).where(models.Room.status == PLAYING)))
 
     def save(self, room_id: str, record: str, status: str) -> None:
-        """Store the room's record text and status."""
+        """Store the room's whole record text and status in ``rooms`` (the fallback when storing
+        a finished game fails; live games append rows instead: :class:`GameStore`)."""
         from . import models
 
         with self.session_factory() as db:
@@ -293,39 +330,16 @@ class RoomStore:
             log.exception("room %s: looking up its game failed", room_id)
             return None
 
-    def finish(self, info: RoomInfo, record: str, winner_team: int | None) -> int | None:
-        """Mark the room finished and store the game (``api_accounts.record_finished_game``).
+    def finish(self, info: RoomInfo, record: str | None, winner_team: int | None) -> int | None:
+        """Mark the room finished and store the game assembled from its rows
+        (:meth:`GameStore.finish`; ``record``, the live game's text, wins if the rows differ).
 
         Returns:
-            The stored game's id (``None`` if the storage call returned none, or when the room is
-            no longer ``playing``: its game was stored already and is not stored twice).
+            The stored game's id (``None`` when the room is no longer ``playing``: its game was
+            stored already and is not stored twice).
         """
-        from . import models
-        from .api_accounts import record_finished_game
-
-        from sqlalchemy import update
-
-        with self.session_factory() as db:
-            # compare-and-set: only the game that is still "playing" is stored, so a room never
-            # stores the same game twice (a retried write, a second server on the database)
-            claimed = db.execute(
-                update(models.Room).where(models.Room.id == info.id, models.Room.status == PLAYING)
-                .values(status=FINISHED).execution_options(synchronize_session=False)
-            ).rowcount
-            if not claimed:
-                db.rollback()
-                return None
-            room = db.get(models.Room, info.id)
-            if room is None:
-                return None
-            room.record = record
-            room.status = FINISHED
-            _touch(room)
-            players = [{"seat": s.seat, "user_id": s.user_id, "bot": s.bot} for s in info.seats]
-            result = record_finished_game(db, room, record, winner_team, players)
-            db.commit()
-        game_id = getattr(result, "id", result)
-        return game_id if isinstance(game_id, int) else None
+        players = [{"seat": s.seat, "user_id": s.user_id, "bot": s.bot} for s in info.seats]
+        return self.games.finish(info.id, winner_team, players, record)
 
 
 @functools.lru_cache(maxsize=1)
@@ -645,6 +659,8 @@ class Table:
         self.seq = 0
         self.game_id: int | None = None
         self._lines: list[str] = []
+        #: lines of :attr:`_lines` handed to the writer (stored, or queued to be)
+        self._queued = 0
         self._task: asyncio.Task[None] | None = None
         self._plan: tuple[Any, ...] | None = None
         self._agents: dict[tuple[int, str], Agent] = {}
@@ -767,8 +783,10 @@ class Table:
         """Create the game from the room's options and seed (status becomes ``playing``)."""
         self.game = self._new_game()
         self._lines = []
+        self._sync_lines()
         self.info.status = PLAYING
-        self._save(self.record_text(), PLAYING)
+        self.manager.writer.start(self.id, self._lines[0])
+        self._queued = 1
 
     def _new_game(self) -> Game:
         """A new game for the room. Its deals (R4), first leader (R51) and random ties (R46,
@@ -786,11 +804,14 @@ class Table:
         if not lines:
             self.game = self._new_game()
             self._lines = []
+            self._queued = 0  # nothing stored: the header goes with the first action
             return
         result = replay_lines(lines)
         self.game = result.game
         self._lines = []
         self._sync_lines()
+        # the rows already stored (the record's lines); normally all of them
+        self._queued = min(self.info.stored_lines, len(self._lines))
         self._restore_pause(lines)
 
     def shutdown(self) -> None:
@@ -941,6 +962,7 @@ class Table:
             self._cancel()
             self.deadline = None
             self._broadcast()
+            self._store_new_lines()
             self.manager.writer.finish(self, self.record_text(), None)
 
     async def hints(self, conn: Conn) -> list[PlayT]:
@@ -1065,21 +1087,21 @@ class Table:
         for ev in new:
             if ev["type"] == "deal_end":
                 frames.append(deal_result_frame(ev, ended, *before))
-        record = self.record_text()
+        self._sync_lines()
+        self._store_new_lines()
         if game.over:
             self.info.status = FINISHED
             winner = game.winner if game.winner is not None else 0
             self.final = {"winner_team": winner, "game_id": None, "summary": game_summary(game)}
             self._schedule()
             self._broadcast(frames)
-            # stored off the event loop after the pending saves; then game_over (with the game id)
-            self.manager.writer.finish(self, record, winner)
+            # stored off the event loop after the pending appends; then game_over (with the game id)
+            self.manager.writer.finish(self, self.record_text(), winner)
             return
         if frames:
             # the table pauses until every person is ready (or the ready timeout): contract section 6
             result = {k: v for k, v in frames[-1].items() if k != "type"}
             self._pause(result)
-        self._save(record, PLAYING)
         self._schedule()
         self._broadcast(frames)
 
@@ -1141,10 +1163,11 @@ class Table:
         for c in list(self.conns):
             c.send({"type": "moved", "room": room_id})
 
-    def _save(self, record: str, status: str) -> None:
-        # written off the event loop, in order; the record is cumulative, so only the newest
-        # pending one is written and a failed write is retried (RecordWriter)
-        self.manager.writer.save(self.id, record, status)
+    def _store_new_lines(self) -> None:
+        # appended off the event loop, in order, batched while a write runs (RecordWriter)
+        if self._queued < len(self._lines):
+            self.manager.writer.append(self.id, self._queued, self._lines[self._queued:])
+            self._queued = len(self._lines)
 
     def _cancel(self) -> None:
         task = self._task
@@ -1452,7 +1475,12 @@ class TableManager:
         record; a finished room gets its final state and stored game id), not registered and
         with no timer armed. ``None`` when there is no such room. ``schedule`` is accepted for
         the cluster's takeover and unused."""
-        info = await self.run_db(self.store.load, room_id)
+        try:
+            info = await self.run_db(self.store.load, room_id)
+        except StoredRecordError as e:  # a row is missing: the game cannot be rebuilt
+            log.error("room %s: cannot restore the game (%s); the room is marked %s", room_id, e, DAMAGED)
+            await self.run_db(self.store.mark_damaged, room_id)
+            info = await self.run_db(self.store.load, room_id)
         if info is None:
             return None
         table = Table(self, info)
@@ -1583,14 +1611,20 @@ class TableManager:
 
 
 class RecordWriter:
-    """Writes the tables' records to the database off the event loop (issue 11: a blocking save
-    on the loop froze every table while the connection pool was exhausted).
+    """Stores the tables' record lines off the event loop (issue 11: a blocking save on the loop
+    froze every table while the connection pool was exhausted; issue 10: append-only rows).
 
-    Per room, one write runs at a time in :attr:`TableManager.db_executor`; while it runs, newer
-    records replace the pending one (records are cumulative, so the newest holds everything). A
-    failed write is retried with a growing pause (up to :data:`RETRIES` times) unless a newer
-    record supersedes it; nothing is lost while the database comes back. A game's end
-    (:meth:`finish`) is stored after the room's pending saves, then ``game_over`` is sent.
+    Per room, writes run one at a time, in order, in :attr:`TableManager.db_executor`; lines
+    appended while a write runs are merged into one batch (one transaction, one multi-row insert),
+    so a slow database gets fewer, larger writes and no action waits for it. A failed write is
+    retried with a growing pause (up to :data:`RETRIES` times); nothing is lost while the
+    database comes back. A retry refused as a duplicate (:class:`~guandan.server.gamestore.
+    DuplicateEventError`) whose rows equal the batch means the failed try had in fact been
+    stored: it counts as done. Any other duplicate means another writer stored different lines
+    (two owners of one table): it is logged as an error, counted in :attr:`lost`, and the room's
+    later appends are dropped (they would leave holes); the game's end then stores the live
+    record. A game's end (:meth:`finish`) is stored after the room's pending appends, then
+    ``game_over`` is sent.
 
     Args:
         manager: the :class:`TableManager` (its ``store`` and ``db_executor``).
@@ -1601,66 +1635,126 @@ class RecordWriter:
 
     def __init__(self, manager: TableManager) -> None:
         self.manager = manager
-        self._pending: dict[str, tuple[Any, ...]] = {}
+        self._pending: dict[str, deque[list[Any]]] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
+        #: rooms whose rows conflict with this server's (appends dropped until the game ends)
+        self._broken: set[str] = set()
         #: writes that failed for good (tests and monitoring)
         self.lost = 0
         #: writes that failed once and were retried
         self.retried = 0
+        #: write transactions run and record lines stored by them (benchmarks)
+        self.batches = 0
+        self.lines_written = 0
 
-    def save(self, room_id: str, record: str, status: str) -> None:
-        """Queue the room's newest record and status."""
-        self._queue(room_id, ("save", record, status))
+    def start(self, room_id: str, header: str) -> None:
+        """Queue a new game's header (:meth:`GameStore.start`: the room becomes ``playing``)."""
+        self._queue(room_id, ["start", 0, [header]])
+
+    def append(self, room_id: str, index: int, lines: list[str]) -> None:
+        """Queue record ``lines`` for indices ``index``, ``index + 1``, ... (:meth:`GameStore.append`)."""
+        self._queue(room_id, ["append", index, list(lines)])
 
     def finish(self, table: Table, record: str, winner: int | None) -> None:
         """Queue the end of ``table``'s game: store it (``RoomStore.finish``), then send every
         connection ``{"type": "game_over", "winner_team", "game_id"}``."""
-        self._queue(table.id, ("finish", table, record, winner))
+        self._queue(table.id, ["finish", table, record, winner])
 
-    def _queue(self, room_id: str, item: tuple[Any, ...]) -> None:
-        prev = self._pending.get(room_id)
-        if prev is not None and prev[0] == "finish":  # a finish is never replaced by a save
+    def _queue(self, room_id: str, item: list[Any]) -> None:
+        q = self._pending.setdefault(room_id, deque())
+        if q and q[-1][0] == "finish":  # nothing is written after a game's end
             return
-        self._pending[room_id] = item
+        if item[0] == "append" and q and q[-1][0] == "append" and q[-1][1] + len(q[-1][2]) == item[1]:
+            q[-1][2].extend(item[2])  # one batch with the lines still waiting
+        else:
+            q.append(item)
         task = self._tasks.get(room_id)
         if task is None or task.done():
             self._tasks[room_id] = asyncio.get_running_loop().create_task(self._run(room_id))
 
     async def _run(self, room_id: str) -> None:
-        store = self.manager.store
-        while room_id in self._pending:
-            item = self._pending.pop(room_id)
+        games = self.manager.store.games
+        q = self._pending.get(room_id)
+        while q:
+            item = q.popleft()
+            if item[0] == "finish":
+                self._broken.discard(room_id)
+                for attempt in range(self.RETRIES):
+                    try:
+                        await self._finish(*item[1:])
+                        break
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as e:  # noqa: BLE001 - retried (storing is compare-and-set)
+                        if getattr(e, "fenced", False):  # cluster: the new owner stores the end
+                            q.clear()
+                            if self.manager.cluster is not None:
+                                self.manager.cluster.demote(room_id, "fenced before a write")
+                            break
+                        self.retried += 1
+                        if attempt == self.RETRIES - 1:
+                            self.lost += 1
+                            log.exception("room %s: storing the end of the game failed for good", room_id)
+                        else:
+                            log.warning("room %s: storing the end of the game failed; retrying", room_id)
+                            await asyncio.sleep(min(5.0, 0.2 * (attempt + 1)))
+                continue
+            if room_id in self._broken:
+                continue
+            kind, index, lines = item
             for attempt in range(self.RETRIES):
                 try:
-                    if item[0] == "save":
-                        await self.manager.run_db(store.save, room_id, item[1], item[2])
+                    if kind == "start":
+                        await self.manager.run_db(games.start, room_id, lines[0])
                     else:
-                        await self._finish(*item[1:])
+                        await self.manager.run_db(games.append, room_id, index, lines)
+                    self.batches += 1
+                    self.lines_written += len(lines)
                     break
                 except asyncio.CancelledError:
                     raise
-                except Exception as e:  # noqa: BLE001 - retried; a newer record may supersede it
+                except DuplicateEventError:
+                    if attempt > 0:
+                        try:
+                            stored = await self.manager.run_db(games.lines, room_id, index, index + len(lines))
+                        except Exception:  # noqa: BLE001 - compared again on the next try
+                            stored = None
+                        if stored == lines:  # the earlier, failed-looking try had been stored
+                            break
+                        if stored is None:
+                            await asyncio.sleep(min(5.0, 0.2 * (attempt + 1)))
+                            continue
+                    self.lost += 1
+                    self._broken.add(room_id)
+                    log.error("room %s: record line %d is stored already with other content (another server "
+                              "writes this table?); this server stops storing its lines", room_id, index)
+                    if self.manager.cluster is not None:  # another owner took the table: stop here
+                        self.manager.cluster.demote(room_id, "a record line was stored by another owner")
+                    break
+                except Exception as e:  # noqa: BLE001 - retried
                     if getattr(e, "fenced", False):  # cluster: the lease is lost; the new owner writes
-                        self._pending.pop(room_id, None)
+                        q.clear()
+                        self._broken.add(room_id)
                         if self.manager.cluster is not None:
                             self.manager.cluster.demote(room_id, "fenced before a write")
-                        break
-                    newer = self._pending.get(room_id)
-                    if item[0] == "save" and newer is not None:
                         break
                     self.retried += 1
                     if attempt == self.RETRIES - 1:
                         self.lost += 1
+                        self._broken.add(room_id)
                         log.exception("room %s: writing the record failed for good", room_id)
                     else:
                         log.warning("room %s: writing the record failed; retrying", room_id)
                         await asyncio.sleep(min(5.0, 0.2 * (attempt + 1)))
+        self._pending.pop(room_id, None)
         self._tasks.pop(room_id, None)
 
     async def _finish(self, table: Table, record: str, winner: int | None) -> None:
         try:
             table.game_id = await self.manager.run_db(self.manager.store.finish, table.info, record, winner)
-        except Exception:  # the game is stored as the room's record at least
+        except Exception as e:  # the game is stored as the room's record at least
+            if getattr(e, "fenced", False):  # cluster: no longer the owner; the new owner stores it
+                raise
             log.exception("room %s: storing the finished game failed", table.id)
             await self.manager.run_db(self.manager.store.save, table.id, record, FINISHED)
         go: dict[str, Any] = {"type": "game_over", "winner_team": winner, "game_id": table.game_id}
