@@ -317,12 +317,17 @@ def check_redaction(client_frames: list[dict[str, Any]], seat: int | None, dealt
 
 
 def record_of(db_url: str, room: str) -> str:
-    """The room's stored record text (JSON Lines)."""
+    """The room's stored record text (JSON Lines): its ``game_events`` rows while the game is live,
+    else ``rooms.record``."""
     from sqlalchemy import create_engine, text
 
     engine = create_engine(db_url)
     try:
         with engine.connect() as c:
+            rows = c.execute(text("SELECT line FROM game_events WHERE room_id = :id ORDER BY idx"),
+                             {"id": room}).scalars().all()
+            if rows:
+                return "".join(line + "\n" for line in rows)
             return str(c.execute(text("SELECT record FROM rooms WHERE id = :id"), {"id": room}).scalar() or "")
     finally:
         engine.dispose()
