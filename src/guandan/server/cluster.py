@@ -50,15 +50,14 @@ from typing import TYPE_CHECKING, Any
 
 from guandan.core.errors import IllegalAction
 
-from .tables import FINISHED, PLAYING, Conn, SharedFrame, Table, error_frame, frame_json
+from .errors import OWNER_UNAVAILABLE
+from .tables import PLAYING, Conn, SharedFrame, Table, error_frame, frame_json
 
 if TYPE_CHECKING:
     from .tables import TableManager
 
 log = logging.getLogger("guandan.server.cluster")
 
-#: Retryable error reason sent when no owner answers a message during a failover.
-OWNER_UNAVAILABLE = "owner_unavailable"
 #: Channel key of the spectators' frames (seats use "0".."3").
 SPEC = "spec"
 
