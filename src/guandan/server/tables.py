@@ -787,6 +787,9 @@ class Table:
         self.info.status = PLAYING
         self.manager.writer.start(self.id, self._lines[0])
         self._queued = 1
+        # the first deal's event (its hands, drawn from the CSPRNG) is stored at once: a restart or
+        # a cluster takeover before the first action must find the same hands, not deal new ones
+        self._store_new_lines()
 
     def _new_game(self) -> Game:
         """A new game for the room. Its deals (R4), first leader (R51) and random ties (R46,
