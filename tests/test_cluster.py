@@ -19,6 +19,7 @@ import random
 import time
 from typing import Any
 
+import httpx
 import pytest
 
 from cluster_helpers import (
@@ -175,6 +176,9 @@ def test_three_processes_one_deal_frames_agree_and_stay_redacted() -> None:
         spec = Client(b, room, None, "spectator on B")
         for cl in (p0, p2, spec):
             cl.wait(lambda f: f.get("type") == "state")
+        # the lobby on a third process sees who is connected on A and B (presence in Redis)
+        seats = httpx.get(f"{c}/api/rooms/{room}", timeout=30).json()["room"]["seats"]
+        assert [x["connected"] for x in seats] == [True, False, True, False]
         api(c, f"/api/rooms/{room}/start", t0)
         driver = Driver({0: p0, 2: p2}, seed=1)
         driver.run(lambda: all(any(f.get("type") == "deal_result" for f in cl.frames) for cl in (p0, p2, spec)))
@@ -303,3 +307,49 @@ def test_sigterm_hands_the_table_over_without_waiting_for_the_lease() -> None:
         assert not [s for s in driver.sent if s["seq"] >= seq and s["outcome"] not in ("ok", None)]
         for cl in clients.values():
             cl.close()
+
+
+def test_failed_logins_are_limited_over_all_processes() -> None:
+    """Ten wrong passwords spread over three processes lock the account on all of them (the limit
+    is 10 per address and account, README "Security"), as on one server."""
+    with cluster(3) as (_db, nodes):
+        urls = [n.url for n in nodes]
+        name = f"lim{random.randrange(10**6)}"
+        r = httpx.post(f"{urls[0]}/api/register", json={"name": name, "password": "correct horse 1"}, timeout=30)
+        assert r.status_code == 200, r.text
+        for i in range(10):
+            r = httpx.post(f"{urls[i % 3]}/api/login", json={"name": name, "password": "wrong"}, timeout=30)
+            assert r.status_code == 401 and r.json()["code"] == "wrong_credentials"
+        for url in urls:
+            r = httpx.post(f"{url}/api/login", json={"name": name, "password": "correct horse 1"}, timeout=30)
+            assert r.status_code == 429 and r.json()["code"] == "too_many_logins"
+
+
+def test_abandon_and_play_again_from_different_processes() -> None:
+    """A quick game made on A, abandoned through B (the request goes to the table's owner), and
+    "play again" pressed on A and C at once: one new room, which both answer, and the old room's
+    sockets are told to move there."""
+    import threading
+
+    with cluster(3) as (_db, nodes):
+        a, b, c = (n.url for n in nodes)
+        token, _ = guest(a)
+        room = api(a, "/api/quick", token, {"difficulty": "normal"})["room"]["id"]
+        watcher = Client(b, room, None, "spectator on B")
+        watcher.wait(lambda f: f.get("type") == "state" and f["view"] is not None)
+        assert api(b, f"/api/rooms/{room}/abandon", token)["room"]["status"] == "finished"
+        watcher.wait(lambda f: f.get("type") == "game_over", timeout_s=30)
+        answers: list[str] = []
+
+        def again(url: str) -> None:
+            answers.append(api(url, f"/api/rooms/{room}/again", token)["room"]["id"])
+
+        threads = [threading.Thread(target=again, args=(u,)) for u in (a, c)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert len(answers) == 2 and answers[0] == answers[1] != room
+        moved = watcher.wait(lambda f: f.get("type") == "moved", timeout_s=30)
+        assert moved["room"] == answers[0]
+        watcher.close()

@@ -221,3 +221,31 @@ def test_structured_log_lines_carry_node_and_room(fmt: str) -> None:
     plain = logging.LogRecord("x", logging.INFO, __file__, 1, "no room here", (), None)
     shown = f.format(plain)
     assert ("room" not in json.loads(shown)) if fmt == "json" else (" room=" not in shown)
+
+
+def test_login_and_signup_limits_are_counted_once_over_the_processes() -> None:
+    """Two limiters on one Redis stand for two processes: failures spread over them add up."""
+    from guandan.server.auth import AuthError
+    from guandan.server.cluster import SharedLoginLimiter, SharedRateLimiter
+
+    client = _redis()
+    prefix = f"gdlim{secrets.token_hex(3)}:"
+    a, b = SharedLoginLimiter(client, prefix), SharedLoginLimiter(client, prefix)
+    for i in range(10):
+        (a if i % 2 else b).attempt("10.0.0.1", "Alice")
+    with pytest.raises(AuthError) as e:
+        a.attempt("10.0.0.1", "ALICE")  # spellings of one name share their tries
+    assert e.value.code == "too_many_logins" and 1 <= e.value.params["wait_s"] <= 301
+    b.attempt("10.0.0.2", "alice")  # another address still may try (account limit is 30)
+    b.succeeded("10.0.0.2", "alice")
+    ra, rb = SharedRateLimiter(client, prefix, 3, 3600.0, "guest accounts"), \
+        SharedRateLimiter(client, prefix, 3, 3600.0, "guest accounts")
+    ra.hit("10.0.0.9")
+    rb.hit("10.0.0.9")
+    ra.hit("10.0.0.9")
+    with pytest.raises(AuthError) as e2:
+        rb.hit("10.0.0.9")
+    assert e2.value.code == "rate_limited"
+    rb.hit("10.0.0.10")
+    for key in client.scan_iter(f"{prefix}*"):
+        client.delete(key)
