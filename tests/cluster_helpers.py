@@ -90,8 +90,13 @@ def fresh_database() -> Iterator[str]:
 
 
 def free_port() -> int:
-    """A free TCP port from ``PORT_BASE`` upwards (200 tried)."""
-    for port in range(PORT_BASE, PORT_BASE + 200):
+    """A free TCP port among ``PORT_BASE`` .. ``PORT_BASE + 199`` (tried in random order, so that
+    runs side by side rarely pick the same one)."""
+    import random
+
+    ports = list(range(PORT_BASE, PORT_BASE + 200))
+    random.shuffle(ports)
+    for port in ports:
         with socket.socket() as s:
             try:
                 s.bind(("127.0.0.1", port))
@@ -116,7 +121,18 @@ class Node:
         self.url = ""
 
     def start(self, timeout_s: float = 60.0) -> Node:
-        """Start the process and wait until it serves. Raises RuntimeError when it does not."""
+        """Start the process and wait until it serves (another port when the one picked was taken
+        meanwhile). Raises RuntimeError when it does not."""
+        for _ in range(4):
+            try:
+                return self._start(timeout_s)
+            except RuntimeError as e:
+                if "cannot listen" not in str(e):
+                    raise
+                self.lines = []
+        return self._start(timeout_s)
+
+    def _start(self, timeout_s: float) -> Node:
         port = free_port()
         cmd = [sys.executable, "-c", "from guandan.cli import main; main()", "serve", "--port", str(port),
                "--db", self.db_url, "--redis", REDIS_URL, "--node-name", self.name, "--lease", str(self.lease_s),
@@ -134,7 +150,10 @@ class Node:
 
         threading.Thread(target=read, daemon=True).start()
         self.url = f"http://127.0.0.1:{port}"
-        if not started.wait(timeout_s) or self.proc.poll() is not None:
+        while not started.wait(0.1) and self.proc.poll() is None and timeout_s > 0:
+            timeout_s -= 0.1
+        if not started.is_set() or self.proc.poll() is not None:
+            time.sleep(0.2)  # the reader thread has the last lines
             self.stop()
             raise RuntimeError(f"node {self.name} did not start:\n" + "\n".join(self.lines[-30:]))
         return self

@@ -389,6 +389,13 @@ class ClusterNode:
         lease and announce the room as free so that another process takes it at once."""
         self.closing = True
         rooms = list(self.owned)
+        if rooms:
+            # no new message reaches these tables: a sender gets the retryable owner_unavailable
+            # (never an action applied after the handover); messages already here finish first
+            try:
+                await self.pubsub.unsubscribe(*[self.keys.inbox(r) for r in rooms])
+            except Exception:  # noqa: BLE001, S110 - Redis gone: nothing arrives anyway
+                pass
         for room in rooms:
             table = self.manager.tables.get(room)
             if table is not None:
@@ -715,6 +722,7 @@ class ClusterNode:
         await self.manager.writer.wait(room)
         await self._drain_publisher()
         self.manager.tables.pop(room, None)
+        self._take_locks.pop(room, None)
         token = self.owned.pop(room, None)
         await self.pubsub.unsubscribe(self.keys.inbox(room))
         if token is not None:
@@ -723,6 +731,7 @@ class ClusterNode:
     def demote(self, room: str, why: str) -> None:
         """The lease is lost (a stall): stop the table here at once; the new owner has it."""
         self.owned.pop(room, None)
+        self._take_locks.pop(room, None)
         table = self.manager.tables.pop(room, None)
         if table is not None:
             table._closed = True
@@ -930,6 +939,9 @@ class ClusterNode:
                 continue
             try:
                 ids = await self.manager.run_db(self.manager.store.playing_ids)
+                # and any room this process holds sockets for (a waiting or finished room whose
+                # owner died has no other way back to an owner)
+                ids = list(dict.fromkeys([*ids, *[r for r, p in self.proxies.items() if p.conns]]))
                 ids = [r for r in ids if r not in self.owned]
                 if not ids:
                     continue
