@@ -755,6 +755,35 @@ def test_loadtest_against_a_started_server():
     assert report.actions_per_s > 0 and 0 < report.p50_ms <= report.p99_ms <= report.max_ms
 
 
+def test_loadtest_spreads_tables_over_two_urls_and_replays_every_record():
+    """Two URLs of one real ``guandan serve`` process (``127.0.0.1`` and ``localhost``): the tables
+    are created through one URL and played and watched through the other; every stored game of
+    the run is downloaded and replays through the rules engine (issue 10, item 4)."""
+    from guandan.server.loadtest import run_load, spawn_server
+
+    with spawn_server() as url:
+        other = url.replace("127.0.0.1", "localhost")
+        report = asyncio.run(run_load([url, other], tables=2, deals=1, timeout_s=120, spectators=1))
+    assert report.urls == [url, other]
+    assert report.errors == [] and report.n_errors == 0
+    assert report.tables_done == 2 and report.person_actions >= 2 and report.actions >= 2 * 27
+    # both tables' games were stored (abandoned after their deal) and replay action by action
+    assert report.records_checked == 2 and report.records_ok == 2
+    # the spectators saw every action as a state frame, without any hand
+    assert report.spectator_frames >= report.actions and report.spectator_p50_ms is not None
+
+
+def test_loadtest_names_unreachable_urls():
+    from guandan.server.loadtest import LoadTestError, run_load, split_urls
+
+    assert split_urls(["http://127.0.0.1:1,http://localhost:2/", "http://127.0.0.1:1"]) == \
+        ["http://127.0.0.1:1", "http://localhost:2"]
+    with pytest.raises(LoadTestError, match=r"cannot reach http://127.0.0.1:9: nothing answers"):
+        asyncio.run(run_load("http://127.0.0.1:9", tables=1))
+    with pytest.raises(LoadTestError, match="only targets this machine"):
+        split_urls("http://127.0.0.1:1,http://example.com:2")
+
+
 def test_loadtest_refuses_other_hosts_and_percentiles():
     from guandan.server.loadtest import LoadTestError, check_loopback, percentile
 
@@ -781,3 +810,6 @@ def test_cli_serve_and_loadtest_bad_arguments_are_one_line():
     assert r.exit_code == 2 and "--tables" in r.output
     r = runner.invoke(app, ["loadtest", "--tables", "1", "--url", "http://192.0.2.1:8000"])
     assert r.exit_code == 2 and "only targets this machine" in r.output
+    r = runner.invoke(app, ["loadtest", "--tables", "1", "--url", "http://127.0.0.1:9", "--url", "http://127.0.0.1:7"])
+    assert r.exit_code == 2 and "cannot reach http://127.0.0.1:9" in r.output and "127.0.0.1:7" in r.output
+    assert "Traceback" not in r.output

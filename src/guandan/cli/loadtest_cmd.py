@@ -10,22 +10,31 @@ from .app import app
 @app.command("loadtest")
 def loadtest_command(
     tables: int = typer.Option(..., "--tables", "-n", help="Concurrent tables (3 heuristic bots + 1 scripted websocket player each)."),
-    url: str = typer.Option(
-        None, "--url", help="A running server on this machine (default: start one with a fresh SQLite database)."
+    url: list[str] = typer.Option(
+        None, "--url", metavar="URL",
+        help="A running server on this machine; repeat it or separate URLs with commas to spread the tables over "
+             "several servers (a cluster). Default: start one with a fresh SQLite database.",
     ),
     deals: int = typer.Option(1, "--deals", "-d", help="Deals each table plays before its player stops."),
+    spectators: int = typer.Option(
+        0, "--spectators", help="Spectator websockets per table (0-8), on the URLs after the player's."
+    ),
     timeout: float = typer.Option(300.0, "--timeout", help="Deadline of the whole run in seconds."),
     seed: int = typer.Option(0, "--seed", help="Seed of the scripted players' choices."),
+    replay_check: bool = typer.Option(
+        True, "--replay-check/--no-replay-check", help="Download and replay every stored game of the run at the end."
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
-    """Play N tables through the real HTTP API and websockets; report actions/s and act->state
-    latency (p50/p99, ms)."""
+    """Play N tables through the real HTTP API and websockets; report actions/s, act->state
+    latency (p50/p99, ms), errors, and whether every stored game's record replays."""
     import json
 
     from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
-    from guandan.server.loadtest import LoadTestError, run_loadtest
+    from guandan.server.loadtest import LoadTestError, run_loadtest, split_urls
 
     err = Console(stderr=True)
     if tables < 1 or tables > 2000:
@@ -37,16 +46,29 @@ def loadtest_command(
     if timeout <= 0:
         err.print("[red]error:[/red] --timeout must be positive")
         raise typer.Exit(2)
+    if not 0 <= spectators <= 8:
+        err.print("[red]error:[/red] --spectators must be between 0 and 8")
+        raise typer.Exit(2)
     try:
-        with err.status(f"playing {tables} tables ..."):
-            report = run_loadtest(tables, url=url, deals=deals, timeout_s=timeout, seed=seed)
+        urls = split_urls(url) if url else None
+        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                      TextColumn("tables · {task.fields[actions]} actions"), TimeElapsedColumn(),
+                      console=err, transient=True) as bar:
+            task = bar.add_task(f"playing {tables} tables", total=tables, actions=0)
+
+            def progress(done: int, total: int, actions: int) -> None:
+                bar.update(task, completed=done, actions=actions)
+
+            report = run_loadtest(tables, url=urls, deals=deals, timeout_s=timeout, seed=seed,
+                                  spectators=spectators, check_replay=replay_check, progress=progress)
     except LoadTestError as e:
         err.print(f"[red]error:[/red] {e}")
         raise typer.Exit(2) from None
     if json_out:
         print(json.dumps(report.to_json()))
     else:
-        t = Table(title=f"load test: {report.tables} tables x {report.deals} deal(s) at {report.url}")
+        where = report.urls[0] if len(report.urls) == 1 else f"{len(report.urls)} servers"
+        t = Table(title=f"load test: {report.tables} tables x {report.deals} deal(s) at {where}")
         t.add_column("measure")
         t.add_column("value", justify="right")
         t.add_row("tables done", f"{report.tables_done}/{report.tables}" + (" (deadline hit)" if report.timed_out else ""))
@@ -56,6 +78,13 @@ def loadtest_command(
         t.add_row("player actions", str(report.person_actions))
         for name, v in (("latency p50 (ms)", report.p50_ms), ("latency p99 (ms)", report.p99_ms), ("latency max (ms)", report.max_ms)):
             t.add_row(name, "-" if v is None else f"{v:.1f}")
+        if report.spectators:
+            t.add_row("spectator frames", str(report.spectator_frames))
+            for name, v in (("act -> spectator p50 (ms)", report.spectator_p50_ms),
+                            ("act -> spectator p99 (ms)", report.spectator_p99_ms)):
+                t.add_row(name, "-" if v is None else f"{v:.1f}")
+        if replay_check:
+            t.add_row("records replayed", f"{report.records_ok}/{report.records_checked}")
         t.add_row("errors", str(report.n_errors))
         Console().print(t)
         for line in report.errors[:5]:

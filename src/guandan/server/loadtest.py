@@ -6,10 +6,19 @@ For each of N tables a client makes a guest account (``POST /api/guest``), creat
 with ``act`` messages chosen at random from ``view.legal_actions``, never faster than the server's
 limit of 20 messages per second, until D deals are over (or the game). All tables run concurrently.
 
+Several servers (``urls``: the processes of a cluster, or any servers on one database): table i is
+created through ``urls[i % n]``, its player's websocket goes to the next URL (``urls[(i + 1) % n]``)
+and its spectators (``spectators`` per table) to the ones after, so that in cluster mode the
+connections of one table reach different processes. Spectators check that they never receive a
+hand (redaction) and measure how long an action takes to reach them.
+
 Measured: every action at every table (each action produces one ``state`` frame with a larger
-``seq``), so ``actions_per_s`` is the server's throughput over the run; the latency of the
+``seq``), so ``actions_per_s`` is the servers' throughput over the run; the latency of the
 scripted players' actions is the time from sending ``act`` to receiving the ``state`` frame that
-contains it (milliseconds; p50, p99, max).
+contains it (milliseconds; p50, p99, max); for spectators the time from the player's ``act`` to
+the spectator's frame. When the run ends every game is ended (``abandon``) and the record of every
+stored game of the run is downloaded (``GET /api/games/{id}/record``) and replayed with
+:func:`guandan.records.replay_lines` (every action checked by the rules engine).
 
 A client that has finished its deals keeps its socket open without acting (the table then waits
 for it) until every table is done, so finished tables add no load while others are measured.
@@ -28,7 +37,7 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
@@ -49,7 +58,8 @@ class LoadReport:
     """Result of a load test.
 
     Attributes:
-        url: the server tested; ``tables``: tables requested; ``deals``: deals per table.
+        url: the servers tested (comma-separated); ``urls``: the same as a list; ``tables``:
+            tables requested; ``deals``: deals per table; ``spectators``: spectators per table.
         tables_done: tables that played their deals (or their game) to the end in time.
         duration_s: seconds from the first game start to the last table done (or the deadline).
         actions: actions observed at all tables (bots and scripted players).
@@ -57,6 +67,10 @@ class LoadReport:
         actions_per_s: ``actions / duration_s``.
         p50_ms, p99_ms, max_ms: latency of the scripted players' actions, ``act`` sent to ``state``
             received, in milliseconds (``None`` without samples).
+        spectator_frames: state frames received by spectators; ``spectator_p50_ms``,
+            ``spectator_p99_ms``: the player's ``act`` to the spectator's frame (ms).
+        records_checked: stored games of the run whose record was downloaded and replayed;
+            ``records_ok``: those that replayed without an error.
         errors: error messages received or raised (at most 20 kept), ``n_errors`` all of them.
         timed_out: the deadline stopped the run.
     """
@@ -64,6 +78,8 @@ class LoadReport:
     url: str
     tables: int
     deals: int
+    urls: list[str] = field(default_factory=list)
+    spectators: int = 0
     tables_done: int = 0
     duration_s: float = 0.0
     actions: int = 0
@@ -72,6 +88,11 @@ class LoadReport:
     p50_ms: float | None = None
     p99_ms: float | None = None
     max_ms: float | None = None
+    spectator_frames: int = 0
+    spectator_p50_ms: float | None = None
+    spectator_p99_ms: float | None = None
+    records_checked: int = 0
+    records_ok: int = 0
     errors: list[str] = field(default_factory=list)
     n_errors: int = 0
     timed_out: bool = False
@@ -149,6 +170,62 @@ def spawn_server(bot_delay_s: float = 0.0, start_timeout_s: float = 60.0) -> Ite
         tmp.cleanup()
 
 
+def split_urls(urls: str | Sequence[str]) -> list[str]:
+    """The server URLs of ``urls`` (one URL, comma-separated URLs, or a list of either), each
+    checked by :func:`check_loopback`, in order, duplicates kept out.
+
+    Raises:
+        LoadTestError: no URL, or one that is not an ``http://`` URL on this machine.
+    """
+    items = [urls] if isinstance(urls, str) else list(urls)
+    out: list[str] = []
+    for item in items:
+        for part in str(item).split(","):
+            if part.strip():
+                u = check_loopback(part.strip())
+                if u not in out:
+                    out.append(u)
+    if not out:
+        raise LoadTestError("no server URL given")
+    return out
+
+
+async def check_reachable(urls: Sequence[str], timeout_s: float = 5.0) -> None:
+    """Ask every server for ``GET /api/config``.
+
+    Raises:
+        LoadTestError: a server does not answer, or does not answer like a pyguandan server (one
+            line naming the URL and the reason).
+    """
+    import httpx
+
+    async def one(http: httpx.AsyncClient, url: str) -> str | None:
+        try:
+            r = await http.get(f"{url}/api/config")
+        except httpx.ConnectError:
+            return f"cannot reach {url}: nothing answers there (connection refused)"
+        except httpx.TimeoutException:
+            return f"cannot reach {url}: no answer within {timeout_s:g} s"
+        except httpx.HTTPError as e:
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+            return f"cannot reach {url}: {reason}"
+        if r.status_code != 200:
+            return f"{url} is not a guandan server (GET /api/config answered {r.status_code})"
+        return None
+
+    async with httpx.AsyncClient(timeout=timeout_s) as http:
+        problems = [p for p in await asyncio.gather(*(one(http, u) for u in urls)) if p]
+    if problems:
+        raise LoadTestError("; ".join(problems))
+
+
+@dataclass
+class _TableState:
+    """What the player and the spectators of one table share: the player's acts, in order."""
+
+    acts: list[tuple[float, int]] = field(default_factory=list)  # (monotonic time sent, seq then)
+
+
 @dataclass
 class _Shared:
     deadline: float
@@ -156,14 +233,18 @@ class _Shared:
     started: list[float] = field(default_factory=list)
     finished: list[float] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    spectator_latencies: list[float] = field(default_factory=list)
+    spectator_frames: int = 0
     actions: int = 0
     person_actions: int = 0
     errors: list[str] = field(default_factory=list)
     n_errors: int = 0
     done: int = 0
     expected: int = 0
-    #: (room id, session token) of every room made, abandoned when the run ends
-    rooms: list[tuple[str, str]] = field(default_factory=list)
+    #: (room id, session token, url of its creation) of every room made, abandoned when the run ends
+    rooms: list[tuple[str, str, str]] = field(default_factory=list)
+    #: room id -> stored game id, from the ``game_over`` frames
+    game_ids: dict[str, int] = field(default_factory=dict)
 
     def error(self, text: str) -> None:
         self.n_errors += 1
@@ -171,12 +252,14 @@ class _Shared:
             self.errors.append(text)
 
 
-async def _table(i: int, url: str, deals: int, shared: _Shared, rng: random.Random, setup: asyncio.Semaphore) -> None:
+async def _table(i: int, urls: Sequence[str], deals: int, spectators: int, shared: _Shared, rng: random.Random,
+                 setup: asyncio.Semaphore) -> None:
     import httpx
     from websockets.asyncio.client import connect
 
-    ws_url = "ws" + url[4:]
-    async with setup, httpx.AsyncClient(base_url=url, timeout=60) as http:  # a guest, a room, bots
+    n = len(urls)
+    home = urls[i % n]
+    async with setup, httpx.AsyncClient(base_url=home, timeout=60) as http:  # a guest, a room, bots
         r = await http.post("/api/guest", json={})
         token = r.cookies.get("gd_session")
         if r.status_code != 200 or not token:
@@ -186,153 +269,276 @@ async def _table(i: int, url: str, deals: int, shared: _Shared, rng: random.Rand
         if r.status_code != 200:
             raise LoadTestError(f"table {i}: creating the room failed: {r.text[:200]}")
         room_id = r.json()["room"]["id"]
-        shared.rooms.append((room_id, token))
+        shared.rooms.append((room_id, token, home))
         r = await http.post(f"/api/rooms/{room_id}/bots", json={"bot": "normal"}, headers=headers)
         if r.status_code != 200:
             raise LoadTestError(f"table {i}: adding bots failed: {r.text[:200]}")
-    async with connect(f"{ws_url}/ws/rooms/{room_id}", additional_headers={"Cookie": f"gd_session={token}"},
-                       max_size=None, open_timeout=60) as ws:
-        await asyncio.wait_for(ws.recv(), 60)  # the waiting room's state
-        async with httpx.AsyncClient(base_url=url, timeout=60) as http:
-            r = await http.post(f"/api/rooms/{room_id}/start", headers={"cookie": f"gd_session={token}"})
-            if r.status_code != 200:
-                raise LoadTestError(f"table {i}: starting the game failed: {r.text[:200]}")
-        shared.started.append(time.monotonic())
-        last_seq: int | None = None
-        pending: tuple[float, int, list[Any]] | None = None  # (sent at, seq then, action)
-        sent: deque[float] = deque()
-        deals_done = 0
-        while True:
-            left = shared.deadline - time.monotonic()
-            if left <= 0:
-                return
+    player_url = urls[(i + 1) % n]
+    tstate = _TableState()
+    watchers = [asyncio.create_task(_spectate(i, "ws" + urls[(i + 2 + k) % n][4:], room_id, shared, tstate))
+                for k in range(spectators)]
+    try:
+        async with connect(f"ws{player_url[4:]}/ws/rooms/{room_id}", additional_headers={"Cookie": f"gd_session={token}"},
+                           max_size=None, open_timeout=60) as ws:
+            await asyncio.wait_for(ws.recv(), 60)  # the waiting room's state
+            async with httpx.AsyncClient(base_url=home, timeout=60) as http:
+                r = await http.post(f"/api/rooms/{room_id}/start", headers={"cookie": f"gd_session={token}"})
+                if r.status_code != 200:
+                    raise LoadTestError(f"table {i}: starting the game failed: {r.text[:200]}")
+            shared.started.append(time.monotonic())
+            if await _play(i, ws, room_id, deals, shared, rng, tstate):
+                shared.finished.append(time.monotonic())
+                shared.done += 1
+                if shared.done >= shared.expected:
+                    shared.all_done.set()
+            # stay connected (and idle) so the table waits instead of playing on with bots
             try:
-                raw = await asyncio.wait_for(ws.recv(), left)
+                await asyncio.wait_for(shared.all_done.wait(), max(0.0, shared.deadline - time.monotonic()))
             except TimeoutError:
-                return
-            f = json.loads(raw)
-            t = f.get("type")
-            if t == "deal_result":
-                deals_done += 1
-                if deals_done >= deals:
-                    break
-                # the table pauses between deals until its people are ready (contract section 6)
-                await ws.send(json.dumps({"type": "ready"}))
-            elif t == "game_over":
-                break
-            elif t == "error":
-                if f.get("reason") == "rate_limited" and pending is not None:
-                    await asyncio.sleep(1.0)
-                    await ws.send(json.dumps({"type": "act", "action": pending[2]}))
-                    continue
-                shared.error(f"table {i}: {f.get('message')}")
-                pending = None
-            elif t == "state" and f.get("view") is not None:
-                seq = f["seq"]
-                if last_seq is not None and seq > last_seq:
-                    shared.actions += 1
-                last_seq = seq
-                now = time.monotonic()
-                if pending is not None and seq > pending[1]:
-                    shared.latencies.append((now - pending[0]) * 1000.0)
-                    pending = None
-                v = f["view"]
-                if pending is None and v["to_act"] == f["seat"] and v["legal_actions"]:
-                    while len(sent) >= CLIENT_RATE and now - sent[0] < 1.0:
-                        await asyncio.sleep(1.0 - (now - sent[0]) + 0.001)
-                        now = time.monotonic()
-                        while sent and now - sent[0] >= 1.0:
-                            sent.popleft()
-                    action = rng.choice(v["legal_actions"])
-                    now = time.monotonic()
-                    sent.append(now)
-                    pending = (now, seq, action)
-                    shared.person_actions += 1
-                    await ws.send(json.dumps({"type": "act", "action": action}))
-        shared.finished.append(time.monotonic())
-        shared.done += 1
-        if shared.done >= shared.expected:
-            shared.all_done.set()
-        # stay connected (and idle) so the table waits instead of playing on with bots
+                pass
+    finally:
+        for w in watchers:
+            w.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)
+
+
+async def _play(i: int, ws: Any, room_id: str, deals: int, shared: _Shared, rng: random.Random,
+                tstate: _TableState) -> bool:
+    """The scripted player of table ``i``; True when its deals (or the game) are over in time."""
+    last_seq: int | None = None
+    pending: tuple[float, int, list[Any]] | None = None  # (sent at, seq then, action)
+    sent: deque[float] = deque()
+    deals_done = 0
+    while True:
+        left = shared.deadline - time.monotonic()
+        if left <= 0:
+            return False
         try:
-            await asyncio.wait_for(shared.all_done.wait(), max(0.0, shared.deadline - time.monotonic()))
+            raw = await asyncio.wait_for(ws.recv(), left)
         except TimeoutError:
-            pass
+            return False
+        f = json.loads(raw)
+        t = f.get("type")
+        if t == "deal_result":
+            deals_done += 1
+            if deals_done >= deals:
+                return True
+            # the table pauses between deals until its people are ready (contract section 6)
+            await ws.send(json.dumps({"type": "ready"}))
+        elif t == "game_over":
+            if isinstance(f.get("game_id"), int):
+                shared.game_ids[room_id] = f["game_id"]
+            return True
+        elif t == "error":
+            if f.get("reason") == "rate_limited" and pending is not None:
+                await asyncio.sleep(1.0)
+                await ws.send(json.dumps({"type": "act", "action": pending[2]}))
+                continue
+            shared.error(f"table {i}: {f.get('message')}")
+            pending = None
+        elif t == "state" and f.get("view") is not None:
+            seq = f["seq"]
+            if last_seq is not None and seq > last_seq:
+                shared.actions += 1
+            last_seq = seq
+            now = time.monotonic()
+            if pending is not None and seq > pending[1]:
+                shared.latencies.append((now - pending[0]) * 1000.0)
+                pending = None
+            v = f["view"]
+            if pending is None and v["to_act"] == f["seat"] and v["legal_actions"]:
+                while len(sent) >= CLIENT_RATE and now - sent[0] < 1.0:
+                    await asyncio.sleep(1.0 - (now - sent[0]) + 0.001)
+                    now = time.monotonic()
+                    while sent and now - sent[0] >= 1.0:
+                        sent.popleft()
+                action = rng.choice(v["legal_actions"])
+                now = time.monotonic()
+                sent.append(now)
+                pending = (now, seq, action)
+                tstate.acts.append((now, seq))
+                shared.person_actions += 1
+                await ws.send(json.dumps({"type": "act", "action": action}))
 
 
-async def abandon_rooms(url: str, rooms: list[tuple[str, str]], concurrency: int = 16) -> int:
+async def _spectate(i: int, ws_base: str, room_id: str, shared: _Shared, tstate: _TableState) -> None:
+    """A spectator of table ``i`` (no login): counts state frames, checks that none carries a hand
+    or legal actions (R32, R50), and measures the player's acts reaching it."""
+    from websockets.asyncio.client import connect
+
+    seen = 0  # player acts already measured
+    try:
+        async with connect(f"{ws_base}/ws/rooms/{room_id}", max_size=None, open_timeout=60) as ws:
+            async for raw in ws:
+                f = json.loads(raw)
+                if f.get("type") != "state" or f.get("view") is None:
+                    continue
+                now = time.monotonic()
+                shared.spectator_frames += 1
+                v = f["view"]
+                if v.get("hand") or v.get("legal_actions") or f.get("seat") is not None:
+                    shared.error(f"table {i}: a spectator received a hand or a seat's legal actions")
+                while seen < len(tstate.acts) and tstate.acts[seen][1] < f["seq"]:
+                    shared.spectator_latencies.append((now - tstate.acts[seen][0]) * 1000.0)
+                    seen += 1
+    except asyncio.CancelledError:
+        raise
+    except Exception as e:  # noqa: BLE001 - reported, the table goes on
+        shared.error(f"table {i}: spectator: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+
+
+async def abandon_rooms(url: str | Sequence[str], rooms: Sequence[tuple[str, ...]], concurrency: int = 16) -> int:
     """End the load test's games (``POST /api/rooms/{id}/abandon``) so that they stop playing on
     with bots and a later run on the same server measures the same.
 
     Args:
-        url: the server; rooms: ``(room id, session token)`` pairs; concurrency: calls at once.
+        url: the server, or the servers (the call for a room goes to the URL it names, else the
+            first); rooms: ``(room id, session token[, url])`` tuples; concurrency: calls at once.
     Returns:
         How many games were abandoned (a game already over is left as it is).
     """
     import httpx
 
+    urls = split_urls(url)
     gate = asyncio.Semaphore(concurrency)
     done = 0
 
-    async def one(http: httpx.AsyncClient, room_id: str, token: str) -> None:
+    async def one(http: httpx.AsyncClient, room: tuple[str, ...]) -> None:
         nonlocal done
+        room_id, token = room[0], room[1]
+        base = room[2] if len(room) > 2 else urls[0]
         async with gate:
             try:
-                r = await http.post(f"/api/rooms/{room_id}/abandon", headers={"cookie": f"gd_session={token}"})
+                r = await http.post(f"{base}/api/rooms/{room_id}/abandon", headers={"cookie": f"gd_session={token}"})
                 done += r.status_code == 200
             except httpx.HTTPError:
                 pass
 
-    async with httpx.AsyncClient(base_url=url, timeout=30) as http:
-        await asyncio.gather(*(one(http, rid, tok) for rid, tok in rooms))
+    async with httpx.AsyncClient(timeout=30) as http:
+        await asyncio.gather(*(one(http, room) for room in rooms))
     return done
 
 
-async def run_load(url: str, tables: int, deals: int = 1, timeout_s: float = 300.0, seed: int = 0,
-                   setup_concurrency: int = 16) -> LoadReport:
-    """Play ``tables`` tables of ``deals`` deals each against the server at ``url`` (see the module
-    docstring) and measure it.
+async def check_records(urls: Sequence[str], rooms: Sequence[tuple[str, str, str]], known: dict[str, int],
+                        shared: _Shared, concurrency: int = 8) -> tuple[int, int]:
+    """Download the stored game of every room (its id from ``known`` or from the owner's
+    ``/api/history``) and replay it with :func:`guandan.records.replay_lines`.
+
+    Returns:
+        ``(checked, ok)``: records downloaded and replayed, and those without an error (every
+        failure is reported through ``shared.error``).
+    """
+    import httpx
+
+    from guandan.records import RecordError, replay_lines
+
+    gate = asyncio.Semaphore(concurrency)
+    checked = ok = 0
+
+    async def one(http: httpx.AsyncClient, k: int, room_id: str, token: str) -> None:
+        nonlocal checked, ok
+        base = urls[k % len(urls)]
+        async with gate:
+            try:
+                game_id = known.get(room_id)
+                if game_id is None:
+                    r = await http.get(f"{base}/api/history", params={"limit": 20},
+                                       headers={"cookie": f"gd_session={token}"})
+                    ids = [g["id"] for g in r.json().get("games", []) if g.get("room_id") == room_id] \
+                        if r.status_code == 200 else []
+                    if not ids:
+                        shared.error(f"room {room_id}: no stored game found after the run")
+                        return
+                    game_id = ids[0]
+                r = await http.get(f"{base}/api/games/{game_id}/record")
+                if r.status_code != 200:
+                    shared.error(f"room {room_id}: downloading game {game_id} failed ({r.status_code})")
+                    return
+                checked += 1
+                lines = [ln for ln in r.text.split("\n") if ln.strip()]
+                await asyncio.to_thread(replay_lines, lines)
+                ok += 1
+            except RecordError as e:
+                shared.error(f"room {room_id}: the record does not replay: {str(e).splitlines()[0]}")
+            except httpx.HTTPError as e:
+                shared.error(f"room {room_id}: checking the record failed: {type(e).__name__}")
+
+    async with httpx.AsyncClient(timeout=60) as http:
+        await asyncio.gather(*(one(http, k, rid, tok) for k, (rid, tok, _) in enumerate(rooms)))
+    return checked, ok
+
+
+#: ``progress(tables_done, tables, actions)``, called about twice a second during a run
+Progress = Callable[[int, int, int], None]
+
+
+async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeout_s: float = 300.0, seed: int = 0,
+                   setup_concurrency: int = 16, spectators: int = 0, check_replay: bool = True,
+                   progress: Progress | None = None) -> LoadReport:
+    """Play ``tables`` tables of ``deals`` deals each against the server(s) at ``url`` (see the
+    module docstring) and measure them.
 
     Args:
-        url: server base URL on a loopback host.
+        url: a server base URL on a loopback host, comma-separated URLs, or a list of them (the
+            tables and their connections are spread over them round-robin).
         tables: number of concurrent tables (>= 1).
         deals: deals each scripted player plays (>= 1; the game may end sooner).
-        timeout_s: overall deadline in seconds (set-up included).
+        timeout_s: overall deadline in seconds (set-up included; the record checks come after).
         seed: seed of the scripted players' random choices.
         setup_concurrency: tables being set up at once (HTTP calls).
+        spectators: spectator websockets per table (0-8), on the URLs after the player's.
+        check_replay: download and replay every stored game of the run at the end.
+        progress: called with ``(tables done, tables, actions so far)`` about every 0.5 s.
     Returns:
         A :class:`LoadReport`.
     Raises:
-        LoadTestError: a bad URL or argument.
+        LoadTestError: a bad URL or argument, or a server that cannot be reached.
     """
-    url = check_loopback(url)
+    urls = split_urls(url)
     if tables < 1 or deals < 1:
         raise LoadTestError("--tables and --deals must be at least 1")
+    if not 0 <= spectators <= 8:
+        raise LoadTestError("--spectators must be between 0 and 8")
+    await check_reachable(urls)
     shared = _Shared(deadline=time.monotonic() + timeout_s, all_done=asyncio.Event(), expected=tables)
     setup = asyncio.Semaphore(setup_concurrency)
     master = random.Random(seed)
 
     async def guarded(i: int) -> None:
         try:
-            await _table(i, url, deals, shared, random.Random(master.random()), setup)
+            await _table(i, urls, deals, spectators, shared, random.Random(master.random()), setup)
         except Exception as e:  # noqa: BLE001 - one failing table is reported, the others go on
             shared.error(f"table {i}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
             shared.expected -= 1
             if shared.done >= shared.expected:
                 shared.all_done.set()
 
+    async def ticker() -> None:
+        while progress is not None:
+            progress(shared.done, tables, shared.actions)
+            await asyncio.sleep(0.5)
+
+    tick = asyncio.create_task(ticker())
     t0 = time.monotonic()
+    checked = ok = 0
     try:
         await asyncio.gather(*(guarded(i) for i in range(tables)))
     finally:
         end = max(shared.finished) if shared.finished else time.monotonic()
-        await abandon_rooms(url, shared.rooms)
+        tick.cancel()
+        await abandon_rooms(urls, shared.rooms)
+    if progress is not None:
+        progress(shared.done, tables, shared.actions)
+    if check_replay and shared.rooms:
+        checked, ok = await check_records(urls, shared.rooms, shared.game_ids, shared)
     start = min(shared.started) if shared.started else t0
     duration = max(1e-9, end - start)
     return LoadReport(
-        url=url,
+        url=",".join(urls),
+        urls=urls,
         tables=tables,
         deals=deals,
+        spectators=spectators,
         tables_done=shared.done,
         duration_s=round(duration, 3),
         actions=shared.actions,
@@ -341,6 +547,11 @@ async def run_load(url: str, tables: int, deals: int = 1, timeout_s: float = 300
         p50_ms=_r(percentile(shared.latencies, 0.50)),
         p99_ms=_r(percentile(shared.latencies, 0.99)),
         max_ms=_r(max(shared.latencies) if shared.latencies else None),
+        spectator_frames=shared.spectator_frames,
+        spectator_p50_ms=_r(percentile(shared.spectator_latencies, 0.50)),
+        spectator_p99_ms=_r(percentile(shared.spectator_latencies, 0.99)),
+        records_checked=checked,
+        records_ok=ok,
         errors=shared.errors,
         n_errors=shared.n_errors,
         timed_out=shared.done < tables and time.monotonic() >= shared.deadline,
@@ -351,23 +562,40 @@ def _r(x: float | None) -> float | None:
     return None if x is None else round(x, 2)
 
 
-def run_loadtest(tables: int, url: str | None = None, deals: int = 1, timeout_s: float = 300.0,
-                 seed: int = 0, bot_delay_s: float = 0.0) -> LoadReport:
-    """Run a load test; start a local server for it when ``url`` is ``None``.
+def run_loadtest(tables: int, url: str | Sequence[str] | None = None, deals: int = 1, timeout_s: float = 300.0,
+                 seed: int = 0, bot_delay_s: float = 0.0, spectators: int = 0, check_replay: bool = True,
+                 progress: Progress | None = None) -> LoadReport:
+    """Run a load test; start a local server for it when ``url`` is ``None`` (or empty).
 
     Args:
-        tables: concurrent tables; ``url``: a running server on this machine, or ``None``.
+        tables: concurrent tables; ``url``: running servers on this machine (one URL,
+            comma-separated URLs or a list), or ``None``.
         deals: deals per table; ``timeout_s``: deadline of the whole run in seconds.
         seed: seed of the scripted players; ``bot_delay_s``: bot delay of the started server (s).
+        spectators, check_replay, progress: see :func:`run_load`.
     Returns:
         A :class:`LoadReport`.
     Raises:
-        LoadTestError: bad arguments, a non-loopback URL, or a server that does not start.
+        LoadTestError: bad arguments, a non-loopback or unreachable URL, or a server that does
+            not start.
     """
-    if url is not None:
-        return asyncio.run(run_load(url, tables, deals, timeout_s, seed))
+    kwargs: dict[str, Any] = {"spectators": spectators, "check_replay": check_replay, "progress": progress}
+    if url:
+        return asyncio.run(run_load(url, tables, deals, timeout_s, seed, **kwargs))
     with spawn_server(bot_delay_s) as started:
-        return asyncio.run(run_load(started, tables, deals, timeout_s, seed))
+        return asyncio.run(run_load(started, tables, deals, timeout_s, seed, **kwargs))
 
 
-__all__ = ["LoadReport", "LoadTestError", "check_loopback", "percentile", "run_load", "run_loadtest", "spawn_server"]
+__all__ = [
+    "LoadReport",
+    "LoadTestError",
+    "abandon_rooms",
+    "check_loopback",
+    "check_reachable",
+    "check_records",
+    "percentile",
+    "run_load",
+    "run_loadtest",
+    "spawn_server",
+    "split_urls",
+]
