@@ -28,6 +28,11 @@ Between deals: after every deal that does not end the game the table sends ``dea
 the hands left) and pauses (``between``) until every person is ready or
 ``settings.ready_timeout_s`` passed (section 6).
 
+Cluster mode (``settings.redis_url``, :mod:`guandan.server.cluster`): a process keeps a
+:class:`Table` only for the rooms whose lease it holds; the table's connections are then one
+``ChannelConn`` per seat (and one for spectators) that publishes the frames to the processes
+holding the sockets, and every write is fenced by the lease.
+
 Redaction (DESIGN.md section 2, RULES.md R32, R50): a seated connection only ever receives
 :func:`guandan.core.views.seat_view` of its own seat (plus the public extra keys below), spectators
 a public view with no hand and no legal actions; the raw ``Game.events`` (whose ``deal`` events
