@@ -150,8 +150,16 @@ class Node:
 
         threading.Thread(target=read, daemon=True).start()
         self.url = f"http://127.0.0.1:{port}"
+        import httpx
+
         while not started.wait(0.1) and self.proc.poll() is None and timeout_s > 0:
             timeout_s -= 0.1
+            if any(line.startswith("pyguandan server: open") for line in self.lines):
+                try:  # also with --log-level warning, which hides uvicorn's startup line
+                    if httpx.get(f"{self.url}/healthz", timeout=2).status_code == 200:
+                        started.set()
+                except httpx.HTTPError:
+                    pass
         if not started.is_set() or self.proc.poll() is not None:
             time.sleep(0.2)  # the reader thread has the last lines
             self.stop()
