@@ -136,7 +136,9 @@ class Node:
         port = free_port()
         cmd = [sys.executable, "-c", "from guandan.cli import main; main()", "serve", "--port", str(port),
                "--db", self.db_url, "--redis", REDIS_URL, "--node-name", self.name, "--lease", str(self.lease_s),
-               "--bot-delay", str(self.bot_delay_s), "--log-format", "kv", "--log-level", "info", *self.extra]
+               "--bot-delay", str(self.bot_delay_s), "--log-format", "kv", "--log-level", "info",
+               # the sign-up limits are shared over the cluster through Redis and outlive one run
+               "--guests-per-hour", "0", "--registrations-per-hour", "0", *self.extra]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         started = threading.Event()

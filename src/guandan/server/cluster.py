@@ -45,6 +45,7 @@ import logging
 import random
 import secrets
 import time
+from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -192,9 +193,11 @@ class ChannelConn(Conn):
         user_id: the seat's person (``None`` for spectators), so that ``Table.connected`` counts them.
     """
 
-    def __init__(self, node: ClusterNode, room: str, key: str, user_id: int | None) -> None:
+    def __init__(self, node: ClusterNode, room: str, key: str, user_id: int | None,
+                 table: Table | None = None) -> None:
         super().__init__(user_id, None)
         self.node = node
+        self.table = table
         self.room = room
         self.key = key
         self.channel = node.keys.out(room, key)
@@ -202,7 +205,8 @@ class ChannelConn(Conn):
     def send(self, frame: dict[str, Any]) -> None:
         """Publish ``frame`` (after the room's pending writes are stored)."""
         if not self.closed:
-            self.node.publish(self.room, self.channel, frame_json(frame))
+            stored = getattr(self.table, "_queued", 0) if self.table is not None else 0
+            self.node.publish(self.room, self.channel, frame_json(frame), stored)
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Stop publishing (the connections themselves belong to their processes)."""
@@ -352,7 +356,9 @@ class ClusterNode:
         self.proxies: dict[str, ProxyTable] = {}
         self._out_refs: dict[str, int] = {}
         self._pending: dict[str, asyncio.Future[Any]] = {}
-        self._outq: asyncio.Queue[tuple[str | None, str, str]] = asyncio.Queue()
+        #: per room, frames waiting for their record lines to be stored, and the task sending them
+        self._outq: dict[str, deque[tuple[str, str, int]]] = {}
+        self._pub_tasks: dict[str, asyncio.Task[None]] = {}
         self._tasks: list[asyncio.Task[Any]] = []
         self._take_locks: dict[str, asyncio.Lock] = {}
         self._proxy_locks: dict[str, asyncio.Lock] = {}
@@ -379,8 +385,7 @@ class ClusterNode:
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._listen(), name="cluster-listen"),
                        loop.create_task(self._renew_loop(), name="cluster-renew"),
-                       loop.create_task(self._sweep_loop(), name="cluster-sweep"),
-                       loop.create_task(self._publisher(), name="cluster-publish")]
+                       loop.create_task(self._sweep_loop(), name="cluster-sweep")]
         log.info("node %s joined the cluster at %s (lease %.1f s)", self.node, _shown(self.url), self.lease_s,
                  extra={"node": self.node})
 
@@ -694,7 +699,7 @@ class ClusterNode:
                 c.closed = True
             for key in sorted(want):
                 uid = None if key == SPEC else table.info.seats[int(key)].user_id
-                table.conns.add(ChannelConn(self, room, key, uid))
+                table.conns.add(ChannelConn(self, room, key, uid, table))
             after = table.connected()
             reports = []
             if table.game is not None and not table.game.over:
@@ -720,10 +725,11 @@ class ClusterNode:
                 table._closed = True
                 table._cancel()
         await self.manager.writer.wait(room)
-        await self._drain_publisher()
+        await self._drain_publisher(room)
         self.manager.tables.pop(room, None)
         self._take_locks.pop(room, None)
         token = self.owned.pop(room, None)
+        self.manager.writer.forget(room)
         await self.pubsub.unsubscribe(self.keys.inbox(room))
         if token is not None:
             await self._release_script(keys=[self.keys.lease(room)], args=[token])
@@ -733,6 +739,7 @@ class ClusterNode:
         self.owned.pop(room, None)
         self._take_locks.pop(room, None)
         table = self.manager.tables.pop(room, None)
+        self.manager.writer.forget(room)
         if table is not None:
             table._closed = True
             table._cancel()
@@ -767,7 +774,8 @@ class ClusterNode:
 
             conn = Conn(msg.get("uid"), msg.get("name"))
             frame = await handle_message(table, conn, msg.get("text"), rate_limit=1_000_000)
-            self.publish(room, self.keys.reply(msg["node"]), json.dumps({"req": msg["req"], "frame": frame}))
+            self.publish(room, self.keys.reply(msg["node"]), json.dumps({"req": msg["req"], "frame": frame}),
+                         getattr(table, "_queued", 0))
         elif kind == "call":
             reply: dict[str, Any]
             try:
@@ -777,7 +785,7 @@ class ClusterNode:
             except Exception as e:  # noqa: BLE001 - answer, never hang the caller
                 log.exception("room %s: %s failed", room, msg.get("op"), extra={"room": room, "node": self.node})
                 reply = {"req": msg["req"], "error": "internal", "message": str(e).splitlines()[0] if str(e) else "error"}
-            self.publish(room, self.keys.reply(msg["node"]), json.dumps(reply))
+            self.publish(room, self.keys.reply(msg["node"]), json.dumps(reply), getattr(table, "_queued", 0))
 
     async def _local_op(self, table: Table, op: str, args: dict[str, Any]) -> Any:
         room = table.id
@@ -787,7 +795,7 @@ class ClusterNode:
                 raise IllegalAction("no_room", f"no room {room!r}")
             await table.begin(info)
             await self.manager.writer.wait(room)
-            await self._drain_publisher()
+            await self._drain_publisher(room)
             return True
         if op == "changed":
             info = await self.manager.run_db(self.manager.store.load, room)
@@ -803,50 +811,57 @@ class ClusterNode:
         if op == "abandon":
             await table.abandon()
             await self.manager.writer.wait(room)
-            await self._drain_publisher()
+            await self._drain_publisher(room)
             return True
         raise IllegalAction("malformed", f"unknown operation {op!r}")
 
     # -- publishing ------------------------------------------------------------------------------
-    def publish(self, room: str | None, channel: str, text: str) -> None:
-        """Queue ``text`` for ``channel``; it goes out, in order, once ``room``'s pending writes are
-        stored (and only while this process still owns ``room``)."""
-        self._outq.put_nowait((room, channel, text))
+    def publish(self, room: str, channel: str, text: str, stored: int = 0) -> None:
+        """Queue ``text`` for ``channel``; it goes out, in order, once ``room``'s record lines
+        ``0 .. stored - 1`` (those queued when the change was made) are stored, and only while this
+        process still owns ``room``. Each room has its own queue: a slow write of one table never
+        holds back another table's frames."""
+        q = self._outq.setdefault(room, deque())
+        q.append((channel, text, stored))
+        task = self._pub_tasks.get(room)
+        if task is None or task.done():
+            self._pub_tasks[room] = asyncio.get_running_loop().create_task(self._publish_room(room))
 
-    async def _drain_publisher(self) -> None:
-        for _ in range(200):
-            if self._outq.empty() and not getattr(self, "_publishing", False):
+    async def _drain_publisher(self, room: str | None = None) -> None:
+        """Wait (at most about 5 s) until the queued frames (of ``room``, or of every room) are out."""
+        for _ in range(1000):
+            tasks = [t for r, t in self._pub_tasks.items() if (room is None or r == room) and not t.done()]
+            if not tasks:
                 return
-            await asyncio.sleep(0.005)
+            await asyncio.wait(tasks, timeout=0.005)
 
-    async def _publisher(self) -> None:
-        while True:
-            item = await self._outq.get()
-            self._publishing = True
-            try:
-                batch = [item]
-                while not self._outq.empty():
-                    batch.append(self._outq.get_nowait())
-                rooms = {r for r, _, _ in batch if r is not None}
-                await asyncio.gather(*(self.manager.writer.wait(r) for r in rooms))
+    async def _publish_room(self, room: str) -> None:
+        q = self._outq.get(room)
+        try:
+            while q:
+                batch = list(q)
+                q.clear()
+                await self.manager.writer.wait_stored(room, max(n for _, _, n in batch))
+                if room not in self.owned:
+                    continue  # fenced: a demoted owner publishes nothing
                 pipe = self.r.pipeline(transaction=False)
-                for room, channel, text in batch:
-                    if room is not None and room not in self.owned:
-                        continue  # fenced: a demoted owner publishes nothing
+                for channel, text, _n in batch:
                     pipe.publish(channel, text)
-                for room in rooms:
-                    table = self.manager.tables.get(room)
-                    snap = self.snapshot(table) if table is not None and room in self.owned else None
-                    if snap is not None:
-                        pipe.set(self.keys.snapshot(room), snap, px=24 * 3600 * 1000)
-                await pipe.execute()
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # noqa: BLE001 - Redis hiccup: the next change sends the whole state again
-                log.exception("publishing frames failed", extra={"node": self.node})
-                await asyncio.sleep(0.2)
-            finally:
-                self._publishing = False
+                table = self.manager.tables.get(room)
+                snap = self.snapshot(table) if table is not None else None
+                if snap is not None:
+                    pipe.set(self.keys.snapshot(room), snap, px=24 * 3600 * 1000)
+                try:
+                    await pipe.execute()
+                except asyncio.CancelledError:
+                    raise
+                except Exception:  # noqa: BLE001 - Redis hiccup: the next change sends the whole state again
+                    log.exception("room %s: publishing frames failed", room, extra={"room": room, "node": self.node})
+                    await asyncio.sleep(0.2)
+        finally:
+            if not q:
+                self._outq.pop(room, None)
+            self._pub_tasks.pop(room, None)
 
     # -- background loops ------------------------------------------------------------------------
     async def _listen(self) -> None:

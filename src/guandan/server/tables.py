@@ -1654,6 +1654,10 @@ class RecordWriter:
         #: write transactions run and record lines stored by them (benchmarks)
         self.batches = 0
         self.lines_written = 0
+        #: per room, record lines stored so far (index of the first line not known stored); the
+        #: cluster publishes a change's frames once its lines are stored (:meth:`wait_stored`)
+        self.stored: dict[str, int] = {}
+        self._progress: dict[str, asyncio.Event] = {}
 
     def start(self, room_id: str, header: str) -> None:
         """Queue a new game's header (:meth:`GameStore.start`: the room becomes ``playing``)."""
@@ -1718,6 +1722,7 @@ class RecordWriter:
                         await self.manager.run_db(games.append, room_id, index, lines)
                     self.batches += 1
                     self.lines_written += len(lines)
+                    self._stored_through(room_id, index + len(lines))
                     break
                 except asyncio.CancelledError:
                     raise
@@ -1728,6 +1733,7 @@ class RecordWriter:
                         except Exception:  # noqa: BLE001 - compared again on the next try
                             stored = None
                         if stored == lines:  # the earlier, failed-looking try had been stored
+                            self._stored_through(room_id, index + len(lines))
                             break
                         if stored is None:
                             await asyncio.sleep(min(5.0, 0.2 * (attempt + 1)))
@@ -1756,6 +1762,9 @@ class RecordWriter:
                         await asyncio.sleep(min(5.0, 0.2 * (attempt + 1)))
         self._pending.pop(room_id, None)
         self._tasks.pop(room_id, None)
+        ev = self._progress.pop(room_id, None)
+        if ev is not None:
+            ev.set()  # the writer stopped: nobody waits for lines it will not write
 
     async def _finish(self, table: Table, record: str, winner: int | None) -> None:
         try:
@@ -1773,6 +1782,33 @@ class RecordWriter:
         for c in list(table.conns):
             c.send(go)
         self.manager._finished(table)
+
+    def _stored_through(self, room_id: str, n: int) -> None:
+        if n > self.stored.get(room_id, 0):
+            self.stored[room_id] = n
+        ev = self._progress.pop(room_id, None)
+        if ev is not None:
+            ev.set()
+
+    async def wait_stored(self, room_id: str, n: int, timeout_s: float = 30.0) -> None:
+        """Wait (at most ``timeout_s`` seconds) until the room's record lines ``0 .. n - 1`` are
+        stored, or its writer has nothing left to do (a finished game, a refused write); unlike
+        :meth:`wait`, lines queued later (the next bot move) are not waited for."""
+        end = time.monotonic() + timeout_s
+        while self.stored.get(room_id, 0) < n:
+            task = self._tasks.get(room_id)
+            left = end - time.monotonic()
+            if task is None or task.done() or left <= 0:
+                return
+            ev = self._progress.setdefault(room_id, asyncio.Event())
+            try:
+                await asyncio.wait_for(ev.wait(), left)
+            except TimeoutError:
+                return
+
+    def forget(self, room_id: str) -> None:
+        """Drop what is known of ``room_id``'s stored lines (its game ended or moved away)."""
+        self.stored.pop(room_id, None)
 
     async def wait(self, room_id: str, timeout_s: float = 30.0) -> None:
         """Wait (at most ``timeout_s`` seconds) until the room's queued writes are done."""
