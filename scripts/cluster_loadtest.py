@@ -58,6 +58,13 @@ def main(argv: list[str] | None = None) -> int:
                 n.stop()
     load = os.getloadavg()
     out = report.to_json()
+    logged = [line for n in nodes for line in n.lines if "level=error" in line]
+    out["server_errors"] = len(logged)
+    kinds: dict[str, str] = {}
+    for line in logged:  # one example of each kind: the message, and the end of its traceback
+        msg = line.split("msg=", 1)[-1][:80]
+        kinds.setdefault(msg.split(":")[0], line[:300] + " ... " + line[-400:])
+    out["server_error_lines"] = list(kinds.values())[:6]
     out["processes"] = args.processes
     out["loadavg"] = [round(x, 2) for x in load]
     if args.json:

@@ -533,7 +533,12 @@ class ClusterNode:
         self._pending[req] = fut
         msg = {"k": "msg", "node": self.node, "req": req, "uid": conn.user_id, "name": conn.name, "text": text}
         try:
-            receivers = await self.r.publish(self.keys.inbox(room), json.dumps(msg))
+            try:
+                receivers = await self.r.publish(self.keys.inbox(room), json.dumps(msg))
+            except Exception as e:  # noqa: BLE001 - Redis unreachable or slow: the socket stays open
+                log.warning("room %s: forwarding a message failed: %s", room, str(e).splitlines()[0] if str(e) else
+                            type(e).__name__, extra={"room": room, "node": self.node})
+                return self._unavailable()
             if not receivers:
                 if not self.closing:
                     asyncio.get_running_loop().create_task(self.take(room))
@@ -625,6 +630,7 @@ class ClusterNode:
                 return None
             self.manager.tables[room] = table
             if table.game is not None and not table.game.over:
+                table._store_new_lines()  # lines not stored yet (a first deal dealt again) go first
                 await self._restore_snapshot(table)
             await self.pubsub.subscribe(self.keys.inbox(room))
             self.takeovers += 1

@@ -814,6 +814,14 @@ class Table:
             self._lines = []
             self._queued = 0  # nothing stored: the header goes with the first action
             return
+        if len(lines) == 1:
+            # only the header is stored: the first deal's line never was, so no frame ever showed
+            # its hands (a cluster publishes only what is stored); deal again, the header stays
+            self.game = self._new_game()
+            self._lines = []
+            self._sync_lines()
+            self._queued = 1
+            return
         result = replay_lines(lines)
         self.game = result.game
         self._lines = []
