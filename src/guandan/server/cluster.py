@@ -526,28 +526,42 @@ class ClusterNode:
 
         Returns:
             The owner's reply frame (``None``: the answer is the state frames); the retryable
-            ``owner_unavailable`` error when no owner listens or none answers within ``2 * lease_s``.
+            ``owner_unavailable`` error when no owner listens within ``lease_s`` (the message is
+            sent again every 50 ms meanwhile; nobody received it, so it cannot apply twice) or the
+            owner does not answer within ``2 * lease_s``.
         """
         req = secrets.token_hex(8)
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[req] = fut
         msg = {"k": "msg", "node": self.node, "req": req, "uid": conn.user_id, "name": conn.name, "text": text}
+        data = json.dumps(msg)
+        # with no owner listening, nobody received the message, so sending it again cannot apply it
+        # twice: wait up to one lease for an owner (a handover takes milliseconds, a failover up to
+        # the lease time) before answering owner_unavailable
+        give_up = time.monotonic() + self.lease_s
+        took = False
         try:
-            try:
-                receivers = await self.r.publish(self.keys.inbox(room), json.dumps(msg))
-            except Exception as e:  # noqa: BLE001 - Redis unreachable or slow: the socket stays open
-                log.warning("room %s: forwarding a message failed: %s", room, str(e).splitlines()[0] if str(e) else
-                            type(e).__name__, extra={"room": room, "node": self.node})
-                return self._unavailable()
-            if not receivers:
-                if not self.closing:
+            while True:
+                try:
+                    receivers = await self.r.publish(self.keys.inbox(room), data)
+                except Exception as e:  # noqa: BLE001 - Redis unreachable or slow: the socket stays open
+                    log.warning("room %s: forwarding a message failed: %s", room,
+                                str(e).splitlines()[0] if str(e) else type(e).__name__,
+                                extra={"room": room, "node": self.node})
+                    return self._unavailable()
+                if receivers:
+                    break
+                if self.closing or time.monotonic() >= give_up:
+                    return self._unavailable()
+                if not took:
+                    took = True
                     asyncio.get_running_loop().create_task(self.take(room))
-                return self._unavailable()
+                await asyncio.sleep(0.05)
             try:
                 reply = await asyncio.wait_for(fut, timeout=2 * self.lease_s)
             except TimeoutError:
                 return self._unavailable()
-            return reply.get("frame")
+            return reply.get("frame")  # type: ignore[no-any-return]
         finally:
             self._pending.pop(req, None)
 
