@@ -249,3 +249,23 @@ def test_login_and_signup_limits_are_counted_once_over_the_processes() -> None:
     rb.hit("10.0.0.10")
     for key in client.scan_iter(f"{prefix}*"):
         client.delete(key)
+
+
+def test_cluster_processes_share_the_database_lock_and_keep_a_single_server_off() -> None:
+    """PostgreSQL advisory lock: cluster processes take it shared (several at once), a plain
+    single server exclusive; neither kind starts while the other serves the database."""
+    from cluster_helpers import fresh_database, require_services
+
+    from guandan.server.dblock import DatabaseInUse, DatabaseLock
+
+    require_services()
+    with fresh_database() as db:
+        a, b = DatabaseLock(db, shared=True).acquire(), DatabaseLock(db, shared=True).acquire()
+        with pytest.raises(DatabaseInUse, match="another guandan server is already serving"):
+            DatabaseLock(db).acquire()
+        a.release()
+        b.release()
+        single = DatabaseLock(db).acquire()
+        with pytest.raises(DatabaseInUse, match="a single guandan server .* is serving the database"):
+            DatabaseLock(db, shared=True).acquire()
+        single.release()

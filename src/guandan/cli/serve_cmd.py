@@ -165,12 +165,12 @@ def serve_command(
         from guandan.server.logs import configure
 
         configure(log_format, settings.node_name, log_level)
-    # one server per database, held until this process exits; in a cluster every process serves
-    # the database (the migrations take a PostgreSQL advisory lock while they run)
-    lock = DatabaseLock(settings.db_url) if not settings.redis_url else None
+    # one server per database, held until this process exits; the processes of a cluster share
+    # the lock (it still keeps a single server off their database); the migrations take a
+    # PostgreSQL advisory lock of their own while they run
+    lock = DatabaseLock(settings.db_url, shared=bool(settings.redis_url))
     try:
-        if lock is not None:
-            lock.acquire()
+        lock.acquire()
         migrate(settings.db_url)
         application = create_app(settings)
     except DatabaseInUse as e:
@@ -209,8 +209,7 @@ def serve_command(
     try:
         server.run(sockets=[sock])
     finally:
-        if lock is not None:
-            lock.release()
+        lock.release()
 
 
 def _lan_address() -> str | None:
