@@ -122,10 +122,6 @@ def snapshot(table: Table) -> dict[str, Any]:
     }
 
 
-def _last_deal_end(events: list[dict[str, Any]]) -> int:
-    return max((i for i, e in enumerate(events) if e["type"] == "deal_end"), default=0)
-
-
 def tracker(engine: Any) -> list[tuple[str, int, int, int]]:
     """Record every write statement sent to ``engine``: (statement, rows, bytes of its text
     values, bytes of the largest row's text values)."""
@@ -221,9 +217,10 @@ def test_the_record_assembled_from_rows_is_the_engines_record(db_url: str) -> No
     assert lines == record_lines(fresh, "official", [f"room0001p{s}" for s in range(4)], seed=SEED)
 
 
-@pytest.mark.parametrize("point", ["mid_deal", "tribute", "return"])
+@pytest.mark.parametrize("point", ["started", "mid_deal", "tribute", "return"])
 def test_restart_restores_exactly_the_same_table(db_url: str, point: str) -> None:  # noqa: F811
     stops: dict[str, Callable[[Table], bool]] = {
+        "started": lambda t: t.seq == 0,  # the first deal is dealt, nobody acted yet
         "mid_deal": lambda t: t.game is not None and t.game.deal_number == 1 and t.seq >= 17,
         "tribute": lambda t: t.game is not None and t.game.phase == TRIBUTE,
         "return": lambda t: t.game is not None and t.game.phase == RETURN,
@@ -239,7 +236,7 @@ def test_restart_restores_exactly_the_same_table(db_url: str, point: str) -> Non
         return snap
 
     before = asyncio.run(first())
-    expected_phase = {"mid_deal": PLAY, "tribute": TRIBUTE, "return": RETURN}[point]
+    expected_phase = {"started": PLAY, "mid_deal": PLAY, "tribute": TRIBUTE, "return": RETURN}[point]
     assert before["phase"] == expected_phase
     if point == "mid_deal":
         assert before["events"][-1]["type"] == "action" and before["views"][0]["last_actions"] != [None] * 4
@@ -250,8 +247,9 @@ def test_restart_restores_exactly_the_same_table(db_url: str, point: str) -> Non
     assert snapshot(table2) == before
     # the pause between deals is not part of the record: a restart at the very start of a deal
     # (no action of it yet, e.g. before the first tribute) shows the pause again, a fresh deadline
-    started = any(e["type"] == "action" for e in before["events"][_last_deal_end(before["events"]):])
-    assert (table2.between is None) == started
+    ends = [i for i, e in enumerate(before["events"]) if e["type"] == "deal_end"]
+    paused = bool(ends) and not any(e["type"] == "action" for e in before["events"][ends[-1]:])
+    assert (table2.between is not None) == paused
 
     async def finish() -> Table:  # and the restored table plays on to the end, stored whole
         t = await drive(manager2, "room0001", uids, lambda t: False, start=False)
@@ -271,8 +269,8 @@ def test_a_line_stored_twice_is_refused(db_url: str) -> None:  # noqa: F811
     factory = gdb.make_session_factory(engine)
     make_room(factory)
     store = GameStore(factory)
-    store.start("room0001", '{"format":"pyguandan-record"}')
-    store.append("room0001", 1, ['{"type":"deal"}', '{"type":"action","seat":0}'])
+    store.start("room0001", '{"format":"pyguandan-record"}', ['{"type":"deal"}'])
+    store.append("room0001", 2, ['{"type":"action","seat":0}'])
     with pytest.raises(DuplicateEventError) as info:
         store.append("room0001", 2, ['{"type":"action","seat":1}'])  # index 2 exists
     assert info.value.index == 2

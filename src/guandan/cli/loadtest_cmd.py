@@ -72,6 +72,8 @@ def loadtest_command(
         t.add_column("measure")
         t.add_column("value", justify="right")
         t.add_row("tables done", f"{report.tables_done}/{report.tables}" + (" (deadline hit)" if report.timed_out else ""))
+        t.add_row("set-up (s, not measured)", f"{report.setup_s:.1f}")
+        t.add_row("games starting (s, not measured)", f"{report.start_s:.1f} ({report.start_actions} bot actions)")
         t.add_row("duration (s)", f"{report.duration_s:.1f}")
         t.add_row("actions (all seats)", str(report.actions))
         t.add_row("actions/s", f"{report.actions_per_s:.1f}")

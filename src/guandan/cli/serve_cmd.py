@@ -92,7 +92,7 @@ def serve_command(
 
     import uvicorn
 
-    from guandan.server.app import create_app, uvicorn_options
+    from guandan.server.app import create_app, tune_gc, uvicorn_options
     from guandan.server.db import database_url, migrate
     from guandan.server.dblock import DatabaseInUse, DatabaseLock
     from guandan.server.logs import LOG_FORMATS
@@ -206,6 +206,7 @@ def serve_command(
     extra_cfg: dict[str, object] = {"log_config": None} if log_format != "text" else {}
     config = uvicorn.Config(application, log_level=log_level, **uvicorn_options(settings), **extra_cfg)
     server = uvicorn.Server(config)
+    tune_gc()
     try:
         server.run(sockets=[sock])
     finally:

@@ -18,8 +18,9 @@ Every method is blocking database work: call it from a worker thread
 API summary::
 
     store = GameStore(session_factory)
-    store.start(room_id, header_line)             # idx 0; room status becomes "playing"
+    store.start(room_id, header_line, [event_line, ...])   # idx 0, 1, ...; room becomes "playing"
     store.append(room_id, index, [line, ...])     # idx index, index + 1, ... in one transaction
+    store.append_many([(room_id, index, [line, ...]), ...])   # several rooms, one transaction
     store.load(room_id) -> list[str]              # header + events, in order ([] when none)
     store.count(room_id) -> int                   # the next index to append
     store.lines(room_id, start, stop) -> list[str]
@@ -79,12 +80,14 @@ class GameStore:
         self.session_factory = session_factory
 
     # -- writing ---------------------------------------------------------------------------------
-    def start(self, room_id: str, header: str) -> None:
-        """Store a new game's header (``idx`` 0) and set the room's status to ``playing`` (its
-        ``record`` emptied), in one transaction.
+    def start(self, room_id: str, header: str, events: Sequence[str] = ()) -> None:
+        """Store a new game's header (``idx`` 0) and its first events (``idx`` 1, 2, ...: the
+        first deal, which a new ``Game`` has already made) and set the room's status to
+        ``playing`` (its ``record`` emptied), in one transaction.
 
         Args:
             room_id: an existing room. header: the record's header line (no line end).
+            events: the event lines the game holds already.
         Raises:
             DuplicateEventError: the room already holds a game's rows.
             sqlalchemy.exc.IntegrityError: no such room.
@@ -95,13 +98,14 @@ class GameStore:
         with self.session_factory() as db:
             try:
                 conn = db.connection()
-                conn.execute(_insert_statement(), [{"r": room_id, "i": 0, "l": header}])
+                rows = [{"r": room_id, "i": k, "l": line} for k, line in enumerate([header, *events])]
+                conn.execute(_insert_statement(), rows)
                 conn.execute(rooms.update().where(rooms.c.id == room_id)
                              .values(status="playing", record="", updated_at=models.utcnow()))
                 db.commit()
             except Exception as e:
                 db.rollback()
-                self._raise_duplicate(e, room_id, 0, 1)
+                self._raise_duplicate(e, room_id, 0, 1 + len(events))
                 raise
 
     def append(self, room_id: str, index: int, lines: Sequence[str]) -> None:
@@ -128,6 +132,34 @@ class GameStore:
             except Exception as e:
                 db.rollback()
                 self._raise_duplicate(e, room_id, index, len(lines))
+                raise
+
+    def append_many(self, items: Sequence[tuple[str, int, Sequence[str]]]) -> None:
+        """Store the lines of several rooms in one transaction (one multi-row insert): what
+        :meth:`append` does for each ``(room_id, index, lines)``, all or nothing. The server's
+        writer gathers the lines of every table that acted since its last write into one call.
+
+        Raises:
+            DuplicateEventError: one batch of one item holds an index that is stored already (with
+                several items it is not said which: write them one by one to find it).
+            sqlalchemy.exc.IntegrityError: a duplicate among several items, or no such room.
+            ValueError: an index < 0.
+        """
+        rows = []
+        for room_id, index, lines in items:
+            if index < 0:
+                raise ValueError(f"index must be >= 0, not {index}")
+            rows.extend({"r": room_id, "i": index + k, "l": line} for k, line in enumerate(lines))
+        if not rows:
+            return
+        with self.session_factory() as db:
+            try:
+                db.connection().execute(_insert_statement(), rows)
+                db.commit()
+            except Exception as e:
+                db.rollback()
+                if len(items) == 1:
+                    self._raise_duplicate(e, items[0][0], items[0][1], len(items[0][2]))
                 raise
 
     def _raise_duplicate(self, exc: Exception, room_id: str, index: int, count: int) -> None:

@@ -20,7 +20,11 @@ the spectator's frame. When the run ends every game is ended (``abandon``) and t
 stored game of the run is downloaded (``GET /api/games/{id}/record``) and replayed with
 :func:`guandan.records.replay_lines` (every action checked by the rules engine).
 
-A client that has finished its deals keeps its socket open without acting (the table then waits
+Every table is set up (account, room, bots, websockets) before the games start together; no player
+acts before every game has started (their tables wait for them once the bots have played), and the
+measured window runs from that moment to the last table done: the figures describe N tables in
+play at once, not N tables being created (``setup_s`` and ``start_s`` report those phases). A client that has finished
+its deals keeps its socket open without acting (the table then waits
 for it) until every table is done, so finished tables add no load while others are measured.
 Without ``url`` a server is started for the run (``guandan serve --bot-delay 0`` on a free
 loopback port with a fresh SQLite file in a temporary directory) and stopped afterwards.
@@ -29,9 +33,11 @@ loopback port with a fresh SQLite file in a temporary directory) and stopped aft
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import random
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -61,8 +67,9 @@ class LoadReport:
         url: the servers tested (comma-separated); ``urls``: the same as a list; ``tables``:
             tables requested; ``deals``: deals per table; ``spectators``: spectators per table.
         tables_done: tables that played their deals (or their game) to the end in time.
-        duration_s: seconds from the first game start to the last table done (or the deadline).
-        actions: actions observed at all tables (bots and scripted players).
+        duration_s: the measured window: seconds from the last game start to the last table done
+            (or the deadline).
+        actions: actions observed at all tables (bots and scripted players) in that window.
         person_actions: actions sent by the scripted players (latency samples).
         actions_per_s: ``actions / duration_s``.
         p50_ms, p99_ms, max_ms: latency of the scripted players' actions, ``act`` sent to ``state``
@@ -72,6 +79,10 @@ class LoadReport:
         records_checked: stored games of the run whose record was downloaded and replayed;
             ``records_ok``: those that replayed without an error.
         errors: error messages received or raised (at most 20 kept), ``n_errors`` all of them.
+        setup_s: seconds from the first call to every table being ready to start.
+        start_s: seconds from the first game start to the last (the games start together, up to
+            64 calls at once); ``start_actions``: the bots' actions of that phase, left out of
+            the measured window.
         timed_out: the deadline stopped the run.
     """
 
@@ -93,6 +104,9 @@ class LoadReport:
     spectator_p99_ms: float | None = None
     records_checked: int = 0
     records_ok: int = 0
+    setup_s: float = 0.0
+    start_s: float = 0.0
+    start_actions: int = 0
     errors: list[str] = field(default_factory=list)
     n_errors: int = 0
     timed_out: bool = False
@@ -139,7 +153,10 @@ def spawn_server(bot_delay_s: float = 0.0, start_timeout_s: float = 60.0) -> Ite
         "--host", "127.0.0.1", "--port", "0", "--db", db_url, "--bot-delay", str(bot_delay_s), "--log-level", "warning",
         "--guests-per-hour", "0", "--max-ws-per-address", "0",
     ]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    # its own session: a Ctrl+C in the terminal stops the load test, which then stops the server
+    # (and on Linux the scheduler shares the CPU between the server and the load generator as
+    # between two programs, not as one)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
     try:
         url = None
         deadline = time.monotonic() + start_timeout_s
@@ -168,6 +185,13 @@ def spawn_server(bot_delay_s: float = 0.0, start_timeout_s: float = 60.0) -> Ite
             proc.kill()
             proc.wait()
         tmp.cleanup()
+
+
+@functools.lru_cache(maxsize=1)
+def _tls() -> ssl.SSLContext:
+    """One TLS context for every HTTP client of a run (each new client would otherwise load the
+    system's CA certificates again: 30 ms of CPU per table)."""
+    return ssl.create_default_context()
 
 
 def split_urls(urls: str | Sequence[str]) -> list[str]:
@@ -213,7 +237,7 @@ async def check_reachable(urls: Sequence[str], timeout_s: float = 5.0) -> None:
             return f"{url} is not a guandan server (GET /api/config answered {r.status_code})"
         return None
 
-    async with httpx.AsyncClient(timeout=timeout_s) as http:
+    async with httpx.AsyncClient(timeout=timeout_s, verify=_tls()) as http:
         problems = [p for p in await asyncio.gather(*(one(http, u) for u in urls)) if p]
     if problems:
         raise LoadTestError("; ".join(problems))
@@ -233,6 +257,8 @@ class _Shared:
     started: list[float] = field(default_factory=list)
     finished: list[float] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    #: actions while games were still starting (not in the measured window)
+    start_actions: int = 0
     spectator_latencies: list[float] = field(default_factory=list)
     spectator_frames: int = 0
     actions: int = 0
@@ -245,6 +271,17 @@ class _Shared:
     rooms: list[tuple[str, str, str]] = field(default_factory=list)
     #: room id -> stored game id, from the ``game_over`` frames
     game_ids: dict[str, int] = field(default_factory=dict)
+    #: tables set up (room, bots, websockets open) and waiting for ``go``; set when all are
+    set_up: int = 0
+    go: asyncio.Event = field(default_factory=asyncio.Event)
+    all_started: asyncio.Event = field(default_factory=asyncio.Event)
+    setup_done_at: float | None = None
+
+    def check_go(self) -> None:
+        """Start every game once every table that did not fail is set up."""
+        if self.set_up >= self.expected and not self.go.is_set():
+            self.setup_done_at = time.monotonic()
+            self.go.set()
 
     def error(self, text: str) -> None:
         self.n_errors += 1
@@ -253,13 +290,13 @@ class _Shared:
 
 
 async def _table(i: int, urls: Sequence[str], deals: int, spectators: int, shared: _Shared, rng: random.Random,
-                 setup: asyncio.Semaphore) -> None:
+                 setup: asyncio.Semaphore, starts: asyncio.Semaphore) -> None:
     import httpx
     from websockets.asyncio.client import connect
 
     n = len(urls)
     home = urls[i % n]
-    async with setup, httpx.AsyncClient(base_url=home, timeout=60) as http:  # a guest, a room, bots
+    async with setup, httpx.AsyncClient(base_url=home, timeout=60, verify=_tls()) as http:  # a guest, a room, bots
         r = await http.post("/api/guest", json={})
         token = r.cookies.get("gd_session")
         if r.status_code != 200 or not token:
@@ -281,11 +318,17 @@ async def _table(i: int, urls: Sequence[str], deals: int, spectators: int, share
         async with connect(f"ws{player_url[4:]}/ws/rooms/{room_id}", additional_headers={"Cookie": f"gd_session={token}"},
                            max_size=None, open_timeout=60) as ws:
             await asyncio.wait_for(ws.recv(), 60)  # the waiting room's state
-            async with httpx.AsyncClient(base_url=home, timeout=60) as http:
+            # every table is set up before any game starts: the run measures play, not set-up
+            shared.set_up += 1
+            shared.check_go()
+            await asyncio.wait_for(shared.go.wait(), max(0.0, shared.deadline - time.monotonic()))
+            async with starts, httpx.AsyncClient(base_url=home, timeout=60, verify=_tls()) as http:
                 r = await http.post(f"/api/rooms/{room_id}/start", headers={"cookie": f"gd_session={token}"})
                 if r.status_code != 200:
                     raise LoadTestError(f"table {i}: starting the game failed: {r.text[:200]}")
             shared.started.append(time.monotonic())
+            if len(shared.started) >= shared.expected:
+                shared.all_started.set()
             if await _play(i, ws, room_id, deals, shared, rng, tstate):
                 shared.finished.append(time.monotonic())
                 shared.done += 1
@@ -338,8 +381,12 @@ async def _play(i: int, ws: Any, room_id: str, deals: int, shared: _Shared, rng:
             pending = None
         elif t == "state" and f.get("view") is not None:
             seq = f["seq"]
+            measured = shared.all_started.is_set()
             if last_seq is not None and seq > last_seq:
-                shared.actions += 1
+                if measured:
+                    shared.actions += 1
+                else:
+                    shared.start_actions += 1
             last_seq = seq
             now = time.monotonic()
             if pending is not None and seq > pending[1]:
@@ -347,6 +394,12 @@ async def _play(i: int, ws: Any, room_id: str, deals: int, shared: _Shared, rng:
                 pending = None
             v = f["view"]
             if pending is None and v["to_act"] == f["seat"] and v["legal_actions"]:
+                if not measured:  # the player waits until every game runs (its bots may play on)
+                    try:
+                        await asyncio.wait_for(shared.all_started.wait(), max(0.0, shared.deadline - time.monotonic()))
+                    except TimeoutError:
+                        return False
+                    now = time.monotonic()
                 while len(sent) >= CLIENT_RATE and now - sent[0] < 1.0:
                     await asyncio.sleep(1.0 - (now - sent[0]) + 0.001)
                     now = time.monotonic()
@@ -414,7 +467,7 @@ async def abandon_rooms(url: str | Sequence[str], rooms: Sequence[tuple[str, ...
             except httpx.HTTPError:
                 pass
 
-    async with httpx.AsyncClient(timeout=30) as http:
+    async with httpx.AsyncClient(timeout=30, verify=_tls()) as http:
         await asyncio.gather(*(one(http, room) for room in rooms))
     return done
 
@@ -463,7 +516,7 @@ async def check_records(urls: Sequence[str], rooms: Sequence[tuple[str, str, str
             except httpx.HTTPError as e:
                 shared.error(f"room {room_id}: checking the record failed: {type(e).__name__}")
 
-    async with httpx.AsyncClient(timeout=60) as http:
+    async with httpx.AsyncClient(timeout=60, verify=_tls()) as http:
         await asyncio.gather(*(one(http, k, rid, tok) for k, (rid, tok, _) in enumerate(rooms)))
     return checked, ok
 
@@ -502,20 +555,24 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
     await check_reachable(urls)
     shared = _Shared(deadline=time.monotonic() + timeout_s, all_done=asyncio.Event(), expected=tables)
     setup = asyncio.Semaphore(setup_concurrency)
+    starts = asyncio.Semaphore(max(setup_concurrency, 64))
     master = random.Random(seed)
 
     async def guarded(i: int) -> None:
         try:
-            await _table(i, urls, deals, spectators, shared, random.Random(master.random()), setup)
+            await _table(i, urls, deals, spectators, shared, random.Random(master.random()), setup, starts)
         except Exception as e:  # noqa: BLE001 - one failing table is reported, the others go on
             shared.error(f"table {i}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
             shared.expected -= 1
+            shared.check_go()
+            if len(shared.started) >= shared.expected:
+                shared.all_started.set()
             if shared.done >= shared.expected:
                 shared.all_done.set()
 
     async def ticker() -> None:
         while progress is not None:
-            progress(shared.done, tables, shared.actions)
+            progress(shared.done, tables, shared.actions + shared.start_actions)
             await asyncio.sleep(0.5)
 
     tick = asyncio.create_task(ticker())
@@ -528,10 +585,11 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
         tick.cancel()
         await abandon_rooms(urls, shared.rooms)
     if progress is not None:
-        progress(shared.done, tables, shared.actions)
+        progress(shared.done, tables, shared.actions + shared.start_actions)
     if check_replay and shared.rooms:
         checked, ok = await check_records(urls, shared.rooms, shared.game_ids, shared)
-    start = min(shared.started) if shared.started else t0
+    first = min(shared.started) if shared.started else t0
+    start = max(shared.started) if shared.started else t0  # the measured window: every game going
     duration = max(1e-9, end - start)
     return LoadReport(
         url=",".join(urls),
@@ -552,6 +610,9 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
         spectator_p99_ms=_r(percentile(shared.spectator_latencies, 0.99)),
         records_checked=checked,
         records_ok=ok,
+        setup_s=round((shared.setup_done_at or t0) - t0, 3),
+        start_s=round(start - first, 3),
+        start_actions=shared.start_actions,
         errors=shared.errors,
         n_errors=shared.n_errors,
         timed_out=shared.done < tables and time.monotonic() >= shared.deadline,

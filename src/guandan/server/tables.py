@@ -42,7 +42,6 @@ hold all four hands) are never sent.
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import json
 import logging
@@ -197,10 +196,7 @@ class RoomInfo:
     def overrides(self) -> dict[str, Any]:
         """The rule options that differ from the room's preset (RULES.md section P), clocks excluded:
         what the UI spells out ("打到 8"). Unknown presets compare with ``official``."""
-        try:
-            base = RuleSet.preset(self.preset).to_dict()
-        except Exception:  # noqa: BLE001 - a custom or unknown preset name
-            base = RuleSet().to_dict()
+        base = _preset_options(self.preset)
         return {
             k: v for k, v in self.options.items()
             if k not in ("clock_lead_s", "clock_follow_s") and base.get(k, object()) != v
@@ -487,14 +483,48 @@ def _action_json(act: PlayT) -> list[Any]:
     return action_to_json(act)
 
 
+@functools.lru_cache(maxsize=64)
+def _rules_json(rules: RuleSet) -> dict[str, Any]:
+    # RuleSet is frozen and hashable; to_dict (dataclasses.asdict, a deep copy) was a large part
+    # of every state frame. The dict is shared by frames: never change it.
+    return rules.to_dict()
+
+
+@functools.lru_cache(maxsize=64)
+def _preset_options(preset: str) -> dict[str, Any]:
+    """The options of ``preset`` (``RuleSet()`` for an unknown preset name); shared, read-only."""
+    try:
+        return RuleSet.preset(preset).to_dict()
+    except Exception:  # noqa: BLE001 - a custom or unknown preset name
+        return RuleSet().to_dict()
+
+
 def _seat_json(game: Game, seat: int) -> dict[str, Any]:
-    """``seat_view(game, seat).to_json()``, with the action lists converted through a cache."""
+    """``seat_view(game, seat).to_json()`` (the same keys and values), built directly: actions
+    are converted through a cache and the rule options dict is made once per rule set (the
+    generic ``to_json`` spent most of its time copying dataclasses)."""
     sv = seat_view(game, seat)
-    v = dataclasses.replace(sv, history=(), trick=(), legal_actions=()).to_json()
-    v["trick"] = [[s, _action_json(a)] for s, a in sv.trick]
-    v["history"] = [[s, _action_json(a)] for s, a in sv.history]
-    v["legal_actions"] = [_action_json(a) for a in sv.legal_actions]
-    return v
+    return {
+        "seat": sv.seat,
+        "phase": sv.phase,
+        "to_act": sv.to_act,
+        "hand": [card_text(f) for f in sv.hand],
+        "card_counts": list(sv.card_counts),
+        "level": rank_char(sv.level),
+        "levels": [rank_char(x) for x in sv.levels],
+        "game": sv.game_number,
+        "deal": sv.deal_number,
+        "trick": [[s, _action_json(a)] for s, a in sv.trick],
+        "top": None if sv.top is None else _action_json(sv.top),
+        "top_seat": sv.top_seat,
+        "finished": list(sv.finished),
+        "history": [[s, _action_json(a)] for s, a in sv.history],
+        "tribute_events": list(sv.tribute_events),
+        "legal_actions": [_action_json(a) for a in sv.legal_actions],
+        "a_fails": list(sv.a_fails),
+        "points": list(sv.points),
+        "rules": _rules_json(sv.rules),
+    }
 
 
 def public_view(game: Game) -> dict[str, Any]:
@@ -790,11 +820,9 @@ class Table:
         self._lines = []
         self._sync_lines()
         self.info.status = PLAYING
-        self.manager.writer.start(self.id, self._lines[0])
-        self._queued = 1
-        # the first deal's event (its hands, drawn from the CSPRNG) is stored at once: a restart or
-        # a cluster takeover before the first action must find the same hands, not deal new ones
-        self._store_new_lines()
+        # the header and the first deal (a new Game has dealt already): stored before the API answers
+        self.manager.writer.start(self.id, list(self._lines))
+        self._queued = len(self._lines)
 
     def _new_game(self) -> Game:
         """A new game for the room. Its deals (R4), first leader (R51) and random ties (R46,
@@ -1268,33 +1296,42 @@ class Table:
     async def _fire(self, delay: float, seat: int, seq: int, agent: str, mode: str) -> None:
         try:
             await asyncio.sleep(delay)
-            async with self.lock:
-                game = self.game
-                if self._closed or game is None or game.over or self.seq != seq or game.to_act() != seat \
-                        or self.between is not None:
-                    return
-                notices: list[tuple[str, dict[str, Any]]] = []
-                if mode == "clock":
-                    # R53: the clock ran out; the bot makes this one move. Only timeouts_to_auto
-                    # consecutive timeouts turn 托管 on (contract section 5).
-                    self.timeouts[seat] += 1
-                    limit = self.manager.timeouts_to_auto
-                    notices.append(("timeout_move", {"seat": seat, "timeouts": self.timeouts[seat], "limit": limit}))
-                    if self.timeouts[seat] >= limit:
-                        self._auto_on(seat, "timeouts")
-                elif mode == "away":
-                    self._auto_on(seat, "away")
-                if mode in ("auto", "away") or (mode == "clock" and self.auto[seat]):
-                    self.bot_moves[seat] += 1
-                    self.bot_deals[seat].add((game.game_number, game.deal_number))
-                act = self._agent(seat, agent).act(seat_view(game, seat))
-                self._apply(seat, act)
-                for code, params in notices:
-                    self.notice(code, **params)
+            # automatic moves of all tables take turns, one per pass of the event loop, so that a
+            # person's message never waits behind a backlog of bot moves (TableManager.bot_gate)
+            async with self.manager.bot_gate:
+                await self._fire_now(seat, seq, agent, mode)
+                await asyncio.sleep(0)  # the I/O that arrived meanwhile runs before the next one
         except asyncio.CancelledError:
             raise
         except Exception:  # a failing bot must not kill the server; the table stays as it was
             log.exception("room %s: automatic move for seat %d failed", self.id, seat)
+
+    async def _fire_now(self, seat: int, seq: int, agent: str, mode: str) -> None:
+        """One automatic move for ``seat`` (``mode``: bot, auto, away, clock), if the table is still
+        where it was when the move was planned (``seq``)."""
+        async with self.lock:
+            game = self.game
+            if self._closed or game is None or game.over or self.seq != seq or game.to_act() != seat \
+                    or self.between is not None:
+                return
+            notices: list[tuple[str, dict[str, Any]]] = []
+            if mode == "clock":
+                # R53: the clock ran out; the bot makes this one move. Only timeouts_to_auto
+                # consecutive timeouts turn 托管 on (contract section 5).
+                self.timeouts[seat] += 1
+                limit = self.manager.timeouts_to_auto
+                notices.append(("timeout_move", {"seat": seat, "timeouts": self.timeouts[seat], "limit": limit}))
+                if self.timeouts[seat] >= limit:
+                    self._auto_on(seat, "timeouts")
+            elif mode == "away":
+                self._auto_on(seat, "away")
+            if mode in ("auto", "away") or (mode == "clock" and self.auto[seat]):
+                self.bot_moves[seat] += 1
+                self.bot_deals[seat].add((game.game_number, game.deal_number))
+            act = self._agent(seat, agent).act(seat_view(game, seat))
+            self._apply(seat, act)
+            for code, params in notices:
+                self.notice(code, **params)
 
 
 class TableManager:
@@ -1327,6 +1364,10 @@ class TableManager:
         self.closing = False
         self.tables: dict[str, Table] = {}
         self._locks: dict[str, asyncio.Lock] = {}
+        #: automatic moves (bots, 托管, clock timeouts) of every table take this in turn, one
+        #: per pass of the event loop: people's messages are handled between two of them, so a
+        #: person's action is answered at once however many bot moves are due (loadtest p99)
+        self.bot_gate = asyncio.Lock()
         #: database work of the tables runs here, never on the event loop
         self.db_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="guandan-db")
         self._again_lock = threading.Lock()
@@ -1626,6 +1667,71 @@ class TableManager:
             self.tables.pop(room_id, None)
 
 
+class AppendBatcher:
+    """Gathers the record appends of every table into one database transaction
+    (:meth:`GameStore.append_many`), so that N tables acting at once cost one insert of N rows
+    instead of N transactions (each of which held the interpreter in a worker thread, slowing
+    the event loop). While one write runs the next appends queue up and go in the next.
+
+    A failed multi-room write is repeated room by room, so that only the room at fault sees the
+    error (:class:`DuplicateEventError` for a line stored twice) and the others are stored.
+
+    Args:
+        manager: the :class:`TableManager` (its ``store.games`` and ``db_executor``).
+    """
+
+    def __init__(self, manager: TableManager) -> None:
+        self.manager = manager
+        self._queue: list[tuple[str, int, list[str], asyncio.Future[None]]] = []
+        self._task: asyncio.Task[None] | None = None
+        #: transactions run (multi-room writes and one-room fallbacks)
+        self.transactions = 0
+
+    async def append(self, room_id: str, index: int, lines: list[str]) -> None:
+        """Store ``lines`` at ``index``, ... of the room's record with the next batch.
+
+        Raises:
+            DuplicateEventError, sqlalchemy errors: as :meth:`GameStore.append` for this room.
+        """
+        fut: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append((room_id, index, lines, fut))
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        await fut
+
+    async def _run(self) -> None:
+        games = self.manager.store.games
+        while self._queue:
+            batch, self._queue = self._queue, []
+            try:
+                self.transactions += 1
+                await self.manager.run_db(games.append_many, [(r, i, ls) for r, i, ls, _ in batch])
+                for *_, fut in batch:
+                    if not fut.done():
+                        fut.set_result(None)
+                continue
+            except asyncio.CancelledError:
+                for *_, fut in batch:
+                    fut.cancel()
+                raise
+            except Exception as e:  # noqa: BLE001 - told to the rooms concerned
+                if len(batch) == 1:
+                    if not batch[0][3].done():
+                        batch[0][3].set_exception(e)
+                    continue
+            for room_id, index, lines, fut in batch:  # one by one: only the faulty room fails
+                try:
+                    self.transactions += 1
+                    await self.manager.run_db(games.append, room_id, index, lines)
+                    if not fut.done():
+                        fut.set_result(None)
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:  # noqa: BLE001
+                    if not fut.done():
+                        fut.set_exception(e)
+
+
 class RecordWriter:
     """Stores the tables' record lines off the event loop (issue 11: a blocking save on the loop
     froze every table while the connection pool was exhausted; issue 10: append-only rows).
@@ -1659,6 +1765,8 @@ class RecordWriter:
         self.lost = 0
         #: writes that failed once and were retried
         self.retried = 0
+        #: appends of all rooms gathered into one transaction
+        self._batch = AppendBatcher(manager)
         #: write transactions run and record lines stored by them (benchmarks)
         self.batches = 0
         self.lines_written = 0
@@ -1667,9 +1775,10 @@ class RecordWriter:
         self.stored: dict[str, int] = {}
         self._progress: dict[str, asyncio.Event] = {}
 
-    def start(self, room_id: str, header: str) -> None:
-        """Queue a new game's header (:meth:`GameStore.start`: the room becomes ``playing``)."""
-        self._queue(room_id, ["start", 0, [header]])
+    def start(self, room_id: str, lines: list[str]) -> None:
+        """Queue a new game's header and first events (:meth:`GameStore.start`: the room becomes
+        ``playing``)."""
+        self._queue(room_id, ["start", 0, list(lines)])
 
     def append(self, room_id: str, index: int, lines: list[str]) -> None:
         """Queue record ``lines`` for indices ``index``, ``index + 1``, ... (:meth:`GameStore.append`)."""
@@ -1725,7 +1834,9 @@ class RecordWriter:
             for attempt in range(self.RETRIES):
                 try:
                     if kind == "start":
-                        await self.manager.run_db(games.start, room_id, lines[0])
+                        await self.manager.run_db(games.start, room_id, lines[0], lines[1:])
+                    elif attempt == 0:
+                        await self._batch.append(room_id, index, lines)
                     else:
                         await self.manager.run_db(games.append, room_id, index, lines)
                     self.batches += 1
