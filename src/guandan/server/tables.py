@@ -844,7 +844,17 @@ class Table:
             return
         if len(lines) == 1:
             # only the header is stored: the first deal's line never was, so no frame ever showed
-            # its hands (a cluster publishes only what is stored); deal again, the header stays
+            # its hands (a cluster publishes only what is stored); deal again, the header stays.
+            # A line that is not a valid header is a damaged record (RecordError, as before).
+            from guandan.records import RecordError, parse_header
+
+            try:
+                header = json.loads(lines[0])
+            except ValueError:
+                raise RecordError("line 1: not JSON") from None
+            if not isinstance(header, dict) or header.get("format") != "pyguandan-record":
+                raise RecordError("line 1: not a pyguandan record header")
+            parse_header(1, header)
             self.game = self._new_game()
             self._lines = []
             self._sync_lines()
