@@ -375,7 +375,11 @@ class ClusterNode:
             redis.exceptions.ConnectionError: Redis cannot be reached.
         """
         redis = import_redis()
-        self.r = redis.asyncio.Redis.from_url(self.url, socket_connect_timeout=5)
+        # a bounded pool that waits for a free connection (a burst of tables must not fail with
+        # "Too many connections"; the pub/sub listener holds one of them)
+        pool = redis.asyncio.BlockingConnectionPool.from_url(self.url, max_connections=256, timeout=20,
+                                                             socket_connect_timeout=5)
+        self.r = redis.asyncio.Redis(connection_pool=pool)
         await self.r.ping()
         self._renew_script = self.r.register_script(RENEW_LUA)
         self._release_script = self.r.register_script(RELEASE_LUA)
