@@ -20,7 +20,26 @@ def serve_command(
         "--db",
         help="Database: a SQLite file path (guandan.db) or URL (sqlite:///./guandan.db), or a PostgreSQL URL "
         "(postgresql://user@127.0.0.1:5432/db); default: $GUANDAN_DATABASE_URL, else sqlite:///./guandan.db. "
-        "One server per database: a second server on it exits.",
+        "One server per database (a second server on it exits) unless --redis makes a cluster.",
+    ),
+    redis: str = typer.Option(
+        None, "--redis",
+        help="Cluster mode: a Redis URL (redis://127.0.0.1:6379/0) shared by several guandan serve processes "
+        "on one PostgreSQL database behind one address; each live table is owned by one process and taken "
+        "over by another within --lease seconds if it dies (README \"Running a cluster\"). Default: "
+        "$GUANDAN_REDIS_URL, else one process.",
+    ),
+    node_name: str = typer.Option(
+        None, "--node-name", help="This process's name in logs, leases and /healthz (default: "
+        "$GUANDAN_NODE_NAME, else hostname-pid).",
+    ),
+    lease: float = typer.Option(
+        3.0, "--lease", help="Cluster mode: seconds a table's ownership lasts without renewal (failover "
+        "time is about this long).",
+    ),
+    log_format: str = typer.Option(
+        "text", "--log-format", help="Log lines: text (uvicorn's), json (JSON Lines) or kv (key=value); "
+        "json and kv carry the node and the room.",
     ),
     forwarded_allow_ips: str = typer.Option(
         "",
@@ -76,7 +95,8 @@ def serve_command(
     from guandan.server.app import create_app, tune_gc, uvicorn_options
     from guandan.server.db import database_url, migrate
     from guandan.server.dblock import DatabaseInUse, DatabaseLock
-    from guandan.server.settings import Settings
+    from guandan.server.logs import LOG_FORMATS
+    from guandan.server.settings import Settings, default_node_name
 
     if min(guests_per_hour, registrations_per_hour, max_ws_per_room, max_ws_per_address) < 0:
         err.print("[red]error:[/red] --guests-per-hour, --registrations-per-hour, --max-ws-per-room and "
@@ -100,6 +120,17 @@ def serve_command(
     if not 1 <= timeouts_to_auto <= 100:
         err.print("[red]error:[/red] --timeouts-to-auto must be between 1 and 100")
         raise typer.Exit(2)
+    if log_format not in LOG_FORMATS:
+        err.print(f"[red]error:[/red] --log-format must be one of {', '.join(LOG_FORMATS)}, not {log_format!r}")
+        raise typer.Exit(2)
+    if not 0.3 <= lease <= 120:
+        err.print("[red]error:[/red] --lease must be between 0.3 and 120 seconds")
+        raise typer.Exit(2)
+    node_name = node_name or default_node_name()
+    if not node_name or len(node_name) > 100 or any(c.isspace() or c == ":" for c in node_name):
+        err.print("[red]error:[/red] --node-name must be 1-100 characters with no spaces or ':'")
+        raise typer.Exit(2)
+    redis = redis if redis is not None else Settings().redis_url
     try:
         url = database_url(db if db is not None else Settings().db_url)
     except ValueError as e:
@@ -112,11 +143,34 @@ def serve_command(
         guests_per_hour=guests_per_hour, registrations_per_hour=registrations_per_hour,
         max_ws_per_room=max_ws_per_room, max_ws_per_address=max_ws_per_address,
         ready_timeout_s=ready_timeout, timeouts_to_auto=timeouts_to_auto,
+        redis_url=redis or None, node_name=node_name, lease_s=lease,
         **({"public_url": public_url} if public_url is not None else {}),
     )
-    lock = DatabaseLock(settings.db_url)
+    if settings.redis_url:
+        from guandan.server.cluster import import_redis
+
+        if not settings.db_url.startswith("postgresql"):
+            err.print("[red]error:[/red] cluster mode (--redis) needs a PostgreSQL database (--db postgresql+psycopg://...)")
+            raise typer.Exit(2)
+        try:
+            redis_mod = import_redis()
+            client = redis_mod.Redis.from_url(settings.redis_url, socket_connect_timeout=5)
+            client.ping()
+            client.close()
+        except Exception as e:  # noqa: BLE001 - redis-py missing, bad URL, Redis down: one line
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0]
+            err.print(f"[red]error:[/red] cannot use Redis {settings.redis_url!r}: {first}")
+            raise typer.Exit(2) from None
+    if log_format != "text":
+        from guandan.server.logs import configure
+
+        configure(log_format, settings.node_name, log_level)
+    # one server per database, held until this process exits; the processes of a cluster share
+    # the lock (it still keeps a single server off their database); the migrations take a
+    # PostgreSQL advisory lock of their own while they run
+    lock = DatabaseLock(settings.db_url, shared=bool(settings.redis_url))
     try:
-        lock.acquire()  # one server per database, held until this process exits
+        lock.acquire()
         migrate(settings.db_url)
         application = create_app(settings)
     except DatabaseInUse as e:
@@ -141,13 +195,16 @@ def serve_command(
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     shown = f"[{shown}]" if ":" in shown else shown
     print(f"pyguandan server: open http://{shown}:{bound}/  (database {settings.db_url}; Ctrl+C to stop)", flush=True)
+    if settings.redis_url:
+        print(f"cluster node {settings.node_name}: Redis {settings.redis_url.split('@')[-1]}, lease {lease:g} s", flush=True)
     if host in ("0.0.0.0", "::"):
         lan = _lan_address()
         if lan is not None:
             print(f"friends on this network: http://{lan}:{bound}/", flush=True)
     if settings.public_url:
         print(f"invite links use {settings.public_url}", flush=True)
-    config = uvicorn.Config(application, log_level=log_level, **uvicorn_options(settings))
+    extra_cfg: dict[str, object] = {"log_config": None} if log_format != "text" else {}
+    config = uvicorn.Config(application, log_level=log_level, **uvicorn_options(settings), **extra_cfg)
     server = uvicorn.Server(config)
     tune_gc()
     try:

@@ -210,19 +210,31 @@ def _session_days(request: Request) -> int:
     return int(getattr(settings, "session_days", auth.DEFAULT_SESSION_DAYS))
 
 
-def _limiter(request: Request) -> auth.LoginLimiter:
+def _cluster(request: Request) -> Any:
+    """The app's cluster node (``guandan serve --redis``), or ``None`` on a single server."""
+    manager = getattr(request.app.state, "manager", None)
+    return getattr(manager, "cluster", None)
+
+
+def _limiter(request: Request) -> Any:
     state = request.app.state
     lim = getattr(state, "login_limiter", None)
     if lim is None:
         with _limiter_lock:
             lim = getattr(state, "login_limiter", None)
             if lim is None:
-                lim = auth.LoginLimiter()
+                cluster = _cluster(request)
+                if cluster is not None:  # counted once over every process of the cluster
+                    from .cluster import SharedLoginLimiter
+
+                    lim = SharedLoginLimiter(cluster.sync, cluster.keys.p)
+                else:
+                    lim = auth.LoginLimiter()
                 state.login_limiter = lim
     return lim
 
 
-def _address_limit(request: Request, what: str) -> auth.RateLimiter:
+def _address_limit(request: Request, what: str) -> Any:
     """The per-address limit of ``what`` (``registrations``: ``settings.registrations_per_hour``;
     ``guest accounts``: ``settings.guests_per_hour``; 0 = unlimited)."""
     state = request.app.state
@@ -234,7 +246,14 @@ def _address_limit(request: Request, what: str) -> auth.RateLimiter:
                 settings = getattr(state, "settings", None)
                 per_hour = {"registrations": getattr(settings, "registrations_per_hour", 20),
                             "guest accounts": getattr(settings, "guests_per_hour", 120)}
-                limits = {k: auth.RateLimiter(v if v > 0 else 10**9, 3600.0, k) for k, v in per_hour.items()}
+                cluster = _cluster(request)
+                if cluster is not None:  # counted once over every process of the cluster
+                    from .cluster import SharedRateLimiter
+
+                    limits = {k: SharedRateLimiter(cluster.sync, cluster.keys.p, v if v > 0 else 10**9, 3600.0, k)
+                              for k, v in per_hour.items()}
+                else:
+                    limits = {k: auth.RateLimiter(v if v > 0 else 10**9, 3600.0, k) for k, v in per_hour.items()}
                 state.address_limits = limits
     return limits[what]
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -425,8 +424,8 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         db.flush()
         return room
 
-    #: "play again" checks for a new room and makes one under this lock (one server per database)
-    again_lock = threading.Lock()
+    # "play again" checks for a new room and makes one under manager.again_lock(room) (a Redis
+    # lock in a cluster, so that two processes never make two new rooms)
 
     @router.post("/api/rooms/{room_id}/again")
     def play_again(room_id: str, request: Request) -> Any:
@@ -435,7 +434,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         "room": new_id}``. Pressing it again answers the same new room. Answers ``{room}`` (the new
         room). 403 ``not_owner``, 409 ``game_not_over``. Requests at once (a double click, two
         tabs) are taken one after another, so they all answer the one new room."""
-        with again_lock:
+        with manager.again_lock(room_id):
             return _play_again(room_id, request)
 
     def _play_again(room_id: str, request: Request) -> Any:
@@ -511,14 +510,10 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                                    "abandon_not_alone")
                 if room.status != PLAYING:
                     raise ApiError(409, "no game is being played in this room", "not_playing")
-            table = manager.tables.get(room_id)
-            if table is None:
-                raise ApiError(409, "no game is being played in this room", "not_playing")
             try:
-                _from_thread(table.abandon)
-            except Exception:  # noqa: BLE001 - IllegalAction: over meanwhile
+                _from_thread(manager.abandon, room_id)  # at the table's owner in a cluster
+            except Exception:  # noqa: BLE001 - LookupError/IllegalAction: no live game, or over meanwhile
                 raise ApiError(409, "no game is being played in this room", "not_playing") from None
-            _from_thread(manager.writer.wait, room_id)
             return room_reply(room_id)
         except ApiError as e:
             return _error(e)

@@ -6,6 +6,12 @@ in progress from its stored record, and serves the single-page UI from the packa
 ``index.html`` (the UI shows its own "page not found"); an unknown ``/api/`` path answers the JSON
 error ``not_found``. The API docs (``/api/docs``) work offline: the Swagger UI files come from the
 ``swagger-ui-bundle`` package and are served under ``/api/docs-assets``.
+
+Health (for load balancers and orchestrators; also in single-process mode): ``GET /healthz``
+answers 200 ``{"status": "ok", "node"}`` while the process serves; ``GET /readyz`` answers 200
+``{"status": "ready", "node", "db": "ok", "migrations": "head", "redis": "ok" | "off"}`` when the
+database answers, its schema is at the newest migration and (cluster mode) Redis answers, else
+503 with ``status: "not_ready"`` and the failing part.
 """
 
 from __future__ import annotations
@@ -76,10 +82,53 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     for path in PAGES:
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)
+    _health(app, settings, manager)
     if docs_assets is not None:
         _offline_docs(app, docs_assets)
     _not_found_page(app, index)
     return app
+
+
+def _health(app: FastAPI, settings: Settings, manager: TableManager) -> None:
+    """``/healthz`` (the process serves) and ``/readyz`` (database, migrations and Redis ready)."""
+    from fastapi.responses import JSONResponse
+    from sqlalchemy import text
+
+    from .db import alembic_config, current_revision
+
+    node = getattr(settings, "node_name", None)
+
+    def head() -> str | None:
+        from alembic.script import ScriptDirectory
+
+        return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+    head_rev = head()
+
+    async def healthz() -> dict[str, Any]:
+        return {"status": "ok", "node": node}
+
+    def readyz() -> JSONResponse:
+        out: dict[str, Any] = {"status": "ready", "node": node, "db": "ok", "migrations": "head",
+                               "redis": "off" if manager.cluster is None else "ok"}
+        try:
+            engine = app.state.engine
+            with engine.connect() as conn:
+                conn.execute(text("SELECT 1"))
+            rev = current_revision(engine)
+            if rev != head_rev:
+                out["migrations"] = f"at {rev}, not {head_rev}"
+                out["status"] = "not_ready"
+        except Exception as e:  # noqa: BLE001 - any database failure: not ready
+            out["db"] = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            out["status"] = "not_ready"
+        if manager.cluster is not None and not manager.cluster.ready():
+            out["redis"] = "unreachable"
+            out["status"] = "not_ready"
+        return JSONResponse(out, status_code=200 if out["status"] == "ready" else 503)
+
+    app.add_api_route("/healthz", healthz, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/readyz", readyz, methods=["GET"], include_in_schema=False)
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:

@@ -139,6 +139,11 @@ def alembic_config(url: str | None = None) -> Any:
     return cfg
 
 
+#: PostgreSQL advisory lock held while migrating (any fixed number; "gdmigrat" in ASCII), so that
+#: servers of a cluster starting together run the migrations one at a time.
+MIGRATION_LOCK_KEY = 0x6764_6D69_6772_6174
+
+
 def migrate(url_or_engine: str | Engine, revision: str = "head") -> None:
     """Bring the database schema up to ``revision`` with Alembic (``upgrade head`` by default).
 
@@ -169,6 +174,10 @@ def migrate(url_or_engine: str | Engine, revision: str = "head") -> None:
                 conn.commit()
             try:
                 with conn.begin():
+                    if engine.dialect.name == "postgresql":
+                        # several servers of a cluster may start at once: one migrates, the others
+                        # wait here and then find the schema up to date (released at commit)
+                        conn.exec_driver_sql(f"SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})")
                     cfg = alembic_config()
                     cfg.attributes["connection"] = conn
                     command.upgrade(cfg, revision)

@@ -9,6 +9,10 @@ migrates or restores anything, and holds it until it exits:
   connection.
 
 A second server on the same database gets :class:`DatabaseInUse` (one line) and exits.
+
+Cluster mode (``guandan serve --redis``, PostgreSQL only) takes the same advisory lock *shared*
+(``pg_try_advisory_lock_shared``): any number of cluster processes serve the database together,
+while a plain single server (exclusive lock) and a cluster never run on one database at once.
 """
 
 from __future__ import annotations
@@ -36,10 +40,13 @@ class DatabaseLock:
     Args:
         url: the database URL (``sqlite:///path.db`` or ``postgresql+psycopg://...``); an
             in-memory SQLite database needs no lock.
+        shared: a cluster process (PostgreSQL): share the lock with the other processes of the
+            cluster; it still excludes a single server.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, shared: bool = False) -> None:
         self.url = normalize_url(url)
+        self.shared = shared
         self._fd: int | None = None
         self._conn: Any = None
         self._engine: Any = None
@@ -87,7 +94,8 @@ class DatabaseLock:
     def _lock_pg(self) -> None:
         self._engine = create_engine(self.url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
         conn = self._engine.connect()
-        got = conn.execute(text("SELECT pg_try_advisory_lock(:k)"), {"k": PG_LOCK_KEY}).scalar()
+        fn = "pg_try_advisory_lock_shared" if self.shared else "pg_try_advisory_lock"
+        got = conn.execute(text(f"SELECT {fn}(:k)"), {"k": PG_LOCK_KEY}).scalar()
         if not got:
             conn.close()
             self._engine.dispose()
@@ -97,6 +105,9 @@ class DatabaseLock:
 
     def _message(self, lock_path: str | None) -> str:
         shown = make_url(self.url).render_as_string(hide_password=True)
+        if self.shared:
+            return (f"a single guandan server (not a cluster) is serving the database {shown}; stop it "
+                    "before starting cluster processes (--redis) on it")
         where = f" (lock file {lock_path})" if lock_path else " (PostgreSQL advisory lock)"
         return (f"another guandan server is already serving the database {shown}{where}; "
                 "one server per database: stop it first or use another database")

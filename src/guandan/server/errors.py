@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+#: Websocket ``reason`` of a message sent while its table moves to another process (cluster mode,
+#: :mod:`guandan.server.cluster`): retryable; ``params.retry_ms`` says when to try again.
+OWNER_UNAVAILABLE = "owner_unavailable"
+#: Reasons after which the same message may be sent again unchanged.
+RETRYABLE_REASONS = frozenset({OWNER_UNAVAILABLE, "rate_limited"})
+
 
 def error_body(message: str, code: str | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON body of an error answer.

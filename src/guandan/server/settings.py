@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import os
+import socket
 from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_DB_URL = "sqlite:///./guandan.db"
 STATIC_DIR = Path(__file__).with_name("static")
+
+
+def default_node_name() -> str:
+    """``GUANDAN_NODE_NAME``, else ``<hostname>-<pid>``: the name this process gives itself in a
+    cluster's logs, leases and ``/healthz``."""
+    return os.environ.get("GUANDAN_NODE_NAME") or f"{socket.gethostname()}-{os.getpid()}"
 
 
 @dataclass(frozen=True)
@@ -47,6 +54,14 @@ class Settings:
             timeout before that plays one move for the seat).
         default_clock_lead_s, default_clock_follow_s: move clocks (seconds) given by default to a
             room that starts with more than one person (RULES.md R53: 60 s lead, 30 s follow).
+        redis_url: cluster mode (``guandan serve --redis``): the Redis URL (``redis://127.0.0.1:6379/0``)
+            through which several server processes on one PostgreSQL database share the live tables
+            (:mod:`guandan.server.cluster`); default ``GUANDAN_REDIS_URL`` or ``None`` (one process).
+        node_name: this process's name in the cluster (logs, lease tokens, ``/healthz``); default
+            ``GUANDAN_NODE_NAME`` or ``<hostname>-<pid>``.
+        lease_s: cluster mode: seconds a table's ownership lease lasts without renewal (the owner
+            renews it three times per lease); a dead owner's tables are taken over after about
+            this long.
     """
 
     db_url: str = field(default_factory=lambda: os.environ.get("GUANDAN_DATABASE_URL", DEFAULT_DB_URL))
@@ -70,3 +85,6 @@ class Settings:
     timeouts_to_auto: int = 2
     default_clock_lead_s: float = 60.0
     default_clock_follow_s: float = 30.0
+    redis_url: str | None = field(default_factory=lambda: os.environ.get("GUANDAN_REDIS_URL") or None)
+    node_name: str = field(default_factory=default_node_name)
+    lease_s: float = 3.0

@@ -28,6 +28,11 @@ Between deals: after every deal that does not end the game the table sends ``dea
 the hands left) and pauses (``between``) until every person is ready or
 ``settings.ready_timeout_s`` passed (section 6).
 
+Cluster mode (``settings.redis_url``, :mod:`guandan.server.cluster`): a process keeps a
+:class:`Table` only for the rooms whose lease it holds; the table's connections are then one
+``ChannelConn`` per seat (and one for spectators) that publishes the frames to the processes
+holding the sockets, and every write is fenced by the lease.
+
 Redaction (DESIGN.md section 2, RULES.md R32, R50): a seated connection only ever receives
 :func:`guandan.core.views.seat_view` of its own seat (plus the public extra keys below), spectators
 a public view with no hand and no legal actions; the raw ``Game.events`` (whose ``deal`` events
@@ -42,6 +47,7 @@ import functools
 import json
 import logging
 import secrets
+import threading
 import time
 from collections import deque
 from concurrent.futures import ThreadPoolExecutor
@@ -780,6 +786,9 @@ class Table:
         self.bot_deals: list[set[tuple[int, int]]] = [set() for _ in range(4)]
         self.between: dict[str, Any] | None = None
         self.final: dict[str, Any] | None = None
+        #: cluster takeover: ``(seat, epoch s)`` of the previous owner's running move clock, kept
+        #: by the next :meth:`_schedule` of that seat's clock instead of a fresh one
+        self.resume_deadline: tuple[int, float] | None = None
         info.public_url = manager.public_url
 
     # -- queries ---------------------------------------------------------------------------
@@ -911,6 +920,24 @@ class Table:
             self.game = self._new_game()
             self._lines = []
             self._queued = 0  # nothing stored: the header goes with the first action
+            return
+        if len(lines) == 1:
+            # only the header is stored: the first deal's line never was, so no frame ever showed
+            # its hands (a cluster publishes only what is stored); deal again, the header stays.
+            # A line that is not a valid header is a damaged record (RecordError, as before).
+            from guandan.records import RecordError, parse_header
+
+            try:
+                header = json.loads(lines[0])
+            except ValueError:
+                raise RecordError("line 1: not JSON") from None
+            if not isinstance(header, dict) or header.get("format") != "pyguandan-record":
+                raise RecordError("line 1: not a pyguandan record header")
+            parse_header(1, header)
+            self.game = self._new_game()
+            self._lines = []
+            self._sync_lines()
+            self._queued = 1
             return
         result = replay_lines(lines)
         self.game = result.game
@@ -1332,6 +1359,9 @@ class Table:
         if plan is None:
             return
         _, _, agent, mode, wait = plan[:5]
+        resume, self.resume_deadline = self.resume_deadline, None
+        if mode == "clock" and resume is not None and resume[0] == seat:
+            wait = max(0.0, resume[1] - time.time())  # the clock runs on across a takeover
         if mode == "clock":
             self.deadline = (seat, time.time() + wait)
         self._plan = plan
@@ -1464,9 +1494,19 @@ class TableManager:
         self.bot_gate = asyncio.Lock()
         #: database work of the tables runs here, never on the event loop
         self.db_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="guandan-db")
+        self._again_lock = threading.Lock()
         self.writer = RecordWriter(self)
         #: old room id -> the room "play again" made of it (kept after the old table is dropped)
         self.moved: dict[str, str] = {}
+        #: cluster mode (``settings.redis_url``): this process's :class:`~guandan.server.cluster.ClusterNode`
+        self.cluster: Any = None
+        redis_url = getattr(settings, "redis_url", None)
+        if redis_url:
+            from .cluster import ClusterNode, make_store_fenced
+
+            self.cluster = ClusterNode(self, redis_url, getattr(settings, "node_name", "node"),
+                                       float(getattr(settings, "lease_s", 3.0)))
+            make_store_fenced(self.store, self.cluster.check_lease)
 
     @property
     def settings_bot_delay(self) -> float:
@@ -1490,13 +1530,19 @@ class TableManager:
         return url.rstrip("/") if isinstance(url, str) and url else None
 
     def next_room(self, room_id: str) -> str | None:
-        """The room "play again" created from ``room_id`` while this server runs, or ``None``."""
+        """The room "play again" created from ``room_id`` while this server runs (any process of
+        a cluster), or ``None``."""
+        if self.cluster is not None:
+            return self.cluster.next_room(room_id)  # type: ignore[no-any-return]
         t = self.tables.get(room_id)
         return t.info.next_room if t is not None else self.moved.get(room_id)
 
     def connected(self, room_id: str) -> list[bool]:
         """Per seat of ``room_id``: whether the seated person has an open connection (callable
-        from a worker thread: a set changed meanwhile is read again)."""
+        from a worker thread: a set changed meanwhile is read again). In a cluster: a connection
+        on any live process."""
+        if self.cluster is not None:
+            return self.cluster.connected(room_id)  # type: ignore[no-any-return]
         t = self.tables.get(room_id)
         for _ in range(5):
             try:
@@ -1517,9 +1563,12 @@ class TableManager:
         loaded with its own session). Rooms whose record cannot be replayed are logged and skipped.
 
         Returns:
-            The number of tables restored.
+            The number of tables restored (0 in cluster mode: the processes take the playing
+            rooms over through their leases once they run).
         """
         n = 0
+        if self.cluster is not None:
+            return 0
         for room_id in self.store.playing_ids():
             if room_id in self.tables:
                 continue
@@ -1554,8 +1603,15 @@ class TableManager:
         """Restore the playing rooms and arm their bots and clocks (call at application startup).
 
         Returns:
-            The number of tables restored.
+            The number of tables restored (cluster mode: 0; the cluster node starts and takes
+            free playing rooms over within ``lease_s / 3`` seconds).
+
+        Raises:
+            redis.exceptions.ConnectionError: cluster mode and Redis cannot be reached.
         """
+        if self.cluster is not None:
+            await self.cluster.start()
+            return 0
         n = self.restore()
         until = time.monotonic() + self.restart_grace_s
         for table in list(self.tables.values()):
@@ -1565,7 +1621,11 @@ class TableManager:
         return n
 
     async def shutdown(self) -> None:
-        """Stop every timer and close every connection (call at application shutdown)."""
+        """Stop every timer and close every connection (call at application shutdown). In a
+        cluster the tables are handed over: each finishes its action in progress, is stored, and
+        its lease is released so that another process takes it at once."""
+        if self.cluster is not None:
+            await self.cluster.stop()
         self.closing = True
         for table in list(self.tables.values()):
             table.shutdown()
@@ -1583,32 +1643,45 @@ class TableManager:
             table = self.tables.get(room_id)
             if table is not None:
                 return table
-            try:
-                info = await self.run_db(self.store.load, room_id)
-            except StoredRecordError as e:  # a row is missing: the game cannot be rebuilt
-                log.error("room %s: cannot restore the game (%s); the room is marked %s", room_id, e, DAMAGED)
-                await self.run_db(self.store.mark_damaged, room_id)
-                info = await self.run_db(self.store.load, room_id)
-            if info is None:
-                return None
-            table = Table(self, info)
-            if info.status in (PLAYING, FINISHED) and info.record:
-                try:
-                    table.restore_game()
-                except Exception as e:  # noqa: BLE001 - a corrupt record must not stop the server
-                    log.error("room %s: cannot restore the game: %s", room_id, e)
-            if info.status == FINISHED and table.final is not None:
-                table.game_id = table.final["game_id"] = self.store.game_id_of(room_id)
-            info.next_room = self.moved.get(room_id)
-            self.tables[room_id] = table
-            if info.status == PLAYING:
-                async with table.lock:
-                    table._schedule()
+            table = await self.load_table(room_id)
+            if table is not None:
+                self.tables[room_id] = table
+                if table.info.status == PLAYING:
+                    async with table.lock:
+                        table._schedule()
             return table
+
+    async def load_table(self, room_id: str, schedule: bool = True) -> Table | None:
+        """A new :class:`Table` of ``room_id`` from the database (game replayed from the stored
+        record; a finished room gets its final state and stored game id), not registered and
+        with no timer armed. ``None`` when there is no such room. ``schedule`` is accepted for
+        the cluster's takeover and unused."""
+        try:
+            info = await self.run_db(self.store.load, room_id)
+        except StoredRecordError as e:  # a row is missing: the game cannot be rebuilt
+            log.error("room %s: cannot restore the game (%s); the room is marked %s", room_id, e, DAMAGED)
+            await self.run_db(self.store.mark_damaged, room_id)
+            info = await self.run_db(self.store.load, room_id)
+        if info is None:
+            return None
+        table = Table(self, info)
+        if info.status in (PLAYING, FINISHED) and info.record:
+            try:
+                table.restore_game()
+            except Exception as e:  # noqa: BLE001 - a corrupt record must not stop the server
+                log.error("room %s: cannot restore the game: %s", room_id, e)
+        if info.status == FINISHED and table.final is not None:
+            table.game_id = table.final["game_id"] = await self.run_db(self.store.game_id_of, room_id)
+        info.next_room = await self.run_db(self.next_room, room_id) if self.cluster is not None \
+            else self.moved.get(room_id)
+        return table
 
     async def room_changed(self, room_id: str) -> None:
         """Reload ``room_id`` from the database and send its connections the new state (seats taken,
-        bots added, players left)."""
+        bots added, players left). In a cluster every process's connections of the room hear it."""
+        if self.cluster is not None:
+            await self.cluster.room_changed(room_id)
+            return
         table = self.tables.get(room_id)
         if table is None:
             return
@@ -1623,7 +1696,11 @@ class TableManager:
             The live table.
         Raises:
             LookupError: no such room.
+            TimeoutError: cluster mode: no process could own the room in time.
         """
+        if self.cluster is not None:
+            await self.cluster.call(room_id, "start")
+            return self.tables.get(room_id)  # type: ignore[return-value]
         info = await self.run_db(self.store.load, room_id)
         if info is None:
             raise LookupError(f"no room {room_id!r}")
@@ -1640,9 +1717,18 @@ class TableManager:
         of its token) with code 4401 ``logged out``; call on the event loop (logout does).
 
         Returns:
-            The number of connections closed.
+            The number of connections closed (in a cluster: those of this process; the other
+            processes close theirs when they hear of it).
         """
         n = 0
+        if self.cluster is not None:
+            for proxy in list(self.cluster.proxies.values()):
+                for c in list(proxy.conns):
+                    if c.session_key is not None and c.session_key == session_key:
+                        c.close(4401, "logged out")
+                        n += 1
+            asyncio.get_running_loop().create_task(self.cluster.revoke_session(session_key))
+            return n
         for table in list(self.tables.values()):
             for c in list(table.conns):
                 if c.session_key is not None and c.session_key == session_key:
@@ -1653,6 +1739,10 @@ class TableManager:
     async def moved_to(self, room_id: str, new_id: str) -> None:
         """"Play again" made ``new_id`` from the finished room ``room_id``: remember it and send every
         connection of the old room ``{"type": "moved", "room": new_id}``."""
+        if self.cluster is not None:
+            await self.run_db(self.cluster.set_next_room, room_id, new_id)
+            await self.cluster.call(room_id, "moved", take=False, new=new_id)
+            return
         self.moved[room_id] = new_id
         if len(self.moved) > 100_000:  # bound memory; the oldest entries go first
             for k in list(self.moved)[:50_000]:
@@ -1663,8 +1753,34 @@ class TableManager:
                 table.moved(new_id)
                 table._broadcast()
 
+    async def abandon(self, room_id: str) -> None:
+        """End ``room_id``'s game unfinished (:meth:`Table.abandon`, at the owner in a cluster) and
+        wait until it is stored.
+
+        Raises:
+            LookupError: no live table for the room.
+            IllegalAction: no game, or the game is over.
+        """
+        if self.cluster is not None:
+            await self.cluster.call(room_id, "abandon")
+            return
+        table = self.tables.get(room_id)
+        if table is None:
+            raise LookupError(f"no live table {room_id!r}")
+        await table.abandon()
+        await self.writer.wait(room_id)
+
+    def again_lock(self, room_id: str) -> Any:
+        """The lock "play again" of ``room_id`` holds (one new room, even from several processes)."""
+        if self.cluster is not None:
+            return self.cluster.lock(f"again:{room_id}")
+        return self._again_lock
+
     def _finished(self, table: Table) -> None:
         """A game ended: drop the table once nobody is connected (kept while people look at it)."""
+        if self.cluster is not None:
+            asyncio.get_running_loop().create_task(self.cluster.release(table.id))
+            return
         if not table.conns:
             self.tables.pop(table.id, None)
 
@@ -1778,6 +1894,10 @@ class RecordWriter:
         #: write transactions run and record lines stored by them (benchmarks)
         self.batches = 0
         self.lines_written = 0
+        #: per room, record lines stored so far (index of the first line not known stored); the
+        #: cluster publishes a change's frames once its lines are stored (:meth:`wait_stored`)
+        self.stored: dict[str, int] = {}
+        self._progress: dict[str, asyncio.Event] = {}
 
     def start(self, room_id: str, lines: list[str]) -> None:
         """Queue a new game's header and first events (:meth:`GameStore.start`: the room becomes
@@ -1818,7 +1938,12 @@ class RecordWriter:
                         break
                     except asyncio.CancelledError:
                         raise
-                    except Exception:  # noqa: BLE001 - retried (storing is compare-and-set)
+                    except Exception as e:  # noqa: BLE001 - retried (storing is compare-and-set)
+                        if getattr(e, "fenced", False):  # cluster: the new owner stores the end
+                            q.clear()
+                            if self.manager.cluster is not None:
+                                self.manager.cluster.demote(room_id, "fenced before a write")
+                            break
                         self.retried += 1
                         if attempt == self.RETRIES - 1:
                             self.lost += 1
@@ -1840,6 +1965,7 @@ class RecordWriter:
                         await self.manager.run_db(games.append, room_id, index, lines)
                     self.batches += 1
                     self.lines_written += len(lines)
+                    self._stored_through(room_id, index + len(lines))
                     break
                 except asyncio.CancelledError:
                     raise
@@ -1850,6 +1976,7 @@ class RecordWriter:
                         except Exception:  # noqa: BLE001 - compared again on the next try
                             stored = None
                         if stored == lines:  # the earlier, failed-looking try had been stored
+                            self._stored_through(room_id, index + len(lines))
                             break
                         if stored is None:
                             await asyncio.sleep(min(5.0, 0.2 * (attempt + 1)))
@@ -1858,8 +1985,16 @@ class RecordWriter:
                     self._broken.add(room_id)
                     log.error("room %s: record line %d is stored already with other content (another server "
                               "writes this table?); this server stops storing its lines", room_id, index)
+                    if self.manager.cluster is not None:  # another owner took the table: stop here
+                        self.manager.cluster.demote(room_id, "a record line was stored by another owner")
                     break
-                except Exception:  # noqa: BLE001 - retried
+                except Exception as e:  # noqa: BLE001 - retried
+                    if getattr(e, "fenced", False):  # cluster: the lease is lost; the new owner writes
+                        q.clear()
+                        self._broken.add(room_id)
+                        if self.manager.cluster is not None:
+                            self.manager.cluster.demote(room_id, "fenced before a write")
+                        break
                     self.retried += 1
                     if attempt == self.RETRIES - 1:
                         self.lost += 1
@@ -1870,11 +2005,16 @@ class RecordWriter:
                         await asyncio.sleep(min(5.0, 0.2 * (attempt + 1)))
         self._pending.pop(room_id, None)
         self._tasks.pop(room_id, None)
+        ev = self._progress.pop(room_id, None)
+        if ev is not None:
+            ev.set()  # the writer stopped: nobody waits for lines it will not write
 
     async def _finish(self, table: Table, record: str, winner: int | None) -> None:
         try:
             table.game_id = await self.manager.run_db(self.manager.store.finish, table.info, record, winner)
-        except Exception:  # the game is stored as the room's record at least
+        except Exception as e:  # the game is stored as the room's record at least
+            if getattr(e, "fenced", False):  # cluster: no longer the owner; the new owner stores it
+                raise
             log.exception("room %s: storing the finished game failed", table.id)
             await self.manager.run_db(self.manager.store.save, table.id, record, FINISHED)
         go: dict[str, Any] = {"type": "game_over", "winner_team": winner, "game_id": table.game_id}
@@ -1885,6 +2025,33 @@ class RecordWriter:
         for c in list(table.conns):
             c.send(go)
         self.manager._finished(table)
+
+    def _stored_through(self, room_id: str, n: int) -> None:
+        if n > self.stored.get(room_id, 0):
+            self.stored[room_id] = n
+        ev = self._progress.pop(room_id, None)
+        if ev is not None:
+            ev.set()
+
+    async def wait_stored(self, room_id: str, n: int, timeout_s: float = 30.0) -> None:
+        """Wait (at most ``timeout_s`` seconds) until the room's record lines ``0 .. n - 1`` are
+        stored, or its writer has nothing left to do (a finished game, a refused write); unlike
+        :meth:`wait`, lines queued later (the next bot move) are not waited for."""
+        end = time.monotonic() + timeout_s
+        while self.stored.get(room_id, 0) < n:
+            task = self._tasks.get(room_id)
+            left = end - time.monotonic()
+            if task is None or task.done() or left <= 0:
+                return
+            ev = self._progress.setdefault(room_id, asyncio.Event())
+            try:
+                await asyncio.wait_for(ev.wait(), left)
+            except TimeoutError:
+                return
+
+    def forget(self, room_id: str) -> None:
+        """Drop what is known of ``room_id``'s stored lines (its game ended or moved away)."""
+        self.stored.pop(room_id, None)
 
     async def wait(self, room_id: str, timeout_s: float = 30.0) -> None:
         """Wait (at most ``timeout_s`` seconds) until the room's queued writes are done."""

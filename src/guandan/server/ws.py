@@ -245,6 +245,7 @@ def make_ws_router(
     async def room_socket(websocket: WebSocket, room_id: str) -> None:
         user_id: int | None = None
         name: str | None = None
+        cluster = manager.cluster
         if not origin_allowed(websocket, settings):
             await websocket.close(code=1008)  # before the handshake: the client gets HTTP 403
             return
@@ -252,7 +253,8 @@ def make_ws_router(
             token = websocket.cookies.get(COOKIE_NAME)
             if token:  # looked up in the manager's thread pool, never on the event loop
                 user_id, name = await manager.run_db(_user_of_token, session_factory, token)
-            table = await manager.open(room_id) if valid_room_id(room_id) else None
+            opener = cluster.open if cluster is not None else manager.open  # cluster: any process serves it
+            table = await opener(room_id) if valid_room_id(room_id) else None
         except Exception:
             log.exception("websocket for room %s: set-up failed", room_id)
             table = None
@@ -291,7 +293,10 @@ def make_ws_router(
                 text = message.get("text")
                 if text is None:
                     text = message.get("bytes")
-                reply = await handle_message(table, conn, text, rate_limit)
+                if cluster is not None:
+                    reply = await table.handle(conn, text, rate_limit)  # forwarded to the owner
+                else:
+                    reply = await handle_message(table, conn, text, rate_limit)
                 if reply is not None:
                     conn.send(reply)
         except (WebSocketDisconnect, RuntimeError):
@@ -311,7 +316,7 @@ def make_ws_router(
                 await asyncio.wait_for(writer, timeout=1.0)
             except (TimeoutError, asyncio.CancelledError, Exception):  # noqa: BLE001 - never raise
                 writer.cancel()
-            manager.forget_if_idle(room_id)
+            (cluster if cluster is not None else manager).forget_if_idle(room_id)
 
     return router
 
