@@ -214,7 +214,22 @@ def test_http_bad_bodies_and_auth(live):
 # -- act_cards readings, at the message-handler level ----------------------------------------------
 
 
+class _NoGames:
+    """The append-only store's writes, discarded (unit tables keep their game in memory only)."""
+
+    def start(self, room_id: str, header: str, events: Any = ()) -> None:
+        pass
+
+    def append(self, room_id: str, index: int, lines: list[str]) -> None:
+        pass
+
+    def append_many(self, batch: list[Any]) -> None:
+        pass
+
+
 class _NoStore:
+    games = _NoGames()
+
     def save(self, room_id: str, record: str, status: str) -> None:
         pass
 
