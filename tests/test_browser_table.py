@@ -631,8 +631,12 @@ def test_notices_for_timeouts_auto_and_bot_moves(open_page: Any) -> None:
     wait_until(page, lambda: {"type": "auto", "on": False} in script.sent, "auto off sent")
     script.push(state_of(view, 5))
     tid(page, "auto-banner").wait_for(state="detached")
-    script.push({"type": "notice", "code": "bot_played", "params": {"seat": 0, "moves": 7, "deals": 2}})
-    tid(page, "notice").filter(has_text="你离开期间，机器人替你在 2 局中出了 7 手牌").wait_for()
+    # 托管 by timeouts, cancelled by the button: no "while you were away"
+    script.push({"type": "notice", "code": "bot_played", "params": {"seat": 0, "moves": 7, "deals": 2, "reason": "timeouts"}})
+    tid(page, "notice").filter(has_text="托管已取消：机器人替你在 2 局中出了 7 手牌").wait_for()
+    # 托管 because the person was away, ended by their return
+    script.push({"type": "notice", "code": "bot_played", "params": {"seat": 0, "moves": 3, "deals": 1, "reason": "away"}})
+    tid(page, "notice").filter(has_text="你离开期间，机器人替你在 1 局中出了 3 手牌").wait_for()
     # another seat's notice names that seat
     script.push({"type": "notice", "code": "auto_on", "params": {"seat": 2, "reason": "away"}})
     tid(page, "notice").filter(has_text="机器人3离开了牌桌").wait_for()

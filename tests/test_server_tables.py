@@ -597,6 +597,7 @@ def test_reconnect_restores_the_view_and_bot_covers_absence(live):
                 assert (await a3.until(lambda f: f["type"] == "notice"))["params"] == note["params"]
                 assert note["params"]["seat"] == 0 and note["params"]["moves"] >= moves_for_ann >= 1
                 assert note["params"]["deals"] >= 1
+                assert note["params"]["reason"] == "away"  # 托管 was on because ann had no tab open
 
     asyncio.run(main())
 
@@ -645,6 +646,7 @@ def test_clock_timeouts_play_one_move_then_auto_after_two(live):
             assert off["timeouts"][0] == 0 and off["auto_reason"][0] is None
             report = [x for x in a.frames if x["type"] == "notice" and x["code"] == "bot_played"]
             assert len(report) == 1 and report[0]["params"]["seat"] == 0 and report[0]["params"]["moves"] >= 1
+            assert report[0]["params"]["reason"] == "timeouts"  # 托管 came from the two timeouts
             # the clock runs again; one more timeout counts from 1 again and 托管 stays off
             k = await a.until(lambda x: my_turn(x) and x["clock"]["deadline_ms"] is not None)
             assert k["auto"][0] is False and k["clock"]["seat"] == 0

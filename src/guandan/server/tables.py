@@ -1152,12 +1152,15 @@ class Table:
 
     def _end_auto(self, seat: int, notify: bool = True) -> dict[str, int] | None:
         """托管 off for ``seat``; when the bot made moves for it meanwhile, every connection gets the
-        notice ``bot_played`` (``{seat, moves, deals}``; returned instead when ``notify`` is False)."""
+        notice ``bot_played`` (``{seat, moves, deals, reason}``, ``reason`` being why 托管 was on:
+        ``away``, ``timeouts`` or ``player``; returned instead when ``notify`` is False)."""
+        reason = self.auto_reason[seat] or "player"
         self.auto[seat] = False
         self.auto_reason[seat] = None
         report = None
         if self.bot_moves[seat]:
-            report = {"seat": seat, "moves": self.bot_moves[seat], "deals": len(self.bot_deals[seat])}
+            report = {"seat": seat, "moves": self.bot_moves[seat], "deals": len(self.bot_deals[seat]),
+                      "reason": reason}
             if notify:
                 self.notice("bot_played", **report)
         self.bot_moves[seat] = 0

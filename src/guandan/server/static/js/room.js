@@ -469,8 +469,9 @@ export function mountRoom(el, params, ctx) {
         text = t(p.reason === "away" ? "notice_auto_on_away" : p.reason === "timeouts" ? "notice_auto_on_timeouts" : "notice_auto_on", { who });
         break;
       case "bot_played":
+        // "while you were away" only when 托管 was on because of an absence (contract section 5)
         text = mine
-          ? t("notice_bot_played_you", { moves: p.moves ?? 0, deals: p.deals ?? 1 })
+          ? t(p.reason === "away" ? "notice_bot_played_you" : "notice_bot_played_you_auto", { moves: p.moves ?? 0, deals: p.deals ?? 1 })
           : t("notice_bot_played", { who, moves: p.moves ?? 0, deals: p.deals ?? 1 });
         break;
       case "next_deal":
