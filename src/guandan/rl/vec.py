@@ -194,6 +194,7 @@ class VecEnv:
             raise ValueError(f"backend must be 'sync' or 'process', not {backend!r}")
         self.n_tables = n_tables
         self.backend = backend
+        self._rows = np.arange(n_tables)
         self._closed = False
         if backend == "sync":
             self._block = _Block(n_tables, seed, table_kwargs)
@@ -285,25 +286,37 @@ class VecEnv:
     def _check_actions(self, actions: np.ndarray) -> None:
         """Refuse the whole batch before any table moves: integer ids, in range, legal in the current
         mask (otherwise a bad id in row ``b`` would leave rows before ``b`` stepped and the rest not,
-        and a worker process would die on it)."""
-        if not np.issubdtype(actions.dtype, np.integer):
+        and a worker process would die on it). The common case (every id legal) is one range test
+        and one gather; the row named in an error is looked up only when something is wrong."""
+        if actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integer action ids, not dtype {actions.dtype}")
         if not getattr(self, "_observed", False):
             raise ValueError("call reset() before step()")
-        bad = np.flatnonzero((actions < 0) | (actions >= self.n_actions))
-        if bad.size:
-            b = int(bad[0])
+        if int(actions.min()) < 0 or int(actions.max()) >= self.n_actions:
+            b = int(np.flatnonzero((actions < 0) | (actions >= self.n_actions))[0])
             raise ValueError(f"action {int(actions[b])} of table {b} is out of range (0..{self.n_actions - 1})")
         mask = self._block.mask if self.backend == "sync" else self._bufs["mask"]
-        bad = np.flatnonzero(~mask[np.arange(self.n_tables), actions])
-        if bad.size:
-            b = int(bad[0])
+        ok = mask[self._rows, actions]
+        if not ok.all():
+            b = int(np.flatnonzero(~ok)[0])
             raise ValueError(f"action {int(actions[b])} of table {b} is masked (not legal now); no table was stepped")
 
     def random_actions(self, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One uniformly random legal action per row of ``mask`` (``int64 [B]``)."""
-        u = rng.random(mask.shape) * mask
-        return u.argmax(axis=1)
+        """One uniformly random legal action per row of ``mask`` (``bool [B, A]``): ``int64 [B]``
+        (``0`` for a row with no legal action). One uniform draw per row picks among that row's
+        legal ids (no ``[B, A]`` random array)."""
+        B, A = mask.shape
+        flat = np.flatnonzero(mask)  # legal (row, id) pairs as flat positions, ascending
+        if flat.size == 0:
+            return np.zeros(B, np.int64)
+        row0 = np.arange(0, (B + 1) * A, A, dtype=np.int64)  # flat position of each row's id 0
+        bounds = np.searchsorted(flat, row0)  # row b's legal ids: flat[bounds[b]:bounds[b + 1]]
+        counts = bounds[1:] - bounds[:-1]
+        pick = bounds[:-1] + (rng.random(B) * counts).astype(np.int64)
+        out = flat[np.minimum(pick, flat.size - 1)] - row0[:-1]
+        if counts.min() == 0:
+            out[counts == 0] = 0
+        return out
 
     def close(self) -> None:
         """Stop the worker processes (idempotent)."""
