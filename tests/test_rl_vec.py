@@ -117,3 +117,23 @@ def test_vecenv_refuses_a_bad_batch_before_stepping_any_table(backend):
         robs, rmask, rseat, _, _ = ref.step(good)
         ref.close()
         assert (obs2 == robs).all() and (seat2 == rseat).all() and (mask2 == rmask).all()
+
+
+def test_random_actions_uniform_over_each_rows_legal_ids():
+    """Each row draws among its own legal ids only, every one of them, about equally often;
+    a row with nothing legal gets 0."""
+    with VecEnv(1, seed=0) as vec:
+        mask = np.zeros((4, 9), bool)
+        mask[0, [1, 4, 8]] = True
+        mask[1, 0] = True
+        mask[3, [2, 3]] = True  # row 2: nothing legal
+        rng = np.random.default_rng(3)
+        counts = np.zeros((4, 9), int)
+        for _ in range(3000):
+            a = vec.random_actions(mask, rng)
+            counts[np.arange(4), a] += 1
+        assert (counts[[0, 1, 3]][~mask[[0, 1, 3]]] == 0).all()
+        assert counts[2, 0] == 3000
+        assert counts[1, 0] == 3000
+        assert all(850 < counts[0, k] < 1150 for k in (1, 4, 8))  # 1000 expected each, ~5 sigma
+        assert all(1300 < counts[3, k] < 1700 for k in (2, 3))
