@@ -216,19 +216,22 @@ class DefaultEncoder(Encoder):
         """Write the observation (see :meth:`Encoder.encode`), recomputing only what changed.
 
         The blocks that depend on the seat's hand alone (``hand``, ``hand_ranks``, ``wilds`` and
-        ``-hand`` for ``unseen``) are cached per seat in ``pub.cache`` under the seat's
-        ``pub.hand_version``; the blocks fixed for a deal (levels, ``a_fails``) under the deal;
+        ``-hand`` for ``unseen``) are cached per seat in ``pub.cache`` with the seat's
+        ``pub.hand_version`` (one entry per seat, replaced when the hand changes); the blocks fixed for a deal (levels, ``a_fails``) under the deal;
         ``played`` is a row copy of the incrementally kept ``pub.played_rel``; only the per-trick
         one-hot blocks (card counts, the play to beat, the trick, finishing places) are rebuilt,
         with scalar writes. Equal, float for float, to :meth:`encode_reference` (tested at every
         step of random deals under every preset).
         """
         cache = pub.cache
-        key = (self, seat, pub.hand_version[seat])
-        hb = cache.get(key)
-        if hb is None:
+        key = (self, seat)
+        ver = pub.hand_version[seat]
+        got = cache.get(key)
+        if got is not None and got[0] == ver:
+            hb = got[1]
+        else:  # replaces the seat's stale block (one live entry per seat: nothing piles up per deal)
             hb = self._hand_block(hand, pub.level)
-            cache[key] = hb
+            cache[key] = (ver, hb)
         out[0:72] = hb[0]
         np.add(pub.unseen_base, hb[1], out=out[72:126])
         out[126:342] = pub.played_rel[seat]
