@@ -105,18 +105,30 @@ def vec_decisions_per_s(n_tables: int, backend: str, workers: int, seconds: floa
     """Decisions per second of a :class:`VecEnv` (abstract mode and default encoding unless
     ``table_kwargs`` say otherwise; in ``candidates`` mode the features ``[B, K, F]`` are read
     every step)."""
+    return vec_run(n_tables, backend, workers, seconds, **table_kwargs)["decisions_per_s"]
+
+
+def vec_run(n_tables: int, backend: str, workers: int, seconds: float, **table_kwargs: Any) -> dict[str, Any]:
+    """:func:`vec_decisions_per_s` with the CPU the stepping got: ``decisions_per_s`` (wall),
+    ``cpu_s`` (CPU seconds used by the workers, or by this process for ``sync``, during the
+    loop), ``wall_s`` and ``decisions_per_cpu_s`` (the per-decision cost, independent of the share
+    of the cores the machine's other load left to the run)."""
     with VecEnv(n_tables, backend=backend, n_workers=workers, seed=1, **table_kwargs) as vec:
         _, mask, _ = vec.reset()
         cand = table_kwargs.get("action_mode") == "candidates"
         rng = np.random.default_rng(0)
         n = 0
+        cpu0 = sum(vec.worker_cpu_seconds())
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
             if cand:
                 vec.features()
             _, mask, _, _, _ = vec.step(vec.random_actions(mask, rng))
             n += n_tables
-        return n / (time.perf_counter() - start)
+        wall = time.perf_counter() - start
+        cpu = sum(vec.worker_cpu_seconds()) - cpu0
+    return {"decisions_per_s": n / wall, "wall_s": wall, "cpu_s": cpu,
+            "decisions_per_cpu_s": n / cpu if cpu > 0 else None}
 
 
 def rlcard_doudizhu_steps_per_s(seconds: float) -> float | None:
@@ -200,8 +212,11 @@ def run_rl_bench(
                              "steps_per_s": env_steps_per_s(mode, obs, seconds)})
     say("VecEnv sync")
     vec_sync = vec_decisions_per_s(tables, "sync", 1, seconds)
+    say("VecEnv 1 process")
+    one = vec_run(tables, "process", 1, seconds)
     say(f"VecEnv {workers} processes")
-    vec_proc = vec_decisions_per_s(tables, "process", workers, seconds)
+    many = vec_run(tables, "process", workers, seconds)
+    vec_proc = many["decisions_per_s"]
     say(f"VecEnv {workers} processes, candidates + features")
     vec_cand = vec_decisions_per_s(tables, "process", workers, seconds, action_mode="candidates", max_candidates=64)
     say("RLCard Doudizhu")
@@ -226,7 +241,8 @@ def run_rl_bench(
         "engine_steps_per_s": engine,
         "env": env_rows,
         "vec": {"tables": tables, "workers": workers, "sync_decisions_per_s": vec_sync,
-                "process_decisions_per_s": vec_proc, "process_candidates_decisions_per_s": vec_cand},
+                "process_decisions_per_s": vec_proc, "process_candidates_decisions_per_s": vec_cand,
+                "process_1_worker": one, "process_workers": many},
         "references": {
             "rlcard_doudizhu_steps_per_s": rlc,
             "rlcard_note": None if rlc is not None else "rlcard not installed (pip install rlcard)",

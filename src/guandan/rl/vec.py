@@ -25,10 +25,13 @@ copies, safe to keep.
 from __future__ import annotations
 
 import multiprocessing as mp
+import struct
+import time
 from typing import Any
 
 import numpy as np
 
+from .gctune import tune_gc
 from .table import Table
 
 
@@ -152,6 +155,7 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
     try:
         block = _Block(hi - lo, seed, kwargs, _views(shm.buf, *dims, lo=lo, hi=hi))
         actions = _views(shm.buf, *dims, lo=lo, hi=hi)["actions"]
+        tune_gc()  # our own process: freeze the set-up, rarer young collections (guandan.rl.gctune)
         while True:
             cmd = conn.recv_bytes()  # one byte per command; the actions are in shared memory
             if cmd == b"s":
@@ -160,6 +164,8 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
             elif cmd == b"r":
                 block.reset()
                 conn.send_bytes(b"k")
+            elif cmd == b"t":  # CPU seconds this worker has used
+                conn.send_bytes(struct.pack("<d", time.process_time()))
             else:  # b"c": close
                 break
     except (EOFError, KeyboardInterrupt):
@@ -317,6 +323,22 @@ class VecEnv:
         if counts.min() == 0:
             out[counts == 0] = 0
         return out
+
+    def worker_cpu_seconds(self) -> list[float]:
+        """CPU time (user + system, s) used so far by each worker process (``process``
+        backend), or by this process (``sync``: one entry). For benchmarks: decisions per
+        worker-CPU-second is the per-decision cost, whatever share of the cores the machine gave.
+
+        Raises:
+            RuntimeError: after :meth:`close`.
+        """
+        if self._closed:
+            raise RuntimeError("the VecEnv is closed")
+        if self.backend == "sync":
+            return [time.process_time()]
+        for c in self._conns:
+            c.send_bytes(b"t")
+        return [struct.unpack("<d", c.recv_bytes())[0] for c in self._conns]
 
     def close(self) -> None:
         """Stop the worker processes (idempotent)."""
