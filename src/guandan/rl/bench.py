@@ -14,6 +14,13 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
   worker processes (16 tables by default: with many more, a short run measures mostly the
   first, most expensive decisions of each deal, when hands hold 27 cards), and the process
   backend in ``candidates`` mode (64 candidates) reading the ``[B, K, F]`` features each step.
+  The ``process`` backend is measured with one worker and with ``workers``; for both the CPU
+  seconds the workers used (:meth:`VecEnv.worker_cpu_seconds`) give the share of the cores the
+  run actually got (``cpu_s / wall_s``) and the per-decision cost (decisions per worker-CPU-second),
+  which on a machine shared with other jobs says more than the wall-clock figure.
+* The command (``guandan bench rl``) calls :func:`guandan.rl.gctune.tune_gc` first, as every
+  process the project starts for stepping tables does; calling these functions from another
+  process measures them under that process's collector settings.
 * references, measured only when their packages are installed (benchmark-only, never a
   dependency): RLCard's Doudizhu env (``rlcard.make("doudizhu")``: ``reset``/``step`` with a
   random legal action id; its step includes its own state encoding) and DouZero's ``GameEnv``
