@@ -19,7 +19,10 @@ Backends: ``"sync"`` (this process) or ``"process"`` (``n_workers`` worker proce
 :mod:`multiprocessing`, each stepping ``B / n_workers`` tables and writing its rows of the
 arrays in place in one shared-memory block, features included; one message per worker per step
 is one byte (the actions are written into shared memory too), nothing is pickled per step). Returned arrays are
-copies, safe to keep.
+copies, safe to keep. Each worker process, once its tables are set up, applies
+:func:`guandan.rl.gctune.tune_gc` (frozen set-up, rarer young collections: stepping makes no
+reference cycles); the ``sync`` backend leaves the calling process's collector alone.
+:meth:`VecEnv.worker_cpu_seconds` reports the CPU time each worker used (for benchmarks).
 """
 
 from __future__ import annotations
