@@ -11,8 +11,10 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
   also encodes the acting seat's observation. Episodes reset (next deal) when they end.
 * ``vec``: :class:`~guandan.rl.vec.VecEnv` decisions/s (rows × steps / s) with the default
   encoding and abstract mode, sync (one process) and ``process`` backend with ``workers``
-  worker processes (16 tables by default: with many more, a short run measures mostly the
-  first, most expensive decisions of each deal, when hands hold 27 cards), and the process
+  worker processes (64 tables by default: each of 2 workers steps 32 tables, about 1 ms of work,
+  per round trip, so the two pipe wake-ups of a step cost little next to it; with 16 tables a
+  worker slept between steps so often that a shared machine gave the two workers less than one
+  core together; a 5 s run still covers about a dozen deals per table), and the process
   backend in ``candidates`` mode (64 candidates) reading the ``[B, K, F]`` features each step.
   The ``process`` backend is measured with one worker and with ``workers``; for both the CPU
   seconds the workers used (:meth:`VecEnv.worker_cpu_seconds`) give the share of the cores the
@@ -188,7 +190,7 @@ def douzero_steps_per_s(seconds: float) -> float | None:
 
 def run_rl_bench(
     seconds: float = 3.0,
-    tables: int = 16,
+    tables: int = 64,
     workers: int = 2,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
