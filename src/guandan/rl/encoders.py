@@ -201,16 +201,7 @@ class DefaultEncoder(Encoder):
         assert o["top_seat"].start == 538 and o["trick_last"] == slice(542, 710) and o["level"] == slice(710, 723)
         assert o["opp_level"].stop == 749 and o["phase"] == slice(749, 752) and o["finished"].start == 752
         assert o["return_target"].start == 768 and o["a_fails"] == slice(772, 774)
-        # per level: hand counts (54) -> [hand | hand_ranks without the wild | 0 (wilds) | -hand]
-        # (the first 126 floats; ``unseen`` = that last block + 2 - played)
-        m = np.zeros((13, 54, 126), dtype=np.float32)
-        for lv in range(13):
-            for f in range(54):
-                m[lv, f, f] = 1.0
-                if f != lv * 4 + 1:
-                    m[lv, f, 54 + int(_FACE_RANK[f])] = 1.0
-                m[lv, f, 72 + f] = -1.0
-        self._dense = m
+        self._dense = _hand_matrix()
 
     def encode(self, pub: PublicState, seat: int, hand: Sequence[int], out: np.ndarray) -> None:
         """Write the observation (see :meth:`Encoder.encode`), recomputing only what changed.
@@ -421,6 +412,27 @@ class DanZeroEncoder(Encoder):
         out[501 + min(int(hand[w]), 2)] = 1.0
         for i, s in enumerate(order):
             out[504 + 3 * i + min(int(pub.played[s, w]), 2)] = 1.0
+
+
+_HAND_MATRIX: list[np.ndarray] = []
+
+
+def _hand_matrix() -> np.ndarray:
+    """``float32 [13, 54, 126]``, read-only, one per process (every encoder shares it: a copy per
+    table made 64 tables stepped in turn miss the CPU caches): per level, hand counts (54) ->
+    ``[hand | hand_ranks without the wild | 0 (wilds) | -hand]`` (the first 126 floats of the
+    default layout; ``unseen`` = that last block + 2 - played)."""
+    if not _HAND_MATRIX:
+        m = np.zeros((13, 54, 126), dtype=np.float32)
+        for lv in range(13):
+            for f in range(54):
+                m[lv, f, f] = 1.0
+                if f != lv * 4 + 1:
+                    m[lv, f, 54 + int(_FACE_RANK[f])] = 1.0
+                m[lv, f, 72 + f] = -1.0
+        m.flags.writeable = False
+        _HAND_MATRIX.append(m)
+    return _HAND_MATRIX[0]
 
 
 ENCODERS: dict[str, type[Encoder]] = {"default": DefaultEncoder, "danzero": DanZeroEncoder}
