@@ -198,3 +198,14 @@ def test_vecenv_candidate_features_describe_the_candidates():
         vec.reset()
         with pytest.raises(ValueError, match="candidates"):
             vec.features()
+
+
+def test_default_encoders_share_one_read_only_hand_matrix():
+    """Tables in one process share the encoder's constant matrix (not a copy per table), and no
+    encoder can change it for the others."""
+    from guandan.rl.encoders import make_encoder
+
+    a, b = make_encoder("default"), make_encoder("default")
+    assert a._dense is b._dense and not a._dense.flags.writeable
+    # level 7 (rank 9): the heart of rank 9 (face 9 * 4 + 1) is a wild, not counted in hand_ranks
+    assert a._dense[7, 9 * 4 + 1, 54 + 9] == 0.0 and a._dense[7, 9 * 4, 54 + 9] == 1.0
