@@ -207,5 +207,6 @@ def test_default_encoders_share_one_read_only_hand_matrix():
 
     a, b = make_encoder("default"), make_encoder("default")
     assert a._dense is b._dense and not a._dense.flags.writeable
-    # level 7 (rank 9): the heart of rank 9 (face 9 * 4 + 1) is a wild, not counted in hand_ranks
-    assert a._dense[7, 9 * 4 + 1, 54 + 9] == 0.0 and a._dense[7, 9 * 4, 54 + 9] == 1.0
+    # level index 7 (the 9s): the 9 of hearts (face 7 * 4 + 1) is a wild (R8), not counted in
+    # hand_ranks; the 9 of spades (face 28) is
+    assert a._dense[7, 29, 54 + 7] == 0.0 and a._dense[7, 28, 54 + 7] == 1.0
