@@ -26,6 +26,10 @@ def test_bench_rl_json_has_every_figure():
             ("cards", "none"), ("cards", "default")} <= modes
     assert all(r["steps_per_s"] > 0 for r in data["env"]) and data["engine_steps_per_s"] > 0
     assert data["vec"]["sync_decisions_per_s"] > 0 and data["vec"]["process_decisions_per_s"] > 0
+    for run in (data["vec"]["process_1_worker"], data["vec"]["process_workers"]):
+        assert run["wall_s"] >= 0.1 and run["cpu_s"] > 0  # the workers' CPU seconds were read back
+        n = run["decisions_per_s"] * run["wall_s"]  # both rates count the same decisions
+        assert n >= 64 and run["decisions_per_cpu_s"] * run["cpu_s"] == pytest.approx(n)
     assert data["targets"] == {"single_core_steps_per_s": 20000, "vec_ratio": 2.0}
     ref = data["references"]
     for key, note in (("rlcard_doudizhu_steps_per_s", "rlcard_note"), ("douzero_gameenv_steps_per_s", "douzero_note")):

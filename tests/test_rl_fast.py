@@ -198,3 +198,15 @@ def test_vecenv_candidate_features_describe_the_candidates():
         vec.reset()
         with pytest.raises(ValueError, match="candidates"):
             vec.features()
+
+
+def test_default_encoders_share_one_read_only_hand_matrix():
+    """Tables in one process share the encoder's constant matrix (not a copy per table), and no
+    encoder can change it for the others."""
+    from guandan.rl.encoders import make_encoder
+
+    a, b = make_encoder("default"), make_encoder("default")
+    assert a._dense is b._dense and not a._dense.flags.writeable
+    # level index 7 (the 9s): the 9 of hearts (face 7 * 4 + 1) is a wild (R8), not counted in
+    # hand_ranks; the 9 of spades (face 28) is
+    assert a._dense[7, 29, 54 + 7] == 0.0 and a._dense[7, 28, 54 + 7] == 1.0

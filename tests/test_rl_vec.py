@@ -117,3 +117,55 @@ def test_vecenv_refuses_a_bad_batch_before_stepping_any_table(backend):
         robs, rmask, rseat, _, _ = ref.step(good)
         ref.close()
         assert (obs2 == robs).all() and (seat2 == rseat).all() and (mask2 == rmask).all()
+
+
+def test_random_actions_uniform_over_each_rows_legal_ids():
+    """Each row draws among its own legal ids only, every one of them, about equally often;
+    a row with nothing legal gets 0."""
+    with VecEnv(1, seed=0) as vec:
+        mask = np.zeros((4, 9), bool)
+        mask[0, [1, 4, 8]] = True
+        mask[1, 0] = True
+        mask[3, [2, 3]] = True  # row 2: nothing legal
+        rng = np.random.default_rng(3)
+        counts = np.zeros((4, 9), int)
+        for _ in range(3000):
+            a = vec.random_actions(mask, rng)
+            counts[np.arange(4), a] += 1
+        assert (counts[[0, 1, 3]][~mask[[0, 1, 3]]] == 0).all()
+        assert counts[2, 0] == 3000
+        assert counts[1, 0] == 3000
+        assert all(850 < counts[0, k] < 1150 for k in (1, 4, 8))  # 1000 expected each, ~5 sigma
+        assert all(1300 < counts[3, k] < 1700 for k in (2, 3))
+
+
+def test_worker_cpu_seconds_counts_each_workers_stepping():
+    with VecEnv(4, backend="process", n_workers=2, seed=0) as vec:
+        _, mask, _ = vec.reset()
+        before = vec.worker_cpu_seconds()
+        assert len(before) == 2 and all(t >= 0 for t in before)
+        rng = np.random.default_rng(0)
+        for _ in range(300):
+            _, mask, _, _, _ = vec.step(vec.random_actions(mask, rng))
+        after = vec.worker_cpu_seconds()
+        assert all(a > b for a, b in zip(after, before))  # both workers stepped their tables
+    with pytest.raises(RuntimeError):
+        vec.worker_cpu_seconds()
+
+
+def test_tune_gc_freezes_and_raises_the_young_threshold():
+    import gc
+
+    from guandan.rl.gctune import tune_gc
+
+    old = gc.get_threshold()
+    try:
+        prev = tune_gc(12_345)
+        assert prev == old
+        assert gc.get_threshold() == (12_345, 50, 50)
+        assert gc.get_freeze_count() > 0
+        with pytest.raises(ValueError):
+            tune_gc(0)
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*old)

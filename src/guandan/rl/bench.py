@@ -11,9 +11,18 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
   also encodes the acting seat's observation. Episodes reset (next deal) when they end.
 * ``vec``: :class:`~guandan.rl.vec.VecEnv` decisions/s (rows × steps / s) with the default
   encoding and abstract mode, sync (one process) and ``process`` backend with ``workers``
-  worker processes (16 tables by default: with many more, a short run measures mostly the
-  first, most expensive decisions of each deal, when hands hold 27 cards), and the process
+  worker processes (64 tables by default: each of 2 workers steps 32 tables, about 1 ms of work,
+  per round trip, so the two pipe wake-ups of a step cost little next to it; with 16 tables a
+  worker slept between steps so often that a shared machine gave the two workers less than one
+  core together; a 5 s run still covers about a dozen deals per table), and the process
   backend in ``candidates`` mode (64 candidates) reading the ``[B, K, F]`` features each step.
+  The ``process`` backend is measured with one worker and with ``workers``; for both the CPU
+  seconds the workers used (:meth:`VecEnv.worker_cpu_seconds`) give the share of the cores the
+  run actually got (``cpu_s / wall_s``) and the per-decision cost (decisions per worker-CPU-second),
+  which on a machine shared with other jobs says more than the wall-clock figure.
+* The command (``guandan bench rl``) calls :func:`guandan.rl.gctune.tune_gc` first, as every
+  process the project starts for stepping tables does; calling these functions from another
+  process measures them under that process's collector settings.
 * references, measured only when their packages are installed (benchmark-only, never a
   dependency): RLCard's Doudizhu env (``rlcard.make("doudizhu")``: ``reset``/``step`` with a
   random legal action id; its step includes its own state encoding) and DouZero's ``GameEnv``
@@ -105,18 +114,30 @@ def vec_decisions_per_s(n_tables: int, backend: str, workers: int, seconds: floa
     """Decisions per second of a :class:`VecEnv` (abstract mode and default encoding unless
     ``table_kwargs`` say otherwise; in ``candidates`` mode the features ``[B, K, F]`` are read
     every step)."""
+    return vec_run(n_tables, backend, workers, seconds, **table_kwargs)["decisions_per_s"]
+
+
+def vec_run(n_tables: int, backend: str, workers: int, seconds: float, **table_kwargs: Any) -> dict[str, Any]:
+    """:func:`vec_decisions_per_s` with the CPU the stepping got: ``decisions_per_s`` (wall),
+    ``cpu_s`` (CPU seconds used by the workers, or by this process for ``sync``, during the
+    loop), ``wall_s`` and ``decisions_per_cpu_s`` (the per-decision cost, independent of the share
+    of the cores the machine's other load left to the run)."""
     with VecEnv(n_tables, backend=backend, n_workers=workers, seed=1, **table_kwargs) as vec:
         _, mask, _ = vec.reset()
         cand = table_kwargs.get("action_mode") == "candidates"
         rng = np.random.default_rng(0)
         n = 0
+        cpu0 = sum(vec.worker_cpu_seconds())
         start = time.perf_counter()
         while time.perf_counter() - start < seconds:
             if cand:
                 vec.features()
             _, mask, _, _, _ = vec.step(vec.random_actions(mask, rng))
             n += n_tables
-        return n / (time.perf_counter() - start)
+        wall = time.perf_counter() - start
+        cpu = sum(vec.worker_cpu_seconds()) - cpu0
+    return {"decisions_per_s": n / wall, "wall_s": wall, "cpu_s": cpu,
+            "decisions_per_cpu_s": n / cpu if cpu > 0 else None}
 
 
 def rlcard_doudizhu_steps_per_s(seconds: float) -> float | None:
@@ -169,7 +190,7 @@ def douzero_steps_per_s(seconds: float) -> float | None:
 
 def run_rl_bench(
     seconds: float = 3.0,
-    tables: int = 16,
+    tables: int = 64,
     workers: int = 2,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
@@ -200,8 +221,11 @@ def run_rl_bench(
                              "steps_per_s": env_steps_per_s(mode, obs, seconds)})
     say("VecEnv sync")
     vec_sync = vec_decisions_per_s(tables, "sync", 1, seconds)
+    say("VecEnv 1 process")
+    one = vec_run(tables, "process", 1, seconds)
     say(f"VecEnv {workers} processes")
-    vec_proc = vec_decisions_per_s(tables, "process", workers, seconds)
+    many = vec_run(tables, "process", workers, seconds)
+    vec_proc = many["decisions_per_s"]
     say(f"VecEnv {workers} processes, candidates + features")
     vec_cand = vec_decisions_per_s(tables, "process", workers, seconds, action_mode="candidates", max_candidates=64)
     say("RLCard Doudizhu")
@@ -226,7 +250,8 @@ def run_rl_bench(
         "engine_steps_per_s": engine,
         "env": env_rows,
         "vec": {"tables": tables, "workers": workers, "sync_decisions_per_s": vec_sync,
-                "process_decisions_per_s": vec_proc, "process_candidates_decisions_per_s": vec_cand},
+                "process_decisions_per_s": vec_proc, "process_candidates_decisions_per_s": vec_cand,
+                "process_1_worker": one, "process_workers": many},
         "references": {
             "rlcard_doudizhu_steps_per_s": rlc,
             "rlcard_note": None if rlc is not None else "rlcard not installed (pip install rlcard)",

@@ -201,34 +201,28 @@ class DefaultEncoder(Encoder):
         assert o["top_seat"].start == 538 and o["trick_last"] == slice(542, 710) and o["level"] == slice(710, 723)
         assert o["opp_level"].stop == 749 and o["phase"] == slice(749, 752) and o["finished"].start == 752
         assert o["return_target"].start == 768 and o["a_fails"] == slice(772, 774)
-        # per level: hand counts (54) -> [hand | hand_ranks without the wild | 0 (wilds) | -hand]
-        # (the first 126 floats; ``unseen`` = that last block + 2 - played)
-        m = np.zeros((13, 54, 126), dtype=np.float32)
-        for lv in range(13):
-            for f in range(54):
-                m[lv, f, f] = 1.0
-                if f != lv * 4 + 1:
-                    m[lv, f, 54 + int(_FACE_RANK[f])] = 1.0
-                m[lv, f, 72 + f] = -1.0
-        self._dense = m
+        self._dense = _hand_matrix()
 
     def encode(self, pub: PublicState, seat: int, hand: Sequence[int], out: np.ndarray) -> None:
         """Write the observation (see :meth:`Encoder.encode`), recomputing only what changed.
 
         The blocks that depend on the seat's hand alone (``hand``, ``hand_ranks``, ``wilds`` and
-        ``-hand`` for ``unseen``) are cached per seat in ``pub.cache`` under the seat's
-        ``pub.hand_version``; the blocks fixed for a deal (levels, ``a_fails``) under the deal;
+        ``-hand`` for ``unseen``) are cached per seat in ``pub.cache`` with the seat's
+        ``pub.hand_version`` (one entry per seat, replaced when the hand changes); the blocks fixed for a deal (levels, ``a_fails``) under the deal;
         ``played`` is a row copy of the incrementally kept ``pub.played_rel``; only the per-trick
         one-hot blocks (card counts, the play to beat, the trick, finishing places) are rebuilt,
         with scalar writes. Equal, float for float, to :meth:`encode_reference` (tested at every
         step of random deals under every preset).
         """
         cache = pub.cache
-        key = (self, seat, pub.hand_version[seat])
-        hb = cache.get(key)
-        if hb is None:
+        key = (self, seat)
+        ver = pub.hand_version[seat]
+        got = cache.get(key)
+        if got is not None and got[0] == ver:
+            hb = got[1]
+        else:  # replaces the seat's stale block (one live entry per seat: nothing piles up per deal)
             hb = self._hand_block(hand, pub.level)
-            cache[key] = hb
+            cache[key] = (ver, hb)
         out[0:72] = hb[0]
         np.add(pub.unseen_base, hb[1], out=out[72:126])
         out[126:342] = pub.played_rel[seat]
@@ -418,6 +412,27 @@ class DanZeroEncoder(Encoder):
         out[501 + min(int(hand[w]), 2)] = 1.0
         for i, s in enumerate(order):
             out[504 + 3 * i + min(int(pub.played[s, w]), 2)] = 1.0
+
+
+_HAND_MATRIX: list[np.ndarray] = []
+
+
+def _hand_matrix() -> np.ndarray:
+    """``float32 [13, 54, 126]``, read-only, one per process (every encoder shares it: a copy per
+    table made 64 tables stepped in turn miss the CPU caches): per level, hand counts (54) ->
+    ``[hand | hand_ranks without the wild | 0 (wilds) | -hand]`` (the first 126 floats of the
+    default layout; ``unseen`` = that last block + 2 - played)."""
+    if not _HAND_MATRIX:
+        m = np.zeros((13, 54, 126), dtype=np.float32)
+        for lv in range(13):
+            for f in range(54):
+                m[lv, f, f] = 1.0
+                if f != lv * 4 + 1:
+                    m[lv, f, 54 + int(_FACE_RANK[f])] = 1.0
+                m[lv, f, 72 + f] = -1.0
+        m.flags.writeable = False
+        _HAND_MATRIX.append(m)
+    return _HAND_MATRIX[0]
 
 
 ENCODERS: dict[str, type[Encoder]] = {"default": DefaultEncoder, "danzero": DanZeroEncoder}

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .abstract import N_ABSTRACT
+from .gctune import tune_gc
 from .table import Table
 
 Policy = Any  # "random" | "heuristic" | Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -49,15 +50,19 @@ class TableWorker:
         n_tables: tables in the batch.
         seed: table ``i`` is seeded ``seed + i``; the named policies' randomness too.
         preset: rule preset.
+        own_process: the worker has a process of its own (a Ray actor): after set-up it applies
+            :func:`guandan.rl.gctune.tune_gc` there (never in the caller's process).
     """
 
-    def __init__(self, n_tables: int, seed: int = 0, preset: str = "aicomp") -> None:
+    def __init__(self, n_tables: int, seed: int = 0, preset: str = "aicomp", own_process: bool = False) -> None:
         if n_tables < 1:
             raise ValueError(f"n_tables must be at least 1, not {n_tables}")
         self.preset = preset
         self.tables = [Table(preset, "abstract", "default", "deal", seed=seed + i) for i in range(n_tables)]
         self.rng = random.Random(seed)
         self._agents: dict[tuple[str, int], Any] = {}
+        if own_process:
+            tune_gc()
 
     # -- policies ----------------------------------------------------------------------------
     def _named(self, name: str, t: Table, seat: int) -> Any:
@@ -197,7 +202,7 @@ def _workers(n_workers: int, tables: int, seed: int, preset: str, use_ray: bool,
             local = {} if ray_address else {"num_cpus": max(n_workers, 1), "_node_ip_address": "127.0.0.1"}
             ray.init(address=ray_address, include_dashboard=False, log_to_driver=False, **local)
         remote = ray.remote(TableWorker)
-        actors = [remote.remote(tables, seed + 1000 * i, preset) for i in range(n_workers)]
+        actors = [remote.remote(tables, seed + 1000 * i, preset, True) for i in range(n_workers)]
         return actors, lambda refs: list(ray.get(refs))
     local = [TableWorker(tables, seed + 1000 * i, preset) for i in range(n_workers)]
     return local, lambda results: results

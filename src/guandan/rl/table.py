@@ -163,10 +163,14 @@ class Table:
                 assert seat is not None
                 hand = d.hands[seat]
                 cache = self.pub.cache
-                key = ("shapes", seat, self.pub.hand_version[seat])
-                sh = cache.get(key)
-                if sh is None:
-                    sh = cache[key] = fastmask.HandShapes(hand, d.level, self.rules.full_house_joker_pair)
+                key = ("shapes", seat)
+                ver = self.pub.hand_version[seat]
+                got = cache.get(key)
+                if got is not None and got[0] == ver:
+                    sh = got[1]
+                else:  # one entry per seat, replaced when its hand changes
+                    sh = fastmask.HandShapes(hand, d.level, self.rules.full_house_joker_pair)
+                    cache[key] = (ver, sh)
                 ids = fastmask.legal_ids(sh, hand, d.top)  # type: ignore[arg-type]
             else:
                 ids = list(self.groups())

@@ -19,16 +19,22 @@ Backends: ``"sync"`` (this process) or ``"process"`` (``n_workers`` worker proce
 :mod:`multiprocessing`, each stepping ``B / n_workers`` tables and writing its rows of the
 arrays in place in one shared-memory block, features included; one message per worker per step
 is one byte (the actions are written into shared memory too), nothing is pickled per step). Returned arrays are
-copies, safe to keep.
+copies, safe to keep. Each worker process, once its tables are set up, applies
+:func:`guandan.rl.gctune.tune_gc` (frozen set-up, rarer young collections: stepping makes no
+reference cycles); the ``sync`` backend leaves the calling process's collector alone.
+:meth:`VecEnv.worker_cpu_seconds` reports the CPU time each worker used (for benchmarks).
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
+import struct
+import time
 from typing import Any
 
 import numpy as np
 
+from .gctune import tune_gc
 from .table import Table
 
 
@@ -152,6 +158,7 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
     try:
         block = _Block(hi - lo, seed, kwargs, _views(shm.buf, *dims, lo=lo, hi=hi))
         actions = _views(shm.buf, *dims, lo=lo, hi=hi)["actions"]
+        tune_gc()  # our own process: freeze the set-up, rarer young collections (guandan.rl.gctune)
         while True:
             cmd = conn.recv_bytes()  # one byte per command; the actions are in shared memory
             if cmd == b"s":
@@ -160,6 +167,8 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
             elif cmd == b"r":
                 block.reset()
                 conn.send_bytes(b"k")
+            elif cmd == b"t":  # CPU seconds this worker has used
+                conn.send_bytes(struct.pack("<d", time.process_time()))
             else:  # b"c": close
                 break
     except (EOFError, KeyboardInterrupt):
@@ -194,6 +203,7 @@ class VecEnv:
             raise ValueError(f"backend must be 'sync' or 'process', not {backend!r}")
         self.n_tables = n_tables
         self.backend = backend
+        self._rows = np.arange(n_tables)
         self._closed = False
         if backend == "sync":
             self._block = _Block(n_tables, seed, table_kwargs)
@@ -285,25 +295,53 @@ class VecEnv:
     def _check_actions(self, actions: np.ndarray) -> None:
         """Refuse the whole batch before any table moves: integer ids, in range, legal in the current
         mask (otherwise a bad id in row ``b`` would leave rows before ``b`` stepped and the rest not,
-        and a worker process would die on it)."""
-        if not np.issubdtype(actions.dtype, np.integer):
+        and a worker process would die on it). The common case (every id legal) is one range test
+        and one gather; the row named in an error is looked up only when something is wrong."""
+        if actions.dtype.kind not in "iu":
             raise ValueError(f"actions must be integer action ids, not dtype {actions.dtype}")
         if not getattr(self, "_observed", False):
             raise ValueError("call reset() before step()")
-        bad = np.flatnonzero((actions < 0) | (actions >= self.n_actions))
-        if bad.size:
-            b = int(bad[0])
+        if int(actions.min()) < 0 or int(actions.max()) >= self.n_actions:
+            b = int(np.flatnonzero((actions < 0) | (actions >= self.n_actions))[0])
             raise ValueError(f"action {int(actions[b])} of table {b} is out of range (0..{self.n_actions - 1})")
         mask = self._block.mask if self.backend == "sync" else self._bufs["mask"]
-        bad = np.flatnonzero(~mask[np.arange(self.n_tables), actions])
-        if bad.size:
-            b = int(bad[0])
+        ok = mask[self._rows, actions]
+        if not ok.all():
+            b = int(np.flatnonzero(~ok)[0])
             raise ValueError(f"action {int(actions[b])} of table {b} is masked (not legal now); no table was stepped")
 
     def random_actions(self, mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-        """One uniformly random legal action per row of ``mask`` (``int64 [B]``)."""
-        u = rng.random(mask.shape) * mask
-        return u.argmax(axis=1)
+        """One uniformly random legal action per row of ``mask`` (``bool [B, A]``): ``int64 [B]``
+        (``0`` for a row with no legal action). One uniform draw per row picks among that row's
+        legal ids (no ``[B, A]`` random array)."""
+        B, A = mask.shape
+        flat = np.flatnonzero(mask)  # legal (row, id) pairs as flat positions, ascending
+        if flat.size == 0:
+            return np.zeros(B, np.int64)
+        row0 = np.arange(0, (B + 1) * A, A, dtype=np.int64)  # flat position of each row's id 0
+        bounds = np.searchsorted(flat, row0)  # row b's legal ids: flat[bounds[b]:bounds[b + 1]]
+        counts = bounds[1:] - bounds[:-1]
+        pick = bounds[:-1] + (rng.random(B) * counts).astype(np.int64)
+        out = flat[np.minimum(pick, flat.size - 1)] - row0[:-1]
+        if counts.min() == 0:
+            out[counts == 0] = 0
+        return out
+
+    def worker_cpu_seconds(self) -> list[float]:
+        """CPU time (user + system, s) used so far by each worker process (``process``
+        backend), or by this process (``sync``: one entry). For benchmarks: decisions per
+        worker-CPU-second is the per-decision cost, whatever share of the cores the machine gave.
+
+        Raises:
+            RuntimeError: after :meth:`close`.
+        """
+        if self._closed:
+            raise RuntimeError("the VecEnv is closed")
+        if self.backend == "sync":
+            return [time.process_time()]
+        for c in self._conns:
+            c.send_bytes(b"t")
+        return [struct.unpack("<d", c.recv_bytes())[0] for c in self._conns]
 
     def close(self) -> None:
         """Stop the worker processes (idempotent)."""
