@@ -90,12 +90,20 @@ LAYERS = {
     "guandan.core": ("guandan.core",),
     "guandan.agents": ("guandan.core", "guandan.agents", "numpy"),
     "guandan.records": ("guandan.core", "guandan.records"),
+    # garbage-collector settings shared by the server and the stepping processes: standard library only
+    "guandan.gctune": ("guandan.gctune",),
     "guandan.conformance": ("guandan.core", "guandan.conformance"),
     "guandan.arena": ("guandan.core", "guandan.agents", "guandan.arena"),
-    # the research environment: core and agents (+ its optional extra), never server/compat;
+    # the AI-competition host and client: core, agents, arena, records (+ websockets/Starlette/uvicorn),
+    # never the server or the research environment
+    "guandan.compat": ("guandan.core", "guandan.agents", "guandan.arena", "guandan.records", "guandan.compat",
+                       "websockets", "starlette", "uvicorn"),
+    # the research environment: core and agents (+ its optional extra), never the server. One arrow
+    # goes sideways, on purpose: rl.protocol runs protocol bots as opponents through the compat host
+    # (issue 9 item 4); compat never imports rl (checked above), so the layers stay acyclic;
     # rlcard/douzero only inside the benchmark's functions (reference envs, never a dependency);
     # ray only inside the scale-out functions (optional extra [ray])
-    "guandan.rl": ("guandan.core", "guandan.agents", "guandan.rl", "numpy", "pettingzoo", "gymnasium",
+    "guandan.rl": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.gctune", "guandan.compat", "numpy", "pettingzoo", "gymnasium",
                    "rlcard", "douzero", "ray"),
     # training: the only package that imports PyTorch (DESIGN.md section 6)
     "guandan.train": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.train", "numpy", "torch"),

@@ -156,7 +156,7 @@ def test_worker_cpu_seconds_counts_each_workers_stepping():
 def test_tune_gc_freezes_and_raises_the_young_threshold():
     import gc
 
-    from guandan.rl.gctune import tune_gc
+    from guandan.gctune import tune_gc
 
     old = gc.get_threshold()
     try:
@@ -166,6 +166,10 @@ def test_tune_gc_freezes_and_raises_the_young_threshold():
         assert gc.get_freeze_count() > 0
         with pytest.raises(ValueError):
             tune_gc(0)
+        with pytest.raises(ValueError):
+            tune_gc(700, 10, 0)
+        tune_gc(20_000, 50, 100)  # the server's thresholds (guandan.server.app.GC_THRESHOLDS)
+        assert gc.get_threshold() == (20_000, 50, 100)
     finally:
         gc.unfreeze()
         gc.set_threshold(*old)

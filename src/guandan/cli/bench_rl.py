@@ -90,10 +90,10 @@ def bench_rl(as_json: bool, seconds: float, fail: Callable[[str], None]) -> None
         fail(f"--deals-seconds must be > 0 and at most 3600 for `guandan bench rl` (seconds per figure), not {seconds}")
     try:
         from guandan.rl import bench
-        from guandan.rl.gctune import tune_gc
+        from guandan.gctune import tune_gc
     except ImportError as e:
         fail(f"guandan bench rl needs the [rl] extra (pip install 'pyguandan[rl]'): {e}")
-    tune_gc()  # this process only steps tables: frozen set-up, rarer young collections (guandan.rl.gctune)
+    tune_gc()  # this process only steps tables: frozen set-up, rarer young collections (guandan.gctune)
     if as_json:
         typer.echo(json.dumps(bench.run_rl_bench(seconds)))
         return

@@ -81,7 +81,7 @@ def train_rl_command(
             trainer.load(resume)
         except ValueError as e:
             _fail(str(e))
-    from guandan.rl.gctune import tune_gc
+    from guandan.gctune import tune_gc
 
     tune_gc()  # this process steps tables and trains: frozen set-up, rarer young collections
     out.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
   seconds the workers used (:meth:`VecEnv.worker_cpu_seconds`) give the share of the cores the
   run actually got (``cpu_s / wall_s``) and the per-decision cost (decisions per worker-CPU-second),
   which on a machine shared with other jobs says more than the wall-clock figure.
-* The command (``guandan bench rl``) calls :func:`guandan.rl.gctune.tune_gc` first, as every
+* The command (``guandan bench rl``) calls :func:`guandan.gctune.tune_gc` first, as every
   process the project starts for stepping tables does; calling these functions from another
   process measures them under that process's collector settings.
 * references, measured only when their packages are installed (benchmark-only, never a

@@ -20,7 +20,7 @@ Backends: ``"sync"`` (this process) or ``"process"`` (``n_workers`` worker proce
 arrays in place in one shared-memory block, features included; one message per worker per step
 is one byte (the actions are written into shared memory too), nothing is pickled per step). Returned arrays are
 copies, safe to keep. Each worker process, once its tables are set up, applies
-:func:`guandan.rl.gctune.tune_gc` (frozen set-up, rarer young collections: stepping makes no
+:func:`guandan.gctune.tune_gc` (frozen set-up, rarer young collections: stepping makes no
 reference cycles); the ``sync`` backend leaves the calling process's collector alone.
 :meth:`VecEnv.worker_cpu_seconds` reports the CPU time each worker used (for benchmarks).
 """
@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .gctune import tune_gc
+from guandan.gctune import tune_gc
 from .table import Table
 
 
@@ -158,7 +158,7 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
     try:
         block = _Block(hi - lo, seed, kwargs, _views(shm.buf, *dims, lo=lo, hi=hi))
         actions = _views(shm.buf, *dims, lo=lo, hi=hi)["actions"]
-        tune_gc()  # our own process: freeze the set-up, rarer young collections (guandan.rl.gctune)
+        tune_gc()  # our own process: freeze the set-up, rarer young collections (guandan.gctune)
         while True:
             cmd = conn.recv_bytes()  # one byte per command; the actions are in shared memory
             if cmd == b"s":

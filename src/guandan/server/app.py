@@ -170,11 +170,9 @@ def tune_gc() -> None:
     over the heap of hundreds of live games stopped every table for 100-600 ms (issue 10: the
     p99 of ``guandan loadtest``). Unreachable cycles are still collected.
     """
-    import gc
+    from guandan.gctune import tune_gc as _tune
 
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
+    _tune(*GC_THRESHOLDS)
 
 
 def _swagger_ui_dir() -> Path | None:
