@@ -103,7 +103,8 @@ LAYERS = {
     # (issue 9 item 4); compat never imports rl (checked above), so the layers stay acyclic;
     # rlcard/douzero only inside the benchmark's functions (reference envs, never a dependency);
     # ray only inside the scale-out functions (optional extra [ray])
-    "guandan.rl": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.gctune", "guandan.compat", "numpy", "pettingzoo", "gymnasium",
+    "guandan.rl": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.gctune", "guandan.compat",
+                   "numpy", "pettingzoo", "gymnasium",
                    "rlcard", "douzero", "ray"),
     # training: the only package that imports PyTorch (DESIGN.md section 6)
     "guandan.train": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.train", "numpy", "torch"),
