@@ -8,6 +8,7 @@ cards leaves every view unchanged.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -61,8 +62,23 @@ class SeatView:
     points: tuple[int, int, int, int]
     rules: RuleSet = field(default_factory=RuleSet)
 
-    def to_json(self) -> dict[str, Any]:
-        """A JSON-ready dict with cards in text notation."""
+    def to_json(
+        self,
+        action_json: Callable[[PlayT], Any] | None = None,
+        rules_json: Callable[[RuleSet], dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        """A JSON-ready dict with cards in text notation.
+
+        Args:
+            action_json: converts one action (default :func:`~guandan.core.match.action_to_json`);
+                a caller may pass a cached version (the web server converts each action once).
+            rules_json: converts the rule set (default ``RuleSet.to_dict``, a fresh deep copy); a
+                caller may pass a cached one whose dict it never changes.
+        Returns:
+            The same keys and values whatever converters are passed.
+        """
+        if action_json is None:
+            action_json = action_to_json
         return {
             "seat": self.seat,
             "phase": self.phase,
@@ -73,16 +89,16 @@ class SeatView:
             "levels": [rank_char(x) for x in self.levels],
             "game": self.game_number,
             "deal": self.deal_number,
-            "trick": [[s, action_to_json(a)] for s, a in self.trick],
-            "top": None if self.top is None else action_to_json(self.top),
+            "trick": [[s, action_json(a)] for s, a in self.trick],
+            "top": None if self.top is None else action_json(self.top),
             "top_seat": self.top_seat,
             "finished": list(self.finished),
-            "history": [[s, action_to_json(a)] for s, a in self.history],
+            "history": [[s, action_json(a)] for s, a in self.history],
             "tribute_events": list(self.tribute_events),
-            "legal_actions": [action_to_json(a) for a in self.legal_actions],
+            "legal_actions": [action_json(a) for a in self.legal_actions],
             "a_fails": list(self.a_fails),
             "points": list(self.points),
-            "rules": self.rules.to_dict(),
+            "rules": self.rules.to_dict() if rules_json is None else rules_json(self.rules),
         }
 
 

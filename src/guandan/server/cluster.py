@@ -301,22 +301,12 @@ class ProxyTable:
             when the answer is the state frames. ``owner_unavailable`` (retryable, with
             ``retry_ms``) when no owner received or answered the message (a failover).
         """
-        from .ws import MAX_MESSAGE_BYTES
+        from .ws import check_message_text
 
-        if text is None:
-            return error_frame("empty message", "malformed")
-        if not conn.rate_ok(rate_limit):
-            return error_frame(f"too many messages (at most {rate_limit} per second)", "rate_limited",
-                               {"limit": rate_limit})
-        size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
-        if size > MAX_MESSAGE_BYTES:
-            return error_frame(f"message too large ({size} bytes; at most {MAX_MESSAGE_BYTES})", "too_large",
-                               {"bytes": size, "max": MAX_MESSAGE_BYTES})
-        if isinstance(text, bytes):
-            try:
-                text = text.decode("utf-8")
-            except UnicodeDecodeError:
-                return error_frame("messages must be UTF-8 JSON text", "bad_json")
+        checked = check_message_text(conn, text, rate_limit)
+        if isinstance(checked, dict):
+            return checked
+        text = checked
         if '"ping"' in text:
             try:
                 if json.loads(text).get("type") == "ping":

@@ -120,19 +120,7 @@ class GameStore:
             ValueError: ``index`` < 0.
             sqlalchemy.exc.IntegrityError: no such room.
         """
-        if index < 0:
-            raise ValueError(f"index must be >= 0, not {index}")
-        if not lines:
-            return
-        rows = [{"r": room_id, "i": index + k, "l": line} for k, line in enumerate(lines)]
-        with self.session_factory() as db:
-            try:
-                db.connection().execute(_insert_statement(), rows)
-                db.commit()
-            except Exception as e:
-                db.rollback()
-                self._raise_duplicate(e, room_id, index, len(lines))
-                raise
+        self.append_many([(room_id, index, lines)])
 
     def append_many(self, items: Sequence[tuple[str, int, Sequence[str]]]) -> None:
         """Store the lines of several rooms in one transaction (one multi-row insert): what

@@ -74,6 +74,35 @@ def _reason_params(table: Table, e: IllegalAction) -> dict[str, Any]:
     return params
 
 
+def check_message_text(conn: Conn, text: str | bytes | None, rate_limit: int) -> str | dict[str, Any]:
+    """The checks every client message passes first, on whichever process holds the websocket
+    (single process: :func:`handle_message`; cluster: before forwarding to the owner).
+
+    Args:
+        conn: the sender (its message rate is counted here). text: the websocket message.
+        rate_limit: messages per second allowed per connection.
+    Returns:
+        The message as text, or the ``error`` frame to answer: ``malformed`` (empty),
+        ``rate_limited`` (``{limit}``), ``too_large`` (``{bytes, max}``, over
+        :data:`MAX_MESSAGE_BYTES`), ``bad_json`` (bytes that are not UTF-8).
+    """
+    if text is None:
+        return error_frame("empty message", "malformed")
+    if not conn.rate_ok(rate_limit):
+        return error_frame(f"too many messages (at most {rate_limit} per second)", "rate_limited",
+                           {"limit": rate_limit})
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_MESSAGE_BYTES:
+        return error_frame(f"message too large ({size} bytes; at most {MAX_MESSAGE_BYTES})", "too_large",
+                           {"bytes": size, "max": MAX_MESSAGE_BYTES})
+    if isinstance(text, bytes):
+        try:
+            return text.decode("utf-8")
+        except UnicodeDecodeError:
+            return error_frame("messages must be UTF-8 JSON text", "bad_json")
+    return text
+
+
 async def handle_message(
     table: Table, conn: Conn, text: str | bytes | None, rate_limit: int = RATE_LIMIT
 ) -> dict[str, Any] | None:
@@ -87,20 +116,10 @@ async def handle_message(
     ``not_started``, ``between_deals``, ...), each with ``params`` (docs/table-contract.md section 14).
     """
     try:
-        if text is None:
-            return error_frame("empty message", "malformed")
-        size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
-        if not conn.rate_ok(rate_limit):
-            return error_frame(f"too many messages (at most {rate_limit} per second)", "rate_limited",
-                               {"limit": rate_limit})
-        if size > MAX_MESSAGE_BYTES:
-            return error_frame(f"message too large ({size} bytes; at most {MAX_MESSAGE_BYTES})", "too_large",
-                               {"bytes": size, "max": MAX_MESSAGE_BYTES})
-        if isinstance(text, bytes):
-            try:
-                text = text.decode("utf-8")
-            except UnicodeDecodeError:
-                return error_frame("messages must be UTF-8 JSON text", "bad_json")
+        checked = check_message_text(conn, text, rate_limit)
+        if isinstance(checked, dict):
+            return checked
+        text = checked
         try:
             msg = json.loads(text)
         except (ValueError, RecursionError):
