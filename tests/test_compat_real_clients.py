@@ -112,3 +112,33 @@ def test_published_ws4py_clients_never_lose_a_connection(tmp_path: Path) -> None
             assert stats[s]["proto_complaints"] == 0, (work / f"seat{s}.log").read_text()[-2000:]
     print(f"{runs} runs, {len(failures)} with a dead connection", file=sys.stderr)
     assert not failures, failures
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", ["easy", "normal", "hard:budget=0.3,workers=1", "expert:budget=0.3,workers=1"])
+def test_each_level_plays_a_smoke_match_against_a_2020_bot(tmp_path: Path, level: str) -> None:
+    """Issue 8 (tests): every difficulty level plays a duplicate smoke match against njupt (the
+    2020 client run as published) through ``guandan compat arena``: one deal per seating, no seat
+    played by the host's fallback bot, the opponent's processes end normally. (Strength figures are
+    the arena's, in the README, not this test's.)"""
+    _need_opponents()
+    pytest.importorskip("numpy")  # expert's networks
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    out = tmp_path / "summary.json"
+    opp = f"{OPP_PYTHON} {OPPONENTS / 'seat.py'} njupt {{url}} --workdir {{workdir}}"
+    r = CliRunner().invoke(app, [
+        "compat", "arena", level, "--opponent-cmd", opp, "--games", "1", "--max-deals", "1",
+        "--seed", "11", "--timeout", "30", "--json", str(out), "--out", str(tmp_path / "run"),
+    ], env={"COLUMNS": "200"})
+    assert r.exit_code == 0, r.output
+    s = json.loads(out.read_text())
+    assert s["ours"] == level and s["deals"] == 2 and s["games"] == 2
+    assert 0 <= s["deal_wins"] <= 2 and s["deal_wins"] == round(s["deal_win_rate"] * 2)
+    assert s["paired_deals"] >= 1 and s["paired_same_hands"] == s["paired_deals"]  # duplicate: same cards
+    assert s["fallback_ours"] == 0 and s["fallback_theirs"] == 0 and s["mostly_fallback"] == []
+    assert s["decisions"] > 10
+    for run in s["runs"]:
+        assert run["opponent_exit_status"] == [0, 0]
