@@ -110,19 +110,21 @@ class Keys:
         return f"{self.p}out:{room}:{key}"
 
     def presence(self, room: str) -> str:
-        """Hash ``node -> [n0, n1, n2, n3, n_spec]``: connections each process holds for ``room``."""
+        """Hash ``member -> [n0, n1, n2, n3, n_spec]``: connections each process (``member``: its name
+        and a token of this run, :attr:`ClusterNode.member`) holds for ``room``."""
         return f"{self.p}pres:{room}"
 
     def snapshot(self, room: str) -> str:
         """The owner's last table snapshot of ``room`` (clocks, 托管, pause) for a takeover."""
         return f"{self.p}snap:{room}"
 
-    def alive(self, node: str) -> str:
-        """Key that exists while ``node`` runs (its presence counts are believed only then)."""
-        return f"{self.p}alive:{node}"
+    def alive(self, member: str) -> str:
+        """Key that exists while the process run ``member`` (:attr:`ClusterNode.member`) lives (its
+        presence counts are believed only then)."""
+        return f"{self.p}alive:{member}"
 
     def reply(self, node: str) -> str:
-        """Channel of the owners' answers to ``node``."""
+        """Channel of the owners' answers to the process run ``node`` (:attr:`ClusterNode.member`)."""
         return f"{self.p}reply:{node}"
 
     def next_room(self, room: str) -> str:
@@ -344,6 +346,10 @@ class ClusterNode:
         self.manager = manager
         self.url = url
         self.node = node_name
+        #: this run of the process (name and a random token): its presence counts, ``alive`` key
+        #: and reply channel. A process restarted under the same name (or a second process given
+        #: the same name) is another member, so the counts of a dead run are never believed again.
+        self.member = f"{node_name}:{secrets.token_hex(4)}"
         self.lease_s = float(lease_s)
         self.lease_ms = max(100, int(self.lease_s * 1000))
         self.keys = Keys(prefix)
@@ -353,6 +359,9 @@ class ClusterNode:
         self.pubsub: Any = None
         #: room -> lease token of the tables this process owns
         self.owned: dict[str, str] = {}
+        #: owned room -> the other members whose connections it counted at its last presence sync
+        #: (the renewal loop syncs again when one of them dies, so its sockets stop counting)
+        self._pres_members: dict[str, set[str]] = {}
         self.proxies: dict[str, ProxyTable] = {}
         self._out_refs: dict[str, int] = {}
         self._pending: dict[str, asyncio.Future[Any]] = {}
@@ -384,8 +393,8 @@ class ClusterNode:
         self._renew_script = self.r.register_script(RENEW_LUA)
         self._release_script = self.r.register_script(RELEASE_LUA)
         self.pubsub = self.r.pubsub()
-        await self.pubsub.subscribe(self.keys.reply(self.node), self.keys.ctl)
-        await self.r.set(self.keys.alive(self.node), "1", px=self.lease_ms * 3)
+        await self.pubsub.subscribe(self.keys.reply(self.member), self.keys.ctl)
+        await self.r.set(self.keys.alive(self.member), "1", px=self.lease_ms * 3)
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._listen(), name="cluster-listen"),
                        loop.create_task(self._renew_loop(), name="cluster-renew"),
@@ -432,7 +441,7 @@ class ClusterNode:
             except (asyncio.CancelledError, Exception):  # noqa: BLE001, S110
                 pass
         try:
-            await self.r.delete(self.keys.alive(self.node))
+            await self.r.delete(self.keys.alive(self.member))
             await self.pubsub.aclose()
             await self.r.aclose()
         except Exception:  # noqa: BLE001, S110 - Redis gone
@@ -497,10 +506,10 @@ class ClusterNode:
         key = self.keys.presence(proxy.id)
         pipe = self.r.pipeline(transaction=False)
         if any(counts):
-            pipe.hset(key, self.node, json.dumps(counts))
+            pipe.hset(key, self.member, json.dumps(counts))
             pipe.pexpire(key, 24 * 3600 * 1000)
         else:
-            pipe.hdel(key, self.node)
+            pipe.hdel(key, self.member)
         pipe.publish(self.keys.inbox(proxy.id), json.dumps({"k": "pres"}))
         *_, receivers = await pipe.execute()
         if not receivers and any(counts) and not self.closing:
@@ -537,7 +546,7 @@ class ClusterNode:
         req = secrets.token_hex(8)
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[req] = fut
-        msg = {"k": "msg", "node": self.node, "req": req, "uid": conn.user_id, "name": conn.name, "text": text}
+        msg = {"k": "msg", "node": self.member, "req": req, "uid": conn.user_id, "name": conn.name, "text": text}
         data = json.dumps(msg)
         # with no owner listening, nobody received the message, so sending it again cannot apply it
         # twice: wait up to one lease for an owner (a handover takes milliseconds, a failover up to
@@ -594,7 +603,7 @@ class ClusterNode:
             fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             self._pending[req] = fut
             try:
-                msg = {"k": "call", "op": op, "node": self.node, "req": req, "args": args}
+                msg = {"k": "call", "op": op, "node": self.member, "req": req, "args": args}
                 receivers = await self.r.publish(self.keys.inbox(room), json.dumps(msg))
                 if receivers:
                     left = end - time.monotonic()
@@ -703,19 +712,27 @@ class ClusterNode:
         room = table.id
         raw = await self.r.hgetall(self.keys.presence(room))
         want: set[str] = set()
+        members: set[str] = set()
         if raw:
-            nodes = [n.decode() if isinstance(n, bytes) else n for n in raw]
-            alive = await self.r.mget([self.keys.alive(n) for n in nodes])
-            for (n, v), a in zip(raw.items(), alive, strict=True):
-                if a is None and (n.decode() if isinstance(n, bytes) else n) != self.node:
+            names = [n.decode() if isinstance(n, bytes) else n for n in raw]
+            alive = await self.r.mget([self.keys.alive(n) for n in names])
+            dead = []
+            for n, v, a in zip(names, raw.values(), alive, strict=True):
+                if a is None and n != self.member:
+                    dead.append(n)  # a process that died holding sockets: they are gone
                     continue
                 counts = json.loads(v)
+                if n != self.member and any(counts):
+                    members.add(n)
                 want.update(str(s) for s in range(4) if counts[s] > 0)
                 if counts[4] > 0:
                     want.add(SPEC)
+            if dead:
+                await self.r.hdel(self.keys.presence(room), *dead)
         async with table.lock:
             if room not in self.owned or self.manager.tables.get(room) is not table:
                 return
+            self._pres_members[room] = members
             old = {c.key: c for c in table.conns if isinstance(c, ChannelConn)}
             before = table.connected()
             for c in old.values():
@@ -889,7 +906,7 @@ class ClusterNode:
 
     # -- background loops ------------------------------------------------------------------------
     async def _listen(self) -> None:
-        reply_ch = self.keys.reply(self.node)
+        reply_ch = self.keys.reply(self.member)
         ctl = self.keys.ctl
         in_prefix = self.keys.inbox("")
         out_prefix = self.keys.out("", "")[:-1]
@@ -957,17 +974,37 @@ class ClusterNode:
             try:
                 rooms = list(self.owned.items())
                 pipe = self.r.pipeline(transaction=False)
-                pipe.set(self.keys.alive(self.node), "1", px=self.lease_ms * 3)
+                pipe.set(self.keys.alive(self.member), "1", px=self.lease_ms * 3)
                 for room, token in rooms:
                     pipe.eval(RENEW_LUA, 1, self.keys.lease(room), token, self.lease_ms)
                 results = await pipe.execute()
                 for (room, token), ok in zip(rooms, results[1:], strict=True):
                     if not ok and self.owned.get(room) == token:
                         self.demote(room, "not renewed in time")
+                await self._forget_dead_members()
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - Redis unreachable: keep trying; the leases may expire
                 log.warning("renewing leases failed", exc_info=True, extra={"node": self.node})
+
+    async def _forget_dead_members(self) -> None:
+        """Sync the presence of every owned room that counted a connection of a process that has
+        died since (its ``alive`` key expired; it could not say its sockets closed), so that the
+        seat counts as away and the bot covers it as on one server."""
+        for room in [r for r in self._pres_members if r not in self.owned]:
+            self._pres_members.pop(room, None)
+        members = sorted(set().union(*self._pres_members.values())) if self._pres_members else []
+        if not members:
+            return
+        alive = await self.r.mget([self.keys.alive(m) for m in members])
+        dead = {m for m, a in zip(members, alive, strict=True) if a is None}
+        for room, counted in list(self._pres_members.items()):
+            table = self.manager.tables.get(room)
+            if counted & dead and table is not None and room in self.owned:
+                log.info("room %s: connections of %s are gone (the process died)", room,
+                         ", ".join(sorted(counted & dead)), extra={"room": room, "node": self.node})
+                self._pres_members[room] = counted - dead
+                asyncio.get_running_loop().create_task(self._guarded(self.sync_presence(table)))
 
     async def _sweep_loop(self) -> None:
         """Take the playing rooms whose lease is free (their owner died or stalled)."""
