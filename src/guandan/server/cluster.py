@@ -1175,11 +1175,36 @@ class SharedRateLimiter:
 
 
 def _shown(url: str) -> str:
-    """A Redis URL without its password (for logs)."""
-    if "@" in url:
+    """A Redis URL without its password (for logs and messages)."""
+    if "@" in url and "://" in url:
         scheme, rest = url.split("://", 1)
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+        return f"{scheme}://***@{rest.rsplit('@', 1)[1]}"
     return url
+
+
+def redis_url_problem(url: str) -> str | None:
+    """What is wrong with the Redis URL ``url`` that redis-py would not say, or ``None``.
+
+    redis-py ignores a database number it cannot read (``redis://host:6379/abc``, ``?db=x``) and
+    silently uses database 0, which may be another cluster's or another program's.
+
+    Returns:
+        A one-line problem (the URL shown without its password), or ``None`` when the scheme is
+        ``redis``, ``rediss`` or ``unix`` and the database number (path or ``db=``), if any, is an
+        integer of 0 or more.
+    """
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss", "unix"):
+        return f"{_shown(url)!r} is not a Redis URL (redis://host:6379/0, rediss://..., unix:///path.sock)"
+    dbs = parse_qs(parts.query).get("db", [])
+    if parts.scheme != "unix" and unquote(parts.path).strip("/"):
+        dbs.append(unquote(parts.path).strip("/"))
+    for db in dbs:
+        if not db.isascii() or not db.isdigit():
+            return f"the database number {db!r} of {_shown(url)!r} is not a number (redis://host:6379/0)"
+    return None
 
 
 def make_store_fenced(store: Any, check: Callable[[str], None]) -> Any:
@@ -1211,4 +1236,4 @@ def make_store_fenced(store: Any, check: Callable[[str], None]) -> Any:
 
 
 __all__ = ["OWNER_UNAVAILABLE", "ChannelConn", "ClusterNode", "Keys", "LeaseLost", "Leases", "ProxyTable",
-           "SharedLoginLimiter", "SharedRateLimiter", "make_store_fenced"]
+           "SharedLoginLimiter", "SharedRateLimiter", "make_store_fenced", "redis_url_problem"]
