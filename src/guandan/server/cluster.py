@@ -974,18 +974,32 @@ class ClusterNode:
             try:
                 rooms = list(self.owned.items())
                 pipe = self.r.pipeline(transaction=False)
+                pipe.get(self.keys.alive(self.member))
                 pipe.set(self.keys.alive(self.member), "1", px=self.lease_ms * 3)
                 for room, token in rooms:
                     pipe.eval(RENEW_LUA, 1, self.keys.lease(room), token, self.lease_ms)
                 results = await pipe.execute()
-                for (room, token), ok in zip(rooms, results[1:], strict=True):
+                for (room, token), ok in zip(rooms, results[2:], strict=True):
                     if not ok and self.owned.get(room) == token:
                         self.demote(room, "not renewed in time")
+                if results[0] is None:
+                    self._announce_presence()
                 await self._forget_dead_members()
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - Redis unreachable: keep trying; the leases may expire
                 log.warning("renewing leases failed", exc_info=True, extra={"node": self.node})
+
+    def _announce_presence(self) -> None:
+        """This process was taken for dead (its ``alive`` key expired: Redis was out of reach, or
+        the process stalled, for three leases), so the owners stopped counting its connections:
+        store its counts again and tell every owner, which sends its connections the state."""
+        rooms = [p for p in self.proxies.values() if p.conns]
+        if rooms:
+            log.warning("node %s was out of touch with the cluster; announcing its connections of %d rooms again",
+                        self.node, len(rooms), extra={"node": self.node})
+        for proxy in rooms:
+            asyncio.get_running_loop().create_task(self._guarded(self.presence_changed(proxy)))
 
     async def _forget_dead_members(self) -> None:
         """Sync the presence of every owned room that counted a connection of a process that has
