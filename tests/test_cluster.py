@@ -353,3 +353,33 @@ def test_abandon_and_play_again_from_different_processes() -> None:
         moved = watcher.wait(lambda f: f.get("type") == "moved", timeout_s=30)
         assert moved["room"] == answers[0]
         watcher.close()
+
+
+def test_sockets_of_a_dead_process_stop_counting_even_if_it_restarts_under_its_name() -> None:
+    """The process holding a person's only socket dies (``kill -9``) and is restarted at once under
+    the same ``--node-name`` (systemd ``Restart=always``); the person does not come back. The owner
+    (another process) must stop counting that socket: the seat shows as not connected and the bot
+    covers it (reason ``away``, as on one server when a page closes), instead of the table waiting
+    for a person who is gone (a quick game has no clock: it waited forever)."""
+    with cluster(2) as (_db, nodes):
+        a, b = nodes
+        token, _ = guest(a.url)
+        room = api(a.url, "/api/quick", token, {"difficulty": "normal"})["room"]["id"]
+        assert lease_holder(room) == a.name  # the quick game was started through A
+        watcher = Client(a.url, room, None, "spectator on A (the owner)")
+        person = Client(b.url, room, token, "seat 0 on B")
+        person.wait(lambda f: f.get("type") == "state" and f["view"] is not None and f["between"] is None
+                    and f["view"]["to_act"] == 0, timeout_s=60)
+        watcher.wait(lambda f: f.get("type") == "state" and f["room"]["seats"][0]["connected"], timeout_s=30)
+        b.kill()
+        b.start()  # the same name, while the dead process's keys have not expired yet
+        # the dead socket stops counting once the dead process's presence expires (3 leases)
+        gone = watcher.wait(lambda f: f.get("type") == "state" and not f["room"]["seats"][0]["connected"],
+                            timeout_s=4 * b.lease_s + 10)
+        assert gone["auto"][0] is False or gone["auto_reason"][0] == "away"
+        covered = watcher.wait(lambda f: f.get("type") == "state" and f["auto_reason"][0] == "away", timeout_s=20)
+        assert covered["auto"][0] is True
+        seats = httpx.get(f"{b.url}/api/rooms/{room}", timeout=30).json()["room"]["seats"]
+        assert seats[0]["connected"] is False
+        watcher.close()
+        person.close()

@@ -269,3 +269,35 @@ def test_cluster_processes_share_the_database_lock_and_keep_a_single_server_off(
         with pytest.raises(DatabaseInUse, match="a single guandan server .* is serving the database"):
             DatabaseLock(db, shared=True).acquire()
         single.release()
+
+
+@pytest.mark.parametrize("url", ["redis://127.0.0.1:6379/abc", "redis://127.0.0.1:6379/5?db=x", "redis://127.0.0.1:6379/-1"])
+def test_serve_refuses_a_redis_url_whose_database_number_is_not_one(url: str) -> None:
+    """redis-py reads ``/abc`` (or ``db=x``) as no database number and uses database 0 (perhaps
+    another cluster's); the server refuses to start instead (exit code 2, one line). Checked before
+    Redis or PostgreSQL are contacted, so neither needs to run."""
+    out = subprocess.run([sys.executable, "-c", "from guandan.cli import main; main()", "serve", "--port", "0",
+                          "--db", "postgresql+psycopg://nobody@127.0.0.1:1/none", "--redis", url],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert "--redis: the database number" in out.stderr and "is not a number" in out.stderr
+
+
+def test_serve_does_not_print_the_redis_password() -> None:
+    """A Redis that cannot be reached is named in the error without the URL's password."""
+    out = subprocess.run([sys.executable, "-c", "from guandan.cli import main; main()", "serve", "--port", "0",
+                          "--db", "postgresql+psycopg://nobody@127.0.0.1:1/none",
+                          "--redis", "redis://:s3cr3t-pw@127.0.0.1:1/5"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr[-2000:]
+    assert "cannot use Redis 'redis://***@127.0.0.1:1/5'" in out.stderr
+    assert "s3cr3t-pw" not in out.stdout + out.stderr
+
+
+def test_redis_url_problem_accepts_the_usual_forms() -> None:
+    from guandan.server.cluster import redis_url_problem
+
+    for ok in ("redis://127.0.0.1:6379", "redis://127.0.0.1:6379/", "redis://127.0.0.1:6379/0",
+               "rediss://user:pw@host:6380/15", "unix:///run/redis.sock?db=2", "redis://h/3?socket_timeout=5"):
+        assert redis_url_problem(ok) is None, ok
+    assert "not a Redis URL" in (redis_url_problem("http://127.0.0.1:6379/0") or "")
+    assert "pw" not in (redis_url_problem("redis://u:pw@h:1/x") or "pw")

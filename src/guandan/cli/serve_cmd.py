@@ -147,10 +147,14 @@ def serve_command(
         **({"public_url": public_url} if public_url is not None else {}),
     )
     if settings.redis_url:
-        from guandan.server.cluster import import_redis
+        from guandan.server.cluster import _shown, import_redis, redis_url_problem
 
         if not settings.db_url.startswith("postgresql"):
             err.print("[red]error:[/red] cluster mode (--redis) needs a PostgreSQL database (--db postgresql+psycopg://...)")
+            raise typer.Exit(2)
+        problem = redis_url_problem(settings.redis_url)
+        if problem is not None:
+            err.print(f"[red]error:[/red] --redis: {problem}")
             raise typer.Exit(2)
         try:
             redis_mod = import_redis()
@@ -159,7 +163,7 @@ def serve_command(
             client.close()
         except Exception as e:  # noqa: BLE001 - redis-py missing, bad URL, Redis down: one line
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            err.print(f"[red]error:[/red] cannot use Redis {settings.redis_url!r}: {first}")
+            err.print(f"[red]error:[/red] cannot use Redis {_shown(settings.redis_url)!r}: {first}")
             raise typer.Exit(2) from None
     if log_format != "text":
         from guandan.server.logs import configure
@@ -178,7 +182,7 @@ def serve_command(
         raise typer.Exit(2) from None
     except Exception as e:  # noqa: BLE001 - bad URL, unreachable database, failed migration: one line
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        err.print(f"[red]error:[/red] cannot open the database {settings.db_url!r}: {first}")
+        err.print(f"[red]error:[/red] cannot open the database {_db_shown(settings.db_url)!r}: {first}")
         raise typer.Exit(2) from None
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -194,7 +198,7 @@ def serve_command(
     bound = sock.getsockname()[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     shown = f"[{shown}]" if ":" in shown else shown
-    print(f"pyguandan server: open http://{shown}:{bound}/  (database {settings.db_url}; Ctrl+C to stop)", flush=True)
+    print(f"pyguandan server: open http://{shown}:{bound}/  (database {_db_shown(settings.db_url)}; Ctrl+C to stop)", flush=True)
     if settings.redis_url:
         print(f"cluster node {settings.node_name}: Redis {settings.redis_url.split('@')[-1]}, lease {lease:g} s", flush=True)
     if host in ("0.0.0.0", "::"):
@@ -211,6 +215,16 @@ def serve_command(
         server.run(sockets=[sock])
     finally:
         lock.release()
+
+
+def _db_shown(url: str) -> str:
+    """The database URL ``url`` with its password, if any, replaced by ``***`` (for the console)."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001 - not a URL: nothing to hide
+        return url
 
 
 def _lan_address() -> str | None:

@@ -110,19 +110,21 @@ class Keys:
         return f"{self.p}out:{room}:{key}"
 
     def presence(self, room: str) -> str:
-        """Hash ``node -> [n0, n1, n2, n3, n_spec]``: connections each process holds for ``room``."""
+        """Hash ``member -> [n0, n1, n2, n3, n_spec]``: connections each process (``member``: its name
+        and a token of this run, :attr:`ClusterNode.member`) holds for ``room``."""
         return f"{self.p}pres:{room}"
 
     def snapshot(self, room: str) -> str:
         """The owner's last table snapshot of ``room`` (clocks, 托管, pause) for a takeover."""
         return f"{self.p}snap:{room}"
 
-    def alive(self, node: str) -> str:
-        """Key that exists while ``node`` runs (its presence counts are believed only then)."""
-        return f"{self.p}alive:{node}"
+    def alive(self, member: str) -> str:
+        """Key that exists while the process run ``member`` (:attr:`ClusterNode.member`) lives (its
+        presence counts are believed only then)."""
+        return f"{self.p}alive:{member}"
 
     def reply(self, node: str) -> str:
-        """Channel of the owners' answers to ``node``."""
+        """Channel of the owners' answers to the process run ``node`` (:attr:`ClusterNode.member`)."""
         return f"{self.p}reply:{node}"
 
     def next_room(self, room: str) -> str:
@@ -334,6 +336,10 @@ class ClusterNode:
         self.manager = manager
         self.url = url
         self.node = node_name
+        #: this run of the process (name and a random token): its presence counts, ``alive`` key
+        #: and reply channel. A process restarted under the same name (or a second process given
+        #: the same name) is another member, so the counts of a dead run are never believed again.
+        self.member = f"{node_name}:{secrets.token_hex(4)}"
         self.lease_s = float(lease_s)
         self.lease_ms = max(100, int(self.lease_s * 1000))
         self.keys = Keys(prefix)
@@ -343,6 +349,9 @@ class ClusterNode:
         self.pubsub: Any = None
         #: room -> lease token of the tables this process owns
         self.owned: dict[str, str] = {}
+        #: owned room -> the other members whose connections it counted at its last presence sync
+        #: (the renewal loop syncs again when one of them dies, so its sockets stop counting)
+        self._pres_members: dict[str, set[str]] = {}
         self.proxies: dict[str, ProxyTable] = {}
         self._out_refs: dict[str, int] = {}
         self._pending: dict[str, asyncio.Future[Any]] = {}
@@ -374,8 +383,8 @@ class ClusterNode:
         self._renew_script = self.r.register_script(RENEW_LUA)
         self._release_script = self.r.register_script(RELEASE_LUA)
         self.pubsub = self.r.pubsub()
-        await self.pubsub.subscribe(self.keys.reply(self.node), self.keys.ctl)
-        await self.r.set(self.keys.alive(self.node), "1", px=self.lease_ms * 3)
+        await self.pubsub.subscribe(self.keys.reply(self.member), self.keys.ctl)
+        await self.r.set(self.keys.alive(self.member), "1", px=self.lease_ms * 3)
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._listen(), name="cluster-listen"),
                        loop.create_task(self._renew_loop(), name="cluster-renew"),
@@ -422,7 +431,7 @@ class ClusterNode:
             except (asyncio.CancelledError, Exception):  # noqa: BLE001, S110
                 pass
         try:
-            await self.r.delete(self.keys.alive(self.node))
+            await self.r.delete(self.keys.alive(self.member))
             await self.pubsub.aclose()
             await self.r.aclose()
         except Exception:  # noqa: BLE001, S110 - Redis gone
@@ -487,10 +496,10 @@ class ClusterNode:
         key = self.keys.presence(proxy.id)
         pipe = self.r.pipeline(transaction=False)
         if any(counts):
-            pipe.hset(key, self.node, json.dumps(counts))
+            pipe.hset(key, self.member, json.dumps(counts))
             pipe.pexpire(key, 24 * 3600 * 1000)
         else:
-            pipe.hdel(key, self.node)
+            pipe.hdel(key, self.member)
         pipe.publish(self.keys.inbox(proxy.id), json.dumps({"k": "pres"}))
         *_, receivers = await pipe.execute()
         if not receivers and any(counts) and not self.closing:
@@ -527,7 +536,7 @@ class ClusterNode:
         req = secrets.token_hex(8)
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[req] = fut
-        msg = {"k": "msg", "node": self.node, "req": req, "uid": conn.user_id, "name": conn.name, "text": text}
+        msg = {"k": "msg", "node": self.member, "req": req, "uid": conn.user_id, "name": conn.name, "text": text}
         data = json.dumps(msg)
         # with no owner listening, nobody received the message, so sending it again cannot apply it
         # twice: wait up to one lease for an owner (a handover takes milliseconds, a failover up to
@@ -584,7 +593,7 @@ class ClusterNode:
             fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
             self._pending[req] = fut
             try:
-                msg = {"k": "call", "op": op, "node": self.node, "req": req, "args": args}
+                msg = {"k": "call", "op": op, "node": self.member, "req": req, "args": args}
                 receivers = await self.r.publish(self.keys.inbox(room), json.dumps(msg))
                 if receivers:
                     left = end - time.monotonic()
@@ -693,19 +702,27 @@ class ClusterNode:
         room = table.id
         raw = await self.r.hgetall(self.keys.presence(room))
         want: set[str] = set()
+        members: set[str] = set()
         if raw:
-            nodes = [n.decode() if isinstance(n, bytes) else n for n in raw]
-            alive = await self.r.mget([self.keys.alive(n) for n in nodes])
-            for (n, v), a in zip(raw.items(), alive, strict=True):
-                if a is None and (n.decode() if isinstance(n, bytes) else n) != self.node:
+            names = [n.decode() if isinstance(n, bytes) else n for n in raw]
+            alive = await self.r.mget([self.keys.alive(n) for n in names])
+            dead = []
+            for n, v, a in zip(names, raw.values(), alive, strict=True):
+                if a is None and n != self.member:
+                    dead.append(n)  # a process that died holding sockets: they are gone
                     continue
                 counts = json.loads(v)
+                if n != self.member and any(counts):
+                    members.add(n)
                 want.update(str(s) for s in range(4) if counts[s] > 0)
                 if counts[4] > 0:
                     want.add(SPEC)
+            if dead:
+                await self.r.hdel(self.keys.presence(room), *dead)
         async with table.lock:
             if room not in self.owned or self.manager.tables.get(room) is not table:
                 return
+            self._pres_members[room] = members
             old = {c.key: c for c in table.conns if isinstance(c, ChannelConn)}
             before = table.connected()
             for c in old.values():
@@ -879,7 +896,7 @@ class ClusterNode:
 
     # -- background loops ------------------------------------------------------------------------
     async def _listen(self) -> None:
-        reply_ch = self.keys.reply(self.node)
+        reply_ch = self.keys.reply(self.member)
         ctl = self.keys.ctl
         in_prefix = self.keys.inbox("")
         out_prefix = self.keys.out("", "")[:-1]
@@ -947,17 +964,51 @@ class ClusterNode:
             try:
                 rooms = list(self.owned.items())
                 pipe = self.r.pipeline(transaction=False)
-                pipe.set(self.keys.alive(self.node), "1", px=self.lease_ms * 3)
+                pipe.get(self.keys.alive(self.member))
+                pipe.set(self.keys.alive(self.member), "1", px=self.lease_ms * 3)
                 for room, token in rooms:
                     pipe.eval(RENEW_LUA, 1, self.keys.lease(room), token, self.lease_ms)
                 results = await pipe.execute()
-                for (room, token), ok in zip(rooms, results[1:], strict=True):
+                for (room, token), ok in zip(rooms, results[2:], strict=True):
                     if not ok and self.owned.get(room) == token:
                         self.demote(room, "not renewed in time")
+                if results[0] is None:
+                    self._announce_presence()
+                await self._forget_dead_members()
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001 - Redis unreachable: keep trying; the leases may expire
                 log.warning("renewing leases failed", exc_info=True, extra={"node": self.node})
+
+    def _announce_presence(self) -> None:
+        """This process was taken for dead (its ``alive`` key expired: Redis was out of reach, or
+        the process stalled, for three leases), so the owners stopped counting its connections:
+        store its counts again and tell every owner, which sends its connections the state."""
+        rooms = [p for p in self.proxies.values() if p.conns]
+        if rooms:
+            log.warning("node %s was out of touch with the cluster; announcing its connections of %d rooms again",
+                        self.node, len(rooms), extra={"node": self.node})
+        for proxy in rooms:
+            asyncio.get_running_loop().create_task(self._guarded(self.presence_changed(proxy)))
+
+    async def _forget_dead_members(self) -> None:
+        """Sync the presence of every owned room that counted a connection of a process that has
+        died since (its ``alive`` key expired; it could not say its sockets closed), so that the
+        seat counts as away and the bot covers it as on one server."""
+        for room in [r for r in self._pres_members if r not in self.owned]:
+            self._pres_members.pop(room, None)
+        members = sorted(set().union(*self._pres_members.values())) if self._pres_members else []
+        if not members:
+            return
+        alive = await self.r.mget([self.keys.alive(m) for m in members])
+        dead = {m for m, a in zip(members, alive, strict=True) if a is None}
+        for room, counted in list(self._pres_members.items()):
+            table = self.manager.tables.get(room)
+            if counted & dead and table is not None and room in self.owned:
+                log.info("room %s: connections of %s are gone (the process died)", room,
+                         ", ".join(sorted(counted & dead)), extra={"room": room, "node": self.node})
+                self._pres_members[room] = counted - dead
+                asyncio.get_running_loop().create_task(self._guarded(self.sync_presence(table)))
 
     async def _sweep_loop(self) -> None:
         """Take the playing rooms whose lease is free (their owner died or stalled)."""
@@ -1128,11 +1179,36 @@ class SharedRateLimiter:
 
 
 def _shown(url: str) -> str:
-    """A Redis URL without its password (for logs)."""
-    if "@" in url:
+    """A Redis URL without its password (for logs and messages)."""
+    if "@" in url and "://" in url:
         scheme, rest = url.split("://", 1)
-        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+        return f"{scheme}://***@{rest.rsplit('@', 1)[1]}"
     return url
+
+
+def redis_url_problem(url: str) -> str | None:
+    """What is wrong with the Redis URL ``url`` that redis-py would not say, or ``None``.
+
+    redis-py ignores a database number it cannot read (``redis://host:6379/abc``, ``?db=x``) and
+    silently uses database 0, which may be another cluster's or another program's.
+
+    Returns:
+        A one-line problem (the URL shown without its password), or ``None`` when the scheme is
+        ``redis``, ``rediss`` or ``unix`` and the database number (path or ``db=``), if any, is an
+        integer of 0 or more.
+    """
+    from urllib.parse import parse_qs, unquote, urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss", "unix"):
+        return f"{_shown(url)!r} is not a Redis URL (redis://host:6379/0, rediss://..., unix:///path.sock)"
+    dbs = parse_qs(parts.query).get("db", [])
+    if parts.scheme != "unix" and unquote(parts.path).strip("/"):
+        dbs.append(unquote(parts.path).strip("/"))
+    for db in dbs:
+        if not db.isascii() or not db.isdigit():
+            return f"the database number {db!r} of {_shown(url)!r} is not a number (redis://host:6379/0)"
+    return None
 
 
 def make_store_fenced(store: Any, check: Callable[[str], None]) -> Any:
@@ -1164,4 +1240,4 @@ def make_store_fenced(store: Any, check: Callable[[str], None]) -> Any:
 
 
 __all__ = ["OWNER_UNAVAILABLE", "ChannelConn", "ClusterNode", "Keys", "LeaseLost", "Leases", "ProxyTable",
-           "SharedLoginLimiter", "SharedRateLimiter", "make_store_fenced"]
+           "SharedLoginLimiter", "SharedRateLimiter", "make_store_fenced", "redis_url_problem"]
