@@ -137,22 +137,30 @@ async def _measure(url: str, logins: int, warmup_s: float) -> dict[str, Any]:
 
 
 def _stored_events(db: str, room: str) -> int | None:
-    """Events stored in the room's record (record lines - 1), or None when it cannot be read."""
+    """Events stored for the room (record lines - 1), or None when they cannot be read: a live
+    game's lines are rows of ``game_events`` (issue 10, migration 0004), a finished one's record is
+    in ``rooms.record``."""
+    rows_sql = "SELECT COUNT(*) FROM game_events WHERE room_id = :r"
+    record_sql = "SELECT record FROM rooms WHERE id = :r"
     try:
         if db.startswith("sqlite:///"):
             con = sqlite3.connect(db[len("sqlite:///"):])
-            row = con.execute("SELECT record FROM rooms WHERE id = ?", (room,)).fetchone()
+            count = con.execute(rows_sql.replace(":r", "?"), (room,)).fetchone()[0]
+            row = con.execute(record_sql.replace(":r", "?"), (room,)).fetchone()
             con.close()
         else:
             from sqlalchemy import create_engine, text
 
             eng = create_engine(db.replace("postgresql://", "postgresql+psycopg://", 1))
             with eng.connect() as c:
-                row = c.execute(text("SELECT record FROM rooms WHERE id = :r"), {"r": room}).fetchone()
+                count = c.execute(text(rows_sql), {"r": room}).scalar_one()
+                row = c.execute(text(record_sql), {"r": room}).fetchone()
             eng.dispose()
     except Exception:  # noqa: BLE001
         return None
-    if row is None or row[0] is None:
+    if count:
+        return max(0, count - 1)
+    if row is None or not row[0]:
         return None
     return max(0, len([ln for ln in row[0].split("\n") if ln.strip()]) - 1)
 

@@ -170,6 +170,22 @@ def test_tune_gc_freezes_and_raises_the_young_threshold():
             tune_gc(700, 10, 0)
         tune_gc(20_000, 50, 100)  # the server's thresholds (guandan.server.app.GC_THRESHOLDS)
         assert gc.get_threshold() == (20_000, 50, 100)
+        # collect=False (forked workers): nothing is collected, what is alive is frozen as it is
+        import weakref
+
+        class Node:
+            pass
+
+        node = Node()
+        node.self = node  # type: ignore[attr-defined]  # an unreachable cycle once ``node`` is gone
+        ref = weakref.ref(node)
+        del node
+        tune_gc(700, 10, 10, collect=False)
+        gc.collect()
+        assert ref() is not None  # frozen as it was, never finalized
+        gc.unfreeze()
+        gc.collect()
+        assert ref() is None  # an ordinary collection does find it
     finally:
         gc.unfreeze()
         gc.set_threshold(*old)

@@ -21,7 +21,9 @@ import gc
 GEN0_THRESHOLD = 50_000
 
 
-def tune_gc(gen0: int = GEN0_THRESHOLD, gen1: int = 50, gen2: int = 50) -> tuple[int, int, int]:
+def tune_gc(
+    gen0: int = GEN0_THRESHOLD, gen1: int = 50, gen2: int = 50, collect: bool = True
+) -> tuple[int, int, int]:
     """Collect once, move every object alive after set-up to the permanent generation
     (:func:`gc.freeze`: later collections no longer walk them) and set the thresholds to
     ``(gen0, gen1, gen2)`` (CPython's default is 700, 10, 10). Cycles are still collected, less often.
@@ -30,6 +32,9 @@ def tune_gc(gen0: int = GEN0_THRESHOLD, gen1: int = 50, gen2: int = 50) -> tuple
         gen0: allocations (minus deallocations) between two collections of the youngest generation.
         gen1: young collections per collection of the middle generation.
         gen2: middle collections per full collection.
+        collect: collect once before freezing. A process made by ``fork`` passes False: what it
+            inherited is frozen as it is, so the parent's garbage is never finalized in the child
+            (finalizers of sockets, event loops or thread-bound libraries must not run there).
     Returns:
         The previous thresholds ``(gen0, gen1, gen2)`` (for :func:`gc.set_threshold`).
     Raises:
@@ -39,7 +44,8 @@ def tune_gc(gen0: int = GEN0_THRESHOLD, gen1: int = 50, gen2: int = 50) -> tuple
         if value < 1:
             raise ValueError(f"{name} must be at least 1, not {value}")
     before = gc.get_threshold()
-    gc.collect()
+    if collect:
+        gc.collect()
     gc.freeze()
     gc.set_threshold(gen0, gen1, gen2)
     return before  # type: ignore[return-value]

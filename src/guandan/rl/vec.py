@@ -158,7 +158,10 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
     try:
         block = _Block(hi - lo, seed, kwargs, _views(shm.buf, *dims, lo=lo, hi=hi))
         actions = _views(shm.buf, *dims, lo=lo, hi=hi)["actions"]
-        tune_gc()  # our own process: freeze the set-up, rarer young collections (guandan.gctune)
+        # our own process: freeze the set-up, rarer young collections (guandan.gctune); no
+        # collection first: a forked worker must never finalize what it inherited from its parent
+        # (a crash seen in the full test suite, whose process held Ray/gRPC, torch and browser state)
+        tune_gc(collect=False)
         while True:
             cmd = conn.recv_bytes()  # one byte per command; the actions are in shared memory
             if cmd == b"s":

@@ -351,7 +351,7 @@ const EN = {
   notice_auto_on_away: "{who} left the table: the bot plays for them.",
   notice_auto_on_timeouts: "Auto-play is on for {who} after repeated timeouts.",
   notice_bot_played_you: "While you were away the bot played {moves} moves in {deals} deals for you.",
-  notice_bot_played_you_auto: "托管 is off: the bot played {moves} moves in {deals} deals for you.",
+  notice_bot_played_you_auto: "Auto-play is off: the bot played {moves} moves in {deals} deals for you.",
   notice_bot_played: "The bot played {moves} moves in {deals} deals for {who}.",
   notice_next_deal: "Deal {deal} starts.",
   hint_nothing_beats: "No play beats the table: pass.",
