@@ -48,3 +48,21 @@ def test_every_help_has_no_bool_metavar_and_unbroken_paragraphs() -> None:
         for flag in ("--help",):
             row = next(line for line in r.output.splitlines() if flag in line)
             assert not re.search(r"<\w+>", row), (path, row)
+
+
+def test_serve_error_keeps_bracketed_extra_names(tmp_path) -> None:
+    """`guandan serve --redis` without redis-py must print the whole install hint: the message's
+    ``pyguandan[cluster]`` was read as Rich markup and printed as ``pip install 'pyguandan'``."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['redis'] = None\n"
+        "from guandan.cli import main\n"
+        "sys.argv = ['guandan', 'serve', '--redis', 'redis://127.0.0.1:1/0', '--port', '0',"
+        " '--db', 'postgresql+psycopg://nobody@127.0.0.1:1/none']\n"
+        "main()\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "pyguandan[cluster]" in r.stderr, r.stderr

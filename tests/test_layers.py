@@ -155,3 +155,25 @@ def test_import_checker_resolves_relative_imports(tmp_path, monkeypatch):
     got = [t for _, t in imports_of(f)]
     assert got == ["guandan.core.cards", "guandan.agents.base", "rich", "guandan.core.plays.beats"]
     assert json.dumps(got)  # plain strings
+
+
+def test_loadtest_imports_only_base_dependencies():
+    """`guandan loadtest` is a command of the base package (README "Commands"): after `make serve`
+    (the package without extras) it must not die on a missing module. Every third-party module
+    that ``guandan/server/loadtest.py`` imports, at the top or inside a function, must belong to a
+    distribution named in the base ``dependencies`` of pyproject.toml (httpx was missing once)."""
+    import importlib.metadata as md
+    import re
+    import tomllib
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    base = tomllib.loads((root / "pyproject.toml").read_text("utf-8"))["project"]["dependencies"]
+    declared = {re.split(r"[\[<>=!~ ;]", d, maxsplit=1)[0].lower().replace("_", "-") for d in base}
+    tree = ast.parse((root / "src" / "guandan" / "server" / "loadtest.py").read_text("utf-8"))
+    tops = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    tops |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module and not n.level}
+    third = sorted(m for m in tops if m not in sys.stdlib_module_names and m != "guandan")
+    assert "httpx" in third and "websockets" in third  # the checker sees the function-level imports
+    owners = md.packages_distributions()
+    missing = [m for m in third if not {d.lower().replace("_", "-") for d in owners.get(m, [m])} & declared]
+    assert missing == [], f"loadtest imports modules outside the base dependencies: {missing}"

@@ -192,3 +192,77 @@ def test_a_failed_search_lets_the_heuristic_move(monkeypatch):
 
     asyncio.run(main())
     pool.shutdown()
+
+
+def _children(pid: int) -> list[int]:
+    """Process ids whose parent is ``pid`` (Linux /proc)."""
+    import os
+
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    stat = f.read()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry))
+    return out
+
+
+@pytest.mark.skipif(not __import__("os").path.isdir("/proc"), reason="needs Linux /proc")
+def test_sigterm_leaves_no_bot_process_behind(tmp_path):
+    """`guandan serve` stopped with SIGTERM (systemctl stop, a rolling restart) after a `hard` bot
+    has thought: the bot pool's worker, its forkserver and the resource tracker exit with the
+    server. uvicorn re-raises SIGTERM after its shutdown, so atexit hooks never ran and the three
+    processes were orphaned."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen(
+        [sys.executable, "-c", "from guandan.cli import main; main()", "serve", "--port", str(port),
+         "--db", str(tmp_path / "t.db"), "--bot-delay", "0"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                httpx.get(f"{base}/healthz", timeout=2)
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, "server did not start"
+                time.sleep(0.3)
+        with httpx.Client(base_url=base, timeout=30) as http:
+            assert http.post("/api/guest", json={}).status_code == 200
+            assert http.post("/api/quick", json={"difficulty": "hard"}).status_code == 200
+        descendants: set[int] = set()
+        deadline = time.monotonic() + 60
+        while not any("forkserver" in open(f"/proc/{c}/cmdline").read() for c in _children(server.pid) if os.path.exists(f"/proc/{c}")):
+            assert time.monotonic() < deadline, "the hard bots never used their process pool"
+            time.sleep(0.3)
+        time.sleep(1)
+        for child in _children(server.pid):
+            descendants.add(child)
+            descendants.update(_children(child))
+        assert len(descendants) >= 2  # forkserver (+ tracker) and at least one worker
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=30)
+        deadline = time.monotonic() + 10
+        while any(os.path.exists(f"/proc/{p}") and open(f"/proc/{p}/stat").read().split()[2] != "Z" for p in descendants):
+            assert time.monotonic() < deadline, f"orphaned bot processes: {sorted(descendants)}"
+            time.sleep(0.2)
+    finally:
+        if server.poll() is None:
+            server.kill()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -256,6 +257,24 @@ def test_models_agree_with_migrations(engine: Any) -> None:
         warnings.simplefilter("ignore")  # SQLite cannot reflect the lower(name) expression index
         diffs = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), models.Base.metadata)
     assert diffs == []
+
+
+def test_fresh_sqlite_migration_prints_no_warning_and_keeps_the_name_index(tmp_path: Any) -> None:
+    """`make serve` on a fresh clone migrates a new SQLite file: the batch migrations' reflection
+    must not print SQLAlchemy's "Skipped unsupported reflection" warning to a new user, and the
+    case-insensitive unique name index (lower(name)) must survive the batch table rebuilds."""
+    path = tmp_path / "fresh.db"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        gdb.migrate(f"sqlite:///{path}")
+    assert [str(w.message) for w in caught if "reflection" in str(w.message)] == []
+    engine = create_engine(f"sqlite:///{path}")
+    try:
+        with engine.connect() as conn:
+            sql = conn.execute(text("SELECT sql FROM sqlite_master WHERE name = 'uq_users_name_lower'")).scalar()
+    finally:
+        engine.dispose()
+    assert sql is not None and "lower(name)" in sql and "UNIQUE" in sql
 
 
 def test_migrations_ship_inside_the_package() -> None:

@@ -393,3 +393,12 @@ def test_english_strings_have_no_chinese() -> None:
     allowed = {"lang_zh", "app_title"}
     mixed = {k: v for k, v in en.items() if k not in allowed and re.search("[\u4e00-\u9fff]", v)}
     assert not mixed, mixed
+
+
+def test_ui_strings_carry_no_rule_ids() -> None:
+    """A player reads plain words, never the ids of RULES.md (R53, AMB-04, EC-31): the create-room
+    form said "(R53)" next to the move clocks. Ids belong in code and tests, not in the UI."""
+    tables = i18n_tables()
+    ids = re.compile(r"\b(?:R\d{1,2}|AMB-\d+|EC-\d+)\b")
+    found = {(lang, k): v for lang, table in tables.items() for k, v in table.items() if ids.search(v)}
+    assert not found, found

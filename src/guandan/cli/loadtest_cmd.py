@@ -31,6 +31,7 @@ def loadtest_command(
     import json
 
     from rich.console import Console
+    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
@@ -62,7 +63,7 @@ def loadtest_command(
             report = run_loadtest(tables, url=urls, deals=deals, timeout_s=timeout, seed=seed,
                                   spectators=spectators, check_replay=replay_check, progress=progress)
     except LoadTestError as e:
-        err.print(f"[red]error:[/red] {e}")
+        err.print(f"[red]error:[/red] {escape(str(e))}")
         raise typer.Exit(2) from None
     if json_out:
         print(json.dumps(report.to_json()))

@@ -81,6 +81,7 @@ def serve_command(
     import socket
 
     from rich.console import Console
+    from rich.markup import escape
 
     err = Console(stderr=True, soft_wrap=True)
     if not 0 <= port <= 65535:
@@ -134,7 +135,7 @@ def serve_command(
     try:
         url = database_url(db if db is not None else Settings().db_url)
     except ValueError as e:
-        err.print(f"[red]error:[/red] {e}")
+        err.print(f"[red]error:[/red] {escape(str(e))}")
         raise typer.Exit(2) from None
     settings = Settings(
         db_url=url, bot_delay_s=bot_delay,
@@ -163,7 +164,7 @@ def serve_command(
             client.close()
         except Exception as e:  # noqa: BLE001 - redis-py missing, bad URL, Redis down: one line
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            err.print(f"[red]error:[/red] cannot use Redis {_shown(settings.redis_url)!r}: {first}")
+            err.print(f"[red]error:[/red] cannot use Redis {escape(repr(_shown(settings.redis_url)))}: {escape(first)}")
             raise typer.Exit(2) from None
     if log_format != "text":
         from guandan.server.logs import configure
@@ -178,11 +179,12 @@ def serve_command(
         migrate(settings.db_url)
         application = create_app(settings)
     except DatabaseInUse as e:
-        err.print(f"[red]error:[/red] {e}")
+        err.print(f"[red]error:[/red] {escape(str(e))}")
         raise typer.Exit(2) from None
     except Exception as e:  # noqa: BLE001 - bad URL, unreachable database, failed migration: one line
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        err.print(f"[red]error:[/red] cannot open the database {_db_shown(settings.db_url)!r}: {first}")
+        err.print(f"[red]error:[/red] cannot open the database {escape(repr(_db_shown(settings.db_url)))}: "
+                  f"{escape(first)}")
         raise typer.Exit(2) from None
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -192,7 +194,7 @@ def serve_command(
         sock.bind((host, port))
     except OSError as e:
         sock.close()
-        err.print(f"[red]error:[/red] cannot listen on {host}:{port}: {e.strerror or e}")
+        err.print(f"[red]error:[/red] cannot listen on {host}:{port}: {escape(str(e.strerror or e))}")
         raise typer.Exit(2) from None
     sock.listen(2048)
     bound = sock.getsockname()[1]

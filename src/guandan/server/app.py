@@ -16,6 +16,7 @@ database answers, its schema is at the newest migration and (cluster mode) Redis
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 from contextlib import asynccontextmanager
@@ -31,7 +32,7 @@ from . import api_accounts
 from .api_rooms import make_rooms_router
 from .hardening import GuardMiddleware, install_catch_all
 from .settings import Settings
-from .tables import TableManager
+from .tables import TableManager, shutdown_bot_pool
 from .ws import make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
@@ -60,6 +61,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         finally:
             await manager.shutdown()
+            # the searching bots' processes, before uvicorn re-raises SIGTERM (no atexit then)
+            await asyncio.to_thread(shutdown_bot_pool, True)
             app.state.engine.dispose()
 
     docs_assets = _swagger_ui_dir()

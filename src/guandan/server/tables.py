@@ -167,12 +167,20 @@ def _bot_pool() -> Any:
     return _BOT_POOL
 
 
-def shutdown_bot_pool() -> None:
-    """Stop the searching bots' processes (a later decision starts a new pool)."""
+def shutdown_bot_pool(wait: bool = False) -> None:
+    """Stop the searching bots' processes (a later decision starts a new pool).
+
+    Args:
+        wait: block until the workers have exited (at most the decision in progress, under a
+            second). The server's shutdown waits: uvicorn ends a SIGTERM'd process by raising the
+            signal again, so no ``atexit`` hook runs, and a worker that was never told to stop was
+            left behind with its ``forkserver`` and resource tracker (three orphaned processes
+            after every ``guandan serve`` that had run a ``hard`` bot).
+    """
     global _BOT_POOL
     pool, _BOT_POOL = _BOT_POOL, None
     if pool is not None:
-        pool.shutdown(wait=False, cancel_futures=True)
+        pool.shutdown(wait=wait, cancel_futures=True)
 
 
 atexit.register(shutdown_bot_pool)

@@ -470,9 +470,20 @@ export function mountRoom(el, params, ctx) {
         break;
       case "bot_played":
         // "while you were away" only when 托管 was on because of an absence (contract section 5)
-        text = mine
-          ? t(p.reason === "away" ? "notice_bot_played_you" : "notice_bot_played_you_auto", { moves: p.moves ?? 0, deals: p.deals ?? 1 })
-          : t("notice_bot_played", { who, moves: p.moves ?? 0, deals: p.deals ?? 1 });
+        {
+          const moves = p.moves ?? 0;
+          const deals = p.deals ?? 1;
+          // {moves}/{deals}: bare numbers (Chinese); {moves_n}/{deals_n}: counted nouns ("1 move", "3 moves")
+          const counts = {
+            moves,
+            deals,
+            moves_n: t(moves === 1 ? "count_moves_one" : "count_moves_other", { n: moves }),
+            deals_n: t(deals === 1 ? "count_deals_one" : "count_deals_other", { n: deals }),
+          };
+          text = mine
+            ? t(p.reason === "away" ? "notice_bot_played_you" : "notice_bot_played_you_auto", counts)
+            : t("notice_bot_played", { who, ...counts });
+        }
         break;
       case "next_deal":
         text = t("notice_next_deal", { deal: p.deal ?? "" });
