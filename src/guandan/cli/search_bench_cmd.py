@@ -98,6 +98,8 @@ def _audit(games: int, specs: list[str], late: str, seed: int, as_json: bool) ->
         def progress(done: int, stats: dict[str, dict[str, object]]) -> None:
             line = " | ".join(f"{s}: +{v['gained']} -{v['lost']} dev {v['deviations']}" for s, v in stats.items())
             bar.update(task, completed=done, description=line)
+            if not bar.console.is_terminal:  # a log file: one line per game
+                bar.console.print(f"game {done}/{games}: {line}", soft_wrap=True)
 
         result = run_search_audit(specs, games, seed, late_cards, progress=progress)
     if as_json:
