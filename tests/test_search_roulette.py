@@ -33,7 +33,8 @@ def _late_view(seed: int):
 
 def _task(slack):
     v = _late_view(11)
-    return _Task(v, (), "k", 0, 1, None, None, 50, HeuristicAgent(), None, None, 4, HeuristicAgent(), 4, slack)
+    return _Task(v, (), "k", 0, 1, None, None, 50, HeuristicAgent(), None, None,
+                 4, HeuristicAgent(), 4, slack)
 
 
 def test_weights_within_the_slack_are_powers_and_the_rest_survive_with_their_probability():

@@ -27,7 +27,8 @@ def bench_search_command(
     ),
     late: str = typer.Option(
         "10", "--late",
-        help="Audit positions where a seat still playing holds at most this many cards ('all': every position).",
+        help="Audit positions where a seat still playing holds at most this many cards "
+             "('all': every position).",
     ),
 ) -> None:
     """Time Deal.clone, push/pop undo, checked apply, world sampling and whole rollouts; or, with
@@ -96,7 +97,8 @@ def _audit(games: int, specs: list[str], late: str, seed: int, as_json: bool) ->
         task = bar.add_task("", total=games)
 
         def progress(done: int, stats: dict[str, dict[str, object]]) -> None:
-            line = " | ".join(f"{s}: +{v['gained']} -{v['lost']} dev {v['deviations']}" for s, v in stats.items())
+            line = " | ".join(f"{s}: +{v['gained']} -{v['lost']} dev {v['deviations']}"
+                              for s, v in stats.items())
             bar.update(task, completed=done, description=line)
             if not bar.console.is_terminal:  # a log file: one line per game
                 bar.console.print(f"game {done}/{games}: {line}", soft_wrap=True)
