@@ -18,7 +18,9 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    > 1 a world is weighted by how many of the other seats' recent decisions the heuristic
    (``belief_model``) would have made with that world's hands (:func:`world_agreement`: the
    deal is replayed from the start of the play phase): sampled hands are uniform given the
-   public record, real hands are not.
+   public record, real hands are not. With ``belief_slack`` (the belief roulette,
+   :func:`_belief_weight`) a world explaining far fewer decisions than the best of the first
+   worlds is rolled out only with the probability of its relative weight.
 3. **Rollouts**: every candidate is played out on the **same** worlds (common random numbers)
    with a fast rollout policy for all four seats (default :class:`RolloutPolicy`, the heuristic
    with a cheaper follow rule) until the deal ends (R29-R33), or for ``rollout_depth`` actions
