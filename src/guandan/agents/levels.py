@@ -17,7 +17,9 @@ may carry options after a colon, ``name:key=value,key=value``:
   positions where a seat still playing holds at most this many cards; ``all``: every position),
   ``late_candidates``, ``z`` (standard errors a switch from the heuristic's move needs),
   ``belief`` (weight factor per recent decision of the other seats that a sampled world
-  explains; 1: uniform worlds), ``belief_depth`` (decisions per seat asked);
+  explains; 1: uniform worlds), ``belief_depth`` (decisions per seat asked), ``slack`` (belief
+  roulette: worlds explaining more than this many fewer decisions than the best early world are
+  rolled out only with the probability of their weight);
 * ``expert``: the ``search`` options plus ``depth`` (rollout actions before the value
   network scores the position; 0 for full rollouts) and ``rollout`` (``heuristic`` or
   ``policy``);
@@ -60,6 +62,7 @@ _SEARCH_OPTIONS: dict[str, tuple[str, Any]] = {
     "z": ("switch_z", float),
     "belief": ("belief_weight", int),
     "belief_depth": ("belief_depth", int),
+    "slack": ("belief_slack", int),
 }
 
 _OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {

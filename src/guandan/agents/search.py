@@ -18,7 +18,9 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    > 1 a world is weighted by how many of the other seats' recent decisions the heuristic
    (``belief_model``) would have made with that world's hands (:func:`world_agreement`: the
    deal is replayed from the start of the play phase): sampled hands are uniform given the
-   public record, real hands are not.
+   public record, real hands are not. With ``belief_slack`` (the belief roulette,
+   :func:`_belief_weight`) a world explaining far fewer decisions than the best of the first
+   worlds is rolled out only with the probability of its relative weight.
 3. **Rollouts**: every candidate is played out on the **same** worlds (common random numbers)
    with a fast rollout policy for all four seats (default :class:`RolloutPolicy`, the heuristic
    with a cheaper follow rule) until the deal ends (R29-R33), or for ``rollout_depth`` actions
@@ -350,6 +352,33 @@ class _Task:
     belief_weight: int = 1
     belief_model: Agent | None = None
     belief_depth: int = 4
+    belief_slack: int | None = None
+
+
+#: Worlds whose agreements set the reference of the belief roulette (``belief_slack``).
+BELIEF_PILOT = 8
+
+
+def _belief_weight(task: _Task, agreement: int, ref: int, i: int) -> int:
+    """Integer weight of world ``i`` with ``agreement`` explained decisions (``-1``: reject it).
+
+    Without ``belief_slack``: ``belief_weight ** agreement``. With it, relative to the pilot's best
+    agreement ``ref``: a world within ``belief_slack`` decisions of ``ref`` keeps the weight
+    ``belief_weight ** (agreement - ref + slack)``; a less likely one survives with probability
+    ``belief_weight ** (agreement - ref + slack)`` (< 1; drawn from the world's own seeded
+    generator) and then weighs 1, else it is rejected and never rolled out. The expected weight
+    of every world is the same as without the roulette, up to one constant factor, so the
+    weighted means estimate the same thing while the rollouts go to the worlds that carry the
+    weight.
+    """
+    b = task.belief_weight
+    if task.belief_slack is None:
+        return b ** agreement
+    e = agreement - ref + task.belief_slack
+    if e >= 0:
+        return b ** e
+    u = random.Random(f"{task.seed_key}:{i}:roulette").random()
+    return 1 if u * b ** (-e) < 1.0 else -1
 
 
 def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> tuple[int, list[Any]]:
@@ -358,7 +387,9 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
     ``sums`` (length ``2 k + 2`` for ``k`` candidates): the weighted score sums of the
     candidates, the weighted sums of squared differences to candidate 0, the sum of the world
     weights and the sum of their squares. A world's weight is ``belief_weight ** agreements``
-    (:func:`world_agreement`; 1 without a belief model). Scores are integers in thousandths of
+    (:func:`world_agreement`; 1 without a belief model), or the roulette weight of
+    :func:`_belief_weight` with ``belief_slack`` (rejected worlds count as completed but add
+    nothing to the sums). Scores are integers in thousandths of
     a win (``win * 1000 + levels * units``) unless a value function is used, so that sums do not
     depend on the order worlds are played in or on how they are shared out between processes.
     """
@@ -372,6 +403,12 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
     deadline = task.deadline
     stop = None if deadline is None else (lambda: clock() >= deadline)
     checks = past_decisions(view, task.belief_depth) if task.belief_model is not None and task.belief_weight > 1 else ()
+    ref = 0
+    if checks and task.belief_slack is not None:
+        # the reference agreement: the best of the first worlds (the same for every worker)
+        ref = max(world_agreement(view, cons.sample(random.Random(f"{task.seed_key}:{j}")), checks,
+                                  task.belief_model)  # type: ignore[arg-type]
+                  for j in range(BELIEF_PILOT if task.count is None else min(BELIEF_PILOT, task.count)))
     i = task.offset - task.stride
     while True:
         i += task.stride
@@ -385,7 +422,10 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
         w = 1
         if checks:
             assert task.belief_model is not None
-            w = task.belief_weight ** world_agreement(view, world, checks, task.belief_model)
+            w = _belief_weight(task, world_agreement(view, world, checks, task.belief_model), ref, i)
+            if w < 0:  # rejected by the roulette: no rollouts
+                done += 1
+                continue
         row: list[Any] = []
         aborted = False
         for c in task.candidates:
@@ -483,6 +523,11 @@ class SearchAgent:
             world's hands (:func:`world_agreement`); 1: worlds are equally likely.
         belief_model: the model of the other players (default: the heuristic).
         belief_depth: recent decisions per other seat asked (:func:`past_decisions`).
+        belief_slack: belief roulette (:func:`_belief_weight`): worlds explaining more than this
+            many fewer decisions than the best of the first :data:`BELIEF_PILOT` worlds are
+            rolled out only with probability ``belief_weight ** -excess`` (and then weigh as a
+            world at the slack), so rollouts go to the worlds that carry the weight; ``None``:
+            every world is rolled out with its full weight.
     Raises:
         ValueError: a bad budget, world count, worker count or candidate limit.
     """
@@ -511,6 +556,7 @@ class SearchAgent:
         belief_weight: int = 1,
         belief_model: Agent | None = None,
         belief_depth: int = 4,
+        belief_slack: int | None = None,
     ) -> None:
         if not 0 < budget_s <= MAX_BUDGET_S:
             raise ValueError(f"budget_s must be > 0 and at most {MAX_BUDGET_S:g} seconds, not {budget_s!r}")
@@ -526,6 +572,9 @@ class SearchAgent:
             raise ValueError(f"late_cards must be >= 0 or None, not {late_cards!r}")
         if isinstance(belief_weight, bool) or not isinstance(belief_weight, int) or belief_weight < 1:
             raise ValueError(f"belief_weight must be an int >= 1, not {belief_weight!r}")
+        if belief_slack is not None and (isinstance(belief_slack, bool) or not isinstance(belief_slack, int)
+                                         or belief_slack < 0):
+            raise ValueError(f"belief_slack must be an int >= 0 or None, not {belief_slack!r}")
         if late_candidates < 1:
             raise ValueError(f"late_candidates must be >= 1, not {late_candidates!r}")
         if rollout_depth is not None and value_fn is None:
@@ -552,6 +601,7 @@ class SearchAgent:
         self.belief_weight = belief_weight
         self.belief_model: Agent = belief_model if belief_model is not None else HeuristicAgent(seed)
         self.belief_depth = belief_depth
+        self.belief_slack = belief_slack
         #: decisions answered by the heuristic without search (early positions, ``late_cards``)
         self.skipped = 0
         #: decisions that fell back to the heuristic because the search failed
@@ -652,10 +702,11 @@ class SearchAgent:
         if result is None:  # in this process (also when the pool broke)
             task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
                          self.level_units, self._policy(view), self.value_fn, self.rollout_depth,
-                         self.belief_weight, self.belief_model, self.belief_depth)
+                         self.belief_weight, self.belief_model, self.belief_depth,
+                         self.belief_slack)
             result = _run_worlds(task, self.clock)
         done, sums = result
-        if done == 0:
+        if done == 0 or sums[2 * len(cands)] == 0:  # no world (or every world rejected)
             self.worlds_log.append(0)
             self.last = SearchStats(cands, 0, [], self.clock() - start, first)
             return first
@@ -682,7 +733,8 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
                 _run_worlds_wall,
                 _Task(view, tuple(cands), seed_key, w, agent.workers, agent.worlds, wall_deadline,
                       agent.level_units, agent._policy(view), agent.value_fn, agent.rollout_depth,
-                      agent.belief_weight, agent.belief_model, agent.belief_depth),
+                      agent.belief_weight, agent.belief_model, agent.belief_depth,
+                      agent.belief_slack),
             )
             for w in range(agent.workers)
         ]
