@@ -9,7 +9,6 @@ under ``CI=true`` (CI creates it).
 
 from __future__ import annotations
 
-import os
 import shlex
 import sys
 from pathlib import Path
@@ -22,9 +21,7 @@ pytest.importorskip("gymnasium", reason="guandan.rl needs the [rl] extra")
 from guandan.rl.gym_env import SingleSeatEnv  # noqa: E402
 from guandan.rl.protocol import HostedSeatError, ProtocolBot  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
-OPPONENTS = ROOT.parent / "shared" / "opponents"
-OPP_PYTHON = ROOT / ".venv-opp" / "bin" / "python"
+from test_compat_real_clients import OPP_PYTHON, OPPONENTS, _need_opponents  # noqa: E402
 
 
 def _play(env: SingleSeatEnv, deals: int, seed: int = 0) -> tuple[int, list[float]]:
@@ -92,12 +89,7 @@ def test_protocol_bot_spec_errors():
 
 def test_real_2020_client_njupt_as_opponent():
     """A real 2020 competition client (njupt, ws4py) on seats 1 and 3 for a few decisions."""
-    missing = [str(p) for p in (OPPONENTS / "seat.py", OPP_PYTHON) if not p.exists()]
-    if missing:
-        msg = f"real 2020 clients unavailable ({', '.join(missing)} missing; see ../shared/opponents/README.md)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(msg)
-        pytest.skip(msg)
+    _need_opponents()  # skipped with a message without .venv-opp; a failure under CI=true
     cmd = f"{shlex.quote(str(OPP_PYTHON))} {shlex.quote(str(OPPONENTS / 'seat.py'))} njupt {{url}} --workdir {{workdir}}"
     env = SingleSeatEnv(seat=0, opponents=[ProtocolBot(cmd), "random", ProtocolBot(cmd)], seed=5, protocol_timeout=20)
     try:

@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("websockets")
 
+from test_server_table_play import _NoStore
 from test_server_tables import WS, LiveServer, _fill_and_start, ws_client
 from websockets.exceptions import ConnectionClosed
 
@@ -212,30 +213,6 @@ def test_http_bad_bodies_and_auth(live):
 
 
 # -- act_cards readings, at the message-handler level ----------------------------------------------
-
-
-class _NoGames:
-    """The append-only store's writes, discarded (unit tables keep their game in memory only)."""
-
-    def start(self, room_id: str, header: str, events: Any = ()) -> None:
-        pass
-
-    def append(self, room_id: str, index: int, lines: list[str]) -> None:
-        pass
-
-    def append_many(self, batch: list[Any]) -> None:
-        pass
-
-
-class _NoStore:
-    games = _NoGames()
-
-    def save(self, room_id: str, record: str, status: str) -> None:
-        pass
-
-    def finish(self, info: Any, record: str, winner_team: int) -> None:
-        return None
-
 
 def _hands_with(seat0: str, seed: int = 1) -> list[list[int]]:
     """A shuffled deal (R4) moved around so that seat 0 holds the cards ``seat0``."""

@@ -1915,6 +1915,16 @@ class RecordWriter:
         if task is None or task.done():
             self._tasks[room_id] = asyncio.get_running_loop().create_task(self._run(room_id))
 
+    def _fenced(self, room_id: str, q: Any, broken: bool) -> None:
+        """A write refused because this process lost the table's lease (cluster): drop the room's
+        queued writes (``broken``: and its later lines until the game ends) and hand the table to
+        the new owner, which stores them."""
+        q.clear()
+        if broken:
+            self._broken.add(room_id)
+        if self.manager.cluster is not None:
+            self.manager.cluster.demote(room_id, "fenced before a write")
+
     async def _run(self, room_id: str) -> None:
         games = self.manager.store.games
         q = self._pending.get(room_id)
@@ -1930,9 +1940,7 @@ class RecordWriter:
                         raise
                     except Exception as e:  # noqa: BLE001 - retried (storing is compare-and-set)
                         if getattr(e, "fenced", False):  # cluster: the new owner stores the end
-                            q.clear()
-                            if self.manager.cluster is not None:
-                                self.manager.cluster.demote(room_id, "fenced before a write")
+                            self._fenced(room_id, q, broken=False)
                             break
                         self.retried += 1
                         if attempt == self.RETRIES - 1:
@@ -1980,10 +1988,7 @@ class RecordWriter:
                     break
                 except Exception as e:  # noqa: BLE001 - retried
                     if getattr(e, "fenced", False):  # cluster: the lease is lost; the new owner writes
-                        q.clear()
-                        self._broken.add(room_id)
-                        if self.manager.cluster is not None:
-                            self.manager.cluster.demote(room_id, "fenced before a write")
+                        self._fenced(room_id, q, broken=True)
                         break
                     self.retried += 1
                     if attempt == self.RETRIES - 1:
