@@ -46,7 +46,7 @@ def require_services() -> None:
     try:
         import redis
     except ImportError:
-        _unavailable("redis-py is not installed: pip install 'pyguandan[cluster]'")
+        _unavailable("redis-py is not installed: pip install -e '.[cluster]' in the pyguandan checkout")
     try:
         redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3).ping()
     except Exception as e:  # noqa: BLE001

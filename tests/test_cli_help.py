@@ -51,8 +51,8 @@ def test_every_help_has_no_bool_metavar_and_unbroken_paragraphs() -> None:
 
 
 def test_serve_error_keeps_bracketed_extra_names(tmp_path) -> None:
-    """`guandan serve --redis` without redis-py must print the whole install hint: the message's
-    ``pyguandan[cluster]`` was read as Rich markup and printed as ``pip install 'pyguandan'``."""
+    """`guandan serve --redis` without redis-py must print the whole install hint:
+    the extra's name in brackets (``.[cluster]``) must not be read as Rich markup and dropped."""
     import subprocess
     import sys
 
@@ -65,4 +65,4 @@ def test_serve_error_keeps_bracketed_extra_names(tmp_path) -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert r.returncode == 2, r.stderr
-    assert "pyguandan[cluster]" in r.stderr, r.stderr
+    assert "pip install -e '.[cluster]'" in r.stderr, r.stderr

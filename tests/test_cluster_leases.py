@@ -35,7 +35,7 @@ def _redis() -> Any:
     try:
         import redis
     except ImportError:
-        _unavailable("redis-py is not installed: pip install 'pyguandan[cluster]'")
+        _unavailable("redis-py is not installed: pip install -e '.[cluster]' in the pyguandan checkout")
     client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3)
     try:
         client.ping()

@@ -287,7 +287,7 @@ def test_policy_agent_without_numpy_reports_how_to_install() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert "ERR agent 'policy'" in r.stdout and "pyguandan[bots]" in r.stdout
+    assert "ERR agent 'policy'" in r.stdout and "pip install -e '.[bots]'" in r.stdout
 
 
 def test_numpy_inference_matches_pytorch() -> None:

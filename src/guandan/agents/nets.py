@@ -13,7 +13,7 @@ Two small multilayer perceptrons (ReLU hidden layers) score Guandan positions:
   teacher bot (``guandan train policy``), it serves as the candidate and rollout policy of
   search and, alone, as the fast ``policy`` bot.
 
-Inference needs NumPy only (``pip install 'pyguandan[bots]'``); PyTorch is used for training
+Inference needs NumPy only (``pip install -e '.[bots]' in the pyguandan checkout``); PyTorch is used for training
 only (``[train]`` extra). The shipped weights lie next to this module in ``weights/``
 (``value.npz``, ``policy.npz``; see ``weights/MODEL_CARD.md``).
 
@@ -120,7 +120,7 @@ NO_TYPE = 10
 WEIGHTS_DIR = Path(__file__).with_name("weights")
 
 NUMPY_MISSING = (
-    "the learned bots need NumPy: install it with  pip install 'pyguandan[bots]'  "
+    "the learned bots need NumPy: install it with  pip install -e '.[bots]' in the pyguandan checkout  "
     "(or pip install numpy)"
 )
 

@@ -92,7 +92,7 @@ def bench_rl(as_json: bool, seconds: float, fail: Callable[[str], None]) -> None
         from guandan.rl import bench
         from guandan.gctune import tune_gc
     except ImportError as e:
-        fail(f"guandan bench rl needs the [rl] extra (pip install 'pyguandan[rl]'): {e}")
+        fail(f"guandan bench rl needs the [rl] extra (pip install -e '.[rl]' in the pyguandan checkout): {e}")
     tune_gc()  # this process only steps tables: frozen set-up, rarer young collections (guandan.gctune)
     if as_json:
         typer.echo(json.dumps(bench.run_rl_bench(seconds)))

@@ -32,7 +32,7 @@ def _scale() -> Any:
         from guandan.rl import scale
         from guandan.gctune import tune_gc
     except ImportError as e:
-        _fail(f"this command needs the [rl] extra (pip install 'pyguandan[rl]'): {e}")
+        _fail(f"this command needs the [rl] extra (pip install -e '.[rl]' in the pyguandan checkout): {e}")
     tune_gc()  # this command's process steps tables: frozen set-up, rarer young collections
     return scale
 

@@ -16,7 +16,7 @@ _HELP = (
     "Every --checkpoint-minutes a checkpoint (weights, optimiser, counters) is written to OUT/dmc.pt; "
     "--resume continues from one. The untrained network is evaluated first, the trained one at the end "
     "(and every --eval-minutes); results go to OUT/eval.jsonl. Needs the [train] extra "
-    "(pip install 'pyguandan[train]')."
+    "(pip install -e '.[train]' in the pyguandan checkout)."
 )
 
 
@@ -64,7 +64,7 @@ def train_rl_command(
     try:
         from guandan.train.dmc import DMCConfig, DMCTrainer, evaluate
     except ImportError as e:
-        _fail(f"train-rl needs the [train] extra (pip install 'pyguandan[train]'): {e}")
+        _fail(f"train-rl needs the [train] extra (pip install -e '.[train]' in the pyguandan checkout): {e}")
     from guandan.core.errors import RuleConfigError
 
     try:

@@ -34,7 +34,7 @@ Failover:
     finishes the action in progress, stores it, releases the leases and announces the free rooms
     (``gd:ctl``), so another process takes them at once.
 
-redis-py (``pip install 'pyguandan[cluster]'``) is imported only in cluster mode.
+redis-py (``pip install -e '.[cluster]' in the pyguandan checkout``) is imported only in cluster mode.
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ def import_redis() -> Any:
     try:
         import redis
     except ImportError:
-        raise RuntimeError("cluster mode needs redis-py: pip install 'pyguandan[cluster]'") from None
+        raise RuntimeError("cluster mode needs redis-py: pip install -e '.[cluster]' in the pyguandan checkout") from None
     return redis
 
 

@@ -48,7 +48,7 @@ def require_torch() -> Any:
         import torch
     except ImportError as e:
         raise ImportError(
-            "training needs PyTorch: pip install 'pyguandan[train]' (on Python 3.11, "
+            "training needs PyTorch: pip install -e '.[train]' in the pyguandan checkout (on Python 3.11, "
             "pip install torch==2.13.0 takes the CPU build)"
         ) from e
     return torch
