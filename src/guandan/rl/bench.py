@@ -110,34 +110,63 @@ def engine_steps_per_s(seconds: float, seed: int = 0) -> float:
             return n / (now - start)
 
 
-def vec_decisions_per_s(n_tables: int, backend: str, workers: int, seconds: float, **table_kwargs: Any) -> float:
+def vec_decisions_per_s(n_tables: int, backend: str, workers: int, seconds: float, groups: int = 1,
+                        **table_kwargs: Any) -> float:
     """Decisions per second of a :class:`VecEnv` (abstract mode and default encoding unless
     ``table_kwargs`` say otherwise; in ``candidates`` mode the features ``[B, K, F]`` are read
     every step)."""
-    return vec_run(n_tables, backend, workers, seconds, **table_kwargs)["decisions_per_s"]
+    return vec_run(n_tables, backend, workers, seconds, groups, **table_kwargs)["decisions_per_s"]
 
 
-def vec_run(n_tables: int, backend: str, workers: int, seconds: float, **table_kwargs: Any) -> dict[str, Any]:
+def vec_run(n_tables: int, backend: str, workers: int, seconds: float, groups: int = 1,
+            **table_kwargs: Any) -> dict[str, Any]:
     """:func:`vec_decisions_per_s` with the CPU the stepping got: ``decisions_per_s`` (wall),
     ``cpu_s`` (CPU seconds used by the workers, or by this process for ``sync``, during the
-    loop), ``wall_s`` and ``decisions_per_cpu_s`` (the per-decision cost, independent of the share
-    of the cores the machine's other load left to the run)."""
-    with VecEnv(n_tables, backend=backend, n_workers=workers, seed=1, **table_kwargs) as vec:
+    loop), ``wall_s``, ``decisions_per_cpu_s`` (the per-decision cost, independent of the share
+    of the cores the machine's other load left to the run) and ``parent_cpu_s`` (CPU seconds this
+    process used in the loop: choosing actions, checking them, copying results, waiting).
+
+    ``groups=1``: lock-step :meth:`VecEnv.step` on every row. ``groups >= 2``: the pipelined
+    path (:meth:`VecEnv.step_async` / :meth:`VecEnv.step_wait` per group: every group is started,
+    then in turn each is waited for and restarted with actions chosen from its new masks, so the
+    workers step the other groups meanwhile); decisions are counted as groups finish, and the
+    groups in flight when time is up are waited for and counted.
+    """
+    with VecEnv(n_tables, backend=backend, n_workers=workers, seed=1, groups=groups, **table_kwargs) as vec:
         _, mask, _ = vec.reset()
         cand = table_kwargs.get("action_mode") == "candidates"
         rng = np.random.default_rng(0)
         n = 0
         cpu0 = sum(vec.worker_cpu_seconds())
+        pcpu0 = time.process_time()
         start = time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            if cand:
-                vec.features()
-            _, mask, _, _, _ = vec.step(vec.random_actions(mask, rng))
-            n += n_tables
+        if groups == 1:
+            while time.perf_counter() - start < seconds:
+                if cand:
+                    vec.features()
+                _, mask, _, _, _ = vec.step(vec.random_actions(mask, rng))
+                n += n_tables
+        else:
+            sizes = []
+            for g in range(groups):
+                rows = vec.group_rows(g)
+                sizes.append(rows.stop - rows.start)
+                vec.step_async(vec.random_actions(mask[rows], rng), g)
+            while time.perf_counter() - start < seconds:
+                for g in range(groups):
+                    _, m, _, _, _ = vec.step_wait(g)
+                    if cand:
+                        vec.features(g)
+                    vec.step_async(vec.random_actions(m, rng), g)
+                    n += sizes[g]
+            for g in range(groups):
+                vec.step_wait(g)
+                n += sizes[g]
         wall = time.perf_counter() - start
+        pcpu = time.process_time() - pcpu0
         cpu = sum(vec.worker_cpu_seconds()) - cpu0
     return {"decisions_per_s": n / wall, "wall_s": wall, "cpu_s": cpu,
-            "decisions_per_cpu_s": n / cpu if cpu > 0 else None}
+            "decisions_per_cpu_s": n / cpu if cpu > 0 else None, "parent_cpu_s": pcpu, "groups": groups}
 
 
 def rlcard_doudizhu_steps_per_s(seconds: float) -> float | None:
