@@ -16,13 +16,26 @@ Arrays (``B = n_tables``, ``D`` = observation size, ``A`` = action-space size):
   of each row's candidate actions (``K = max_candidates``, zero rows where the mask is false).
 
 Backends: ``"sync"`` (this process) or ``"process"`` (``n_workers`` worker processes via
-:mod:`multiprocessing`, each stepping ``B / n_workers`` tables and writing its rows of the
-arrays in place in one shared-memory block, features included; one message per worker per step
-is one byte (the actions are written into shared memory too), nothing is pickled per step). Returned arrays are
-copies, safe to keep. Each worker process, once its tables are set up, applies
-:func:`guandan.gctune.tune_gc` (frozen set-up, rarer young collections: stepping makes no
-reference cycles); the ``sync`` backend leaves the calling process's collector alone.
-:meth:`VecEnv.worker_cpu_seconds` reports the CPU time each worker used (for benchmarks).
+:mod:`multiprocessing`, each stepping its share of the tables and writing its rows of the
+arrays in place in one shared-memory block, features included; a step is a two-byte message per
+worker and a two-byte answer (the actions are written into shared memory too), nothing is
+pickled per step; a worker sleeps in the pipe's ``recv`` between commands and the caller in its
+own ``recv`` while waiting, neither polls). Returned arrays are copies, safe to keep. Each worker
+process, once its tables are set up, applies :func:`guandan.gctune.tune_gc` (frozen set-up, rarer
+young collections: stepping makes no reference cycles); the ``sync`` backend leaves the calling
+process's collector alone. :meth:`VecEnv.worker_cpu_seconds` reports the CPU time each worker
+used (for benchmarks). An exception inside a worker (a bug: the actions are checked before any
+is sent) closes the ``VecEnv`` and is raised in the caller as a :class:`RuntimeError` carrying the
+worker's traceback; a worker that dies (killed) closes it too.
+
+Lock-step or pipelined: :meth:`VecEnv.step` steps every row and waits for all of them, so with
+the ``process`` backend the workers are idle while the caller chooses the next actions and while
+the slowest worker finishes. With ``groups=G`` the rows are cut into ``G`` contiguous groups,
+each spread over all the workers; :meth:`VecEnv.step_async` starts one group and returns,
+:meth:`VecEnv.step_wait` collects it. Restarting each group as soon as its results are in keeps
+every worker busy with the other groups meanwhile (the loop is in the :class:`VecEnv`
+docstring; ``guandan bench rl`` measures both ways). A table's trajectory depends only on its
+seed and its actions, so both ways give the same results for the same actions.
 """
 
 from __future__ import annotations
