@@ -380,3 +380,35 @@ def test_a_dead_worker_closes_the_vecenv():
         vec.step_wait(0)
     assert vec._closed
     assert not any(p.is_alive() for p in vec._procs)
+
+
+@pytest.mark.parametrize("reward", ["deal", "levels"])
+def test_table_advance_is_apply_without_the_array(reward):
+    """Table.advance (VecEnv's stepping call) returns seat 0's reward; apply() gives the four seats
+    [r, -r, r, -r] (team-shared, zero-sum, R35), on twin tables stepped with the same actions."""
+    import random
+
+    from guandan.rl.table import Table
+
+    a, b = Table(seed=21, reward=reward), Table(seed=21, reward=reward)
+    rng = random.Random(4)
+    ends = []
+    while len(ends) < 4:
+        ids = a.legal_ids()
+        assert ids == b.legal_ids()
+        act = ids[rng.randrange(len(ids))]
+        r = a.advance(act)
+        arr = b.apply(act)
+        assert arr.dtype == np.float32 and arr.tolist() == [r, -r, r, -r]
+        assert a.done == b.done
+        if a.done:
+            ends.append(r)
+            a.reset()
+            b.reset()
+        else:
+            assert r == 0.0
+    assert all(r != 0 for r in ends)
+    if reward == "deal":
+        assert all(abs(r) == 1.0 for r in ends)
+    else:
+        assert all(abs(r) in (1.0, 2.0, 3.0) for r in ends)  # aicomp upgrade 3/2/1 for 1-2/1-3/1-4 (R35, AMB-16)
