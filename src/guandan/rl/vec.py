@@ -17,8 +17,8 @@ Arrays (``B = n_tables``, ``D`` = observation size, ``A`` = action-space size):
 
 Backends: ``"sync"`` (this process) or ``"process"`` (``n_workers`` worker processes via
 :mod:`multiprocessing`, each stepping its share of the tables and writing its rows of the
-arrays in place in one shared-memory block, features included; a step is a two-byte message per
-worker and a two-byte answer (the actions are written into shared memory too), nothing is
+arrays in place in one shared-memory block, features included; a step is a five-byte message per
+worker (command and group) and the same five bytes back (the actions are written into shared memory too), nothing is
 pickled per step; a worker sleeps in the pipe's ``recv`` between commands and the caller in its
 own ``recv`` while waiting, neither polls). Returned arrays are copies, safe to keep. Each worker
 process, once its tables are set up, applies :func:`guandan.gctune.tune_gc` (frozen set-up, rarer
@@ -203,7 +203,7 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
             seed: int, kwargs: dict[str, Any]) -> None:
     """One worker process: a :class:`_Block` per group (rows ``chunks[g]`` of the shared arrays,
     table ``b`` seeded ``seed + b``). Commands are a few bytes (``s`` + group: step that group
-    with the actions already in shared memory, answered with the same two bytes; ``r``: reset
+    with the actions already in shared memory, answered with the same bytes; ``r``: reset
     every block; ``t``: CPU seconds used; ``c``: close); the worker blocks in ``recv`` between
     commands (no polling). An exception while stepping is sent back as ``e`` + its traceback
     and ends the worker (its tables are then in an unknown state)."""
@@ -225,7 +225,7 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
                 cmd = conn.recv_bytes()  # a few bytes per command; the actions are in shared memory
                 op = cmd[:1]
                 if op == b"s":
-                    block, actions = blocks[cmd[1]]
+                    block, actions = blocks[int.from_bytes(cmd[1:], "little")]
                     block.step(actions)
                     conn.send_bytes(cmd)
                 elif op == b"r":
@@ -286,7 +286,7 @@ class VecEnv:
             (as :class:`~guandan.rl.table.Table`); in ``candidates`` mode :meth:`features`
             gives the padded per-action features ``[B, K, F]`` next to the mask ``[B, K]``.
     Raises:
-        ValueError: bad sizes or backend.
+        ValueError: bad sizes, groups or backend.
     """
 
     def __init__(
@@ -449,7 +449,7 @@ class VecEnv:
             return
         self._bufs["actions"][rows] = actions
         for g in groups:
-            msg = bytes((ord("s"), g))
+            msg = b"s" + g.to_bytes(4, "little")
             for w in range(len(self._conns)):
                 self._send(w, msg)
                 self._pending[w].append(g)
@@ -481,7 +481,7 @@ class VecEnv:
             pend = self._pending[w]
             while any(g in pend for g in groups):
                 msg = self._recv(w)
-                pend.remove(msg[1])  # answers come in the order the commands were sent
+                pend.remove(int.from_bytes(msg[1:], "little"))  # answers come in the order the commands were sent
         for g in groups:
             self._busy.remove(g)
         rows = slice(0, self.n_tables) if group is None else self._slices[groups[0]]
