@@ -233,7 +233,7 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
                         block.reset()
                     conn.send_bytes(b"r")
                 elif op == b"t":  # CPU seconds this worker has used
-                    conn.send_bytes(struct.pack("<d", time.process_time()))
+                    conn.send_bytes(b"t" + struct.pack("<d", time.process_time()))  # tagged: never read as b"e"
                 else:  # b"c": close
                     break
         except (EOFError, KeyboardInterrupt):
@@ -580,7 +580,7 @@ class VecEnv:
             return [time.process_time()]
         for w in range(len(self._conns)):
             self._send(w, b"t")
-        return [struct.unpack("<d", self._recv(w))[0] for w in range(len(self._conns))]
+        return [struct.unpack("<d", self._recv(w)[1:])[0] for w in range(len(self._conns))]
 
     def close(self) -> None:
         """Stop the worker processes (idempotent)."""
