@@ -233,7 +233,8 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
                         block.reset()
                     conn.send_bytes(b"r")
                 elif op == b"t":  # CPU seconds this worker has used
-                    conn.send_bytes(b"t" + struct.pack("<d", time.process_time()))  # tagged: never read as b"e"
+                    # tagged: a bare double starting with the byte b"e" would read as an error
+                    conn.send_bytes(b"t" + struct.pack("<d", time.process_time()))
                 else:  # b"c": close
                     break
         except (EOFError, KeyboardInterrupt):
@@ -244,7 +245,8 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
             except OSError:
                 pass
     finally:
-        blocks = block = actions = views = None  # type: ignore[assignment]  # drop the views before closing the mapping
+        # drop the views before closing the mapping
+        blocks = block = actions = views = None  # type: ignore[assignment]
         conn.close()
         try:
             shm.close()
@@ -352,7 +354,8 @@ class VecEnv:
             msg = self._conns[w].recv_bytes()
         except (EOFError, OSError):
             self.close()
-            raise RuntimeError(f"VecEnv worker {w} died (exit code {self._procs[w].exitcode}); the VecEnv is closed") from None
+            code = self._procs[w].exitcode
+            raise RuntimeError(f"VecEnv worker {w} died (exit code {code}); the VecEnv is closed") from None
         if msg[:1] == b"e":
             self.close()
             raise RuntimeError(f"VecEnv worker {w} failed; the VecEnv is closed. Worker traceback:\n"
@@ -364,7 +367,8 @@ class VecEnv:
             self._conns[w].send_bytes(msg)
         except OSError:
             self.close()
-            raise RuntimeError(f"VecEnv worker {w} is gone (exit code {self._procs[w].exitcode}); the VecEnv is closed") from None
+            code = self._procs[w].exitcode
+            raise RuntimeError(f"VecEnv worker {w} is gone (exit code {code}); the VecEnv is closed") from None
 
     def _check_open(self) -> None:
         if self._closed:
@@ -481,13 +485,13 @@ class VecEnv:
             pend = self._pending[w]
             while any(g in pend for g in groups):
                 msg = self._recv(w)
-                pend.remove(int.from_bytes(msg[1:], "little"))  # answers come in the order the commands were sent
+                pend.remove(int.from_bytes(msg[1:], "little"))  # answers come in command order
         for g in groups:
             self._busy.remove(g)
         rows = slice(0, self.n_tables) if group is None else self._slices[groups[0]]
         b = self._bufs
-        return (b["obs"][rows].copy(), b["mask"][rows].copy(), b["seat"][rows].copy(), b["rewards"][rows].copy(),
-                b["done"][rows].copy())
+        return (b["obs"][rows].copy(), b["mask"][rows].copy(), b["seat"][rows].copy(),
+                b["rewards"][rows].copy(), b["done"][rows].copy())
 
     def _group_index(self, group: Any) -> int:
         self.group_rows(group)  # validates
