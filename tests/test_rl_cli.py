@@ -35,6 +35,7 @@ def test_bench_rl_json_has_every_figure():
     assert data["vec"]["process_decisions_per_s"] == data["vec"]["process_workers"]["decisions_per_s"]
     assert data["targets"] == {"single_core_steps_per_s": 20000, "vec_ratio": 2.0, "vec_decisions_per_s": 40000}
     assert data["checks"]["vec_target"] == (data["vec"]["process_decisions_per_s"] >= 40000)
+    assert set(data["load_average"]) == {"start", "end"}
     ref = data["references"]
     for key, note in (("rlcard_doudizhu_steps_per_s", "rlcard_note"), ("douzero_gameenv_steps_per_s", "douzero_note")):
         assert (ref[key] is None) == (ref[note] is not None)  # measured, or skipped with a message

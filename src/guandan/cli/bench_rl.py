@@ -92,7 +92,12 @@ def render(result: dict[str, Any]) -> Any:
     target.append(f"  ({c['speedup_vs_reference']:.2f}x the reference paths in this run)")
     parts: list[Any] = [env, vec, refs, target]
     parts += [Text(f"skipped: {n}", style="yellow") for n in notes]
-    parts.append(Text(f"{result['seconds']:g} s per figure"))
+    load = result.get("load_average") or {}
+    if load.get("start") is not None:
+        parts.append(Text(f"{result['seconds']:g} s per figure; 1-minute load average {load['start']:.2f} at the start, "
+                          f"{load['end']:.2f} at the end (other jobs on the machine lower every figure)"))
+    else:
+        parts.append(Text(f"{result['seconds']:g} s per figure"))
     return Group(*parts)
 
 

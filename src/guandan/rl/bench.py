@@ -229,6 +229,16 @@ def douzero_steps_per_s(seconds: float) -> float | None:
     return n / (time.perf_counter() - start)
 
 
+def _load_average() -> float | None:
+    """The 1-minute load average (``os.getloadavg``), ``None`` where the system has none."""
+    import os
+
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):
+        return None
+
+
 def run_rl_bench(
     seconds: float = 3.0,
     tables: int = 64,
@@ -236,7 +246,8 @@ def run_rl_bench(
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Measure everything above; returns a JSON-ready dict (``env``, ``vec``, ``references``,
-    ``targets``, ``checks``).
+    ``targets``, ``checks``, ``load_average``: the 1-minute load average at the start and the end,
+    to report next to the figures).
 
     Raises:
         ValueError: ``seconds`` not > 0 or ``tables``/``workers`` < 1.
@@ -246,6 +257,7 @@ def run_rl_bench(
     if tables < 1 or workers < 1:
         raise ValueError("tables and workers must be at least 1")
     say = progress or (lambda _label: None)
+    load_start = _load_average()
     say("bare engine")
     engine = engine_steps_per_s(seconds)
     env_rows = []
@@ -291,6 +303,7 @@ def run_rl_bench(
     }
     return {
         "seconds": seconds,
+        "load_average": {"start": load_start, "end": _load_average()},
         "engine_steps_per_s": engine,
         "env": env_rows,
         "vec": {"tables": tables, "workers": workers, "groups": VEC_GROUPS, "path": VEC_PATH,
