@@ -12,8 +12,9 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
 * ``vec``: :class:`~guandan.rl.vec.VecEnv` decisions/s (rows × steps / s) with the default
   encoding and abstract mode, random legal actions chosen by the caller from the masks
   (:meth:`VecEnv.random_actions`): sync (one process, lock-step ``step()``) and ``process``
-  backend (64 tables by default: each of 2 workers steps 32 tables per round trip, so the pipe
-  wake-ups cost little next to the work; with 16 tables a worker slept between steps so often
+  backend (64 tables by default: each of 2 workers steps 32 tables per lock-step round trip, 16
+  per group when pipelined, so the pipe wake-ups cost little next to the work; with 16 tables in
+  all, lock-step, a worker slept between steps so often
   that a shared machine gave the two workers less than one core together; a 5 s run still covers
   about a dozen deals per table), and the process backend in ``candidates`` mode (64
   candidates) reading the ``[B, K, F]`` features each step. The process backend is measured with
