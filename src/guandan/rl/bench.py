@@ -20,10 +20,12 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
   candidates) reading the ``[B, K, F]`` features each step. The process backend is measured with
   one worker (lock-step) and with ``workers`` both lock-step (:meth:`VecEnv.step` on all rows:
   the workers wait while the caller chooses actions and while the slower worker finishes) and
-  pipelined (the headline figure and the ``candidates`` one: ``VecEnv(groups=2)``, each group
-  waited for with :meth:`VecEnv.step_wait` and restarted with :meth:`VecEnv.step_async` while
-  the workers step the other group; the same decisions for the same actions, see
-  :class:`VecEnv`). For each process run the CPU seconds the workers used
+  pipelined (``VecEnv(groups=2)``, each group waited for with :meth:`VecEnv.step_wait` and
+  restarted with :meth:`VecEnv.step_async` while the workers step the other group; the same
+  decisions for the same actions, see :class:`VecEnv`); the faster of the two in the run is the
+  headline figure checked against the target, and the output names it (on a machine whose other
+  jobs leave no core idle, pipelining has no idle time to recover, and its smaller blocks per
+  message cost more per decision). The ``candidates`` figure is lock-step. For each process run the CPU seconds the workers used
   (:meth:`VecEnv.worker_cpu_seconds`) give the share of the cores the run actually got
   (``cpu_s / wall_s``) and the per-decision cost (decisions per worker-CPU-second), and this
   process's CPU seconds give the caller's share (``parent_cpu_s / wall_s``); on a machine shared
@@ -57,8 +59,8 @@ from .vec import VecEnv
 
 TARGET_STEPS_PER_S = 20_000
 TARGET_VEC_RATIO = 2.0  # the process VecEnv: >= 2x the single-core target (40,000 decisions/s)
-#: Row groups of the headline process ``VecEnv`` figure, stepped pipelined (``step_async`` /
-#: ``step_wait``): the fastest documented path (see :func:`vec_run`).
+#: Row groups of the pipelined process ``VecEnv`` figure (``step_async`` / ``step_wait``, see
+#: :func:`vec_run`); the headline figure is the faster of it and lock-step ``step()`` in the run.
 VEC_GROUPS = 2
 VEC_PATH = f"VecEnv(groups={VEC_GROUPS}), step_async/step_wait per group"
 
@@ -280,11 +282,13 @@ def run_rl_bench(
     say(f"VecEnv {workers} processes, lock-step step()")
     lockstep = vec_run(tables, "process", workers, seconds)
     say(f"VecEnv {workers} processes, pipelined ({VEC_GROUPS} groups)")
-    many = vec_run(tables, "process", workers, seconds, groups=VEC_GROUPS)
+    pipelined = vec_run(tables, "process", workers, seconds, groups=VEC_GROUPS)
+    # the headline (checked against the target) is the faster of the two documented paths in this run
+    many = pipelined if pipelined["decisions_per_s"] > lockstep["decisions_per_s"] else lockstep
     vec_proc = many["decisions_per_s"]
+    path = VEC_PATH if many is pipelined else "step() (lock-step)"
     say(f"VecEnv {workers} processes, candidates + features")
-    vec_cand = vec_decisions_per_s(tables, "process", workers, seconds, groups=VEC_GROUPS, action_mode="candidates",
-                                   max_candidates=64)
+    vec_cand = vec_decisions_per_s(tables, "process", workers, seconds, action_mode="candidates", max_candidates=64)
     say("RLCard Doudizhu")
     rlc = rlcard_doudizhu_steps_per_s(seconds)
     say("DouZero GameEnv")
@@ -307,10 +311,11 @@ def run_rl_bench(
         "load_average": {"start": load_start, "end": _load_average()},
         "engine_steps_per_s": engine,
         "env": env_rows,
-        "vec": {"tables": tables, "workers": workers, "groups": VEC_GROUPS, "path": VEC_PATH,
+        "vec": {"tables": tables, "workers": workers, "groups": many["groups"], "path": path,
                 "sync_decisions_per_s": vec_sync, "process_decisions_per_s": vec_proc,
                 "process_candidates_decisions_per_s": vec_cand,
-                "process_1_worker": one, "process_workers": many, "process_workers_lockstep": lockstep},
+                "process_1_worker": one, "process_workers": many, "process_workers_lockstep": lockstep,
+                "process_workers_pipelined": pipelined},
         "references": {
             "rlcard_doudizhu_steps_per_s": rlc,
             "rlcard_note": None if rlc is not None else "rlcard not installed (pip install rlcard)",
