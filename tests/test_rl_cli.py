@@ -26,11 +26,19 @@ def test_bench_rl_json_has_every_figure():
             ("cards", "none"), ("cards", "default")} <= modes
     assert all(r["steps_per_s"] > 0 for r in data["env"]) and data["engine_steps_per_s"] > 0
     assert data["vec"]["sync_decisions_per_s"] > 0 and data["vec"]["process_decisions_per_s"] > 0
-    for run in (data["vec"]["process_1_worker"], data["vec"]["process_workers"]):
-        assert run["wall_s"] >= 0.1 and run["cpu_s"] > 0  # the workers' CPU seconds were read back
+    v = data["vec"]
+    for run in (v["process_1_worker"], v["process_workers_lockstep"], v["process_workers_pipelined"]):
+        assert run["wall_s"] >= 0.1 and run["cpu_s"] > 0 and run["parent_cpu_s"] > 0  # CPU seconds were read back
         n = run["decisions_per_s"] * run["wall_s"]  # both rates count the same decisions
         assert n >= 64 and run["decisions_per_cpu_s"] * run["cpu_s"] == pytest.approx(n)
-    assert data["targets"] == {"single_core_steps_per_s": 20000, "vec_ratio": 2.0}
+    assert v["process_workers_lockstep"]["groups"] == 1 and v["process_workers_pipelined"]["groups"] == 2
+    # the headline is the faster of the two paths, and says which
+    faster = max(v["process_workers_lockstep"], v["process_workers_pipelined"], key=lambda r: r["decisions_per_s"])
+    assert v["process_workers"] == faster and v["process_decisions_per_s"] == faster["decisions_per_s"]
+    assert v["groups"] == faster["groups"] and ("step_async" in v["path"]) == (faster["groups"] == 2)
+    assert data["targets"] == {"single_core_steps_per_s": 20000, "vec_ratio": 2.0, "vec_decisions_per_s": 40000}
+    assert data["checks"]["vec_target"] == (data["vec"]["process_decisions_per_s"] >= 40000)
+    assert set(data["load_average"]) == {"start", "end"}
     ref = data["references"]
     for key, note in (("rlcard_doudizhu_steps_per_s", "rlcard_note"), ("douzero_gameenv_steps_per_s", "douzero_note")):
         assert (ref[key] is None) == (ref[note] is not None)  # measured, or skipped with a message

@@ -262,17 +262,33 @@ class Table:
         Raises:
             ValueError: the action is not legal; RuntimeError: the episode is over.
         """
+        r0 = self.advance(action)
+        rewards = np.zeros(4, dtype=np.float32)
+        if r0:
+            rewards[0] = rewards[2] = r0
+            rewards[1] = rewards[3] = -r0
+        return rewards
+
+    def advance(self, action: Any) -> float:
+        """:meth:`apply` without the reward array (for :class:`~guandan.rl.vec.VecEnv`'s
+        stepping loop): resolve and apply ``action``.
+
+        Returns:
+            The reward of seats 0 and 2 from this step (seats 1 and 3 get its negation,
+            team-shared and zero-sum, R35); ``0.0`` unless an episode ended.
+        Raises:
+            ValueError: the action is not legal; RuntimeError: the episode is over.
+        """
         if self.done:
             raise RuntimeError("the episode is over: call reset()")
         act = self.resolve(action)
         self.game.apply_unchecked(act)
-        rewards = np.zeros(4, dtype=np.float32)
         game = self.game
+        value = 0.0
         if len(game.settlements) > self._n_settled:
             st = game.settlements[-1]
             self._n_settled = len(game.settlements)
             mode = self.reward_mode
-            value = 0.0
             if mode == "deal":
                 value = 1.0
                 self.done = True
@@ -282,14 +298,12 @@ class Table:
             elif game.over:  # game
                 value = 1.0
                 self.done = True
-            if value:
-                w = st.winner
-                for s in range(4):
-                    rewards[s] = value if (s & 1) == w else -value
+            if value and st.winner != 0:
+                value = -value
         elif game.over:
             self.done = True
         self._refresh()
-        return rewards
+        return value
 
     # -- research hooks ----------------------------------------------------------------------
     def hidden_hands(self) -> np.ndarray:
