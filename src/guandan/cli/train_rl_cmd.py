@@ -37,7 +37,7 @@ def train_rl_command(
     ),
     tables: Annotated[int, typer.Option("--tables", help="Tables stepped together.")] = 32,
     opponent: Annotated[str, typer.Option("--opponent", help="random (seats 1/3 play uniformly at random) or self.")] = "random",
-    eval_deals: Annotated[int, typer.Option("--eval-deals", help="Duplicate deals per evaluation (each played twice).")] = 100,
+    eval_deals: Annotated[int, typer.Option("--eval-deals", help="Duplicate deals per evaluation (each played twice).")] = 300,
     eval_minutes: Annotated[float, typer.Option("--eval-minutes", help="Minutes between evaluations (0: only at the end).")] = 0.0,
     checkpoint_minutes: Annotated[float, typer.Option("--checkpoint-minutes", help="Minutes between checkpoints.")] = 5.0,
     resume: Annotated[Path | None, typer.Option("--resume", help="Checkpoint to continue from.")] = None,
@@ -53,7 +53,7 @@ def train_rl_command(
         "--lr-end", help="Learning rate reached linearly after --decay-minutes (default 1e-4; equal to --lr for a "
                          "constant rate).")] = 1e-4,
     epsilon_end: Annotated[float | None, typer.Option(
-        "--epsilon-end", help="Exploration probability reached linearly after --decay-minutes.")] = 0.01,
+        "--epsilon-end", help="Exploration probability reached linearly after --decay-minutes.")] = 0.02,
     decay_minutes: Annotated[float | None, typer.Option(
         "--decay-minutes", help="Training minutes over which the learning rate and exploration fall to their end "
                                 "values (default: --minutes).")] = None,
@@ -62,7 +62,7 @@ def train_rl_command(
                           "(exploration guide; samples are still labelled with the deal's return).")] = "heuristic",
     teacher_start: Annotated[float, typer.Option("--teacher-start", help="Initial share of teacher decisions, 0..1.")] = 0.5,
     teacher_minutes: Annotated[float, typer.Option(
-        "--teacher-minutes", help="Training minutes over which the teacher's share falls to 0.")] = 20.0,
+        "--teacher-minutes", help="Training minutes over which the teacher's share falls to 0.")] = 40.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the final summary as JSON.")] = False,
 ) -> None:
     """Train, checkpoint and evaluate; exits 2 with a one-line message on bad options or a missing
