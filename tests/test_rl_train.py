@@ -169,6 +169,17 @@ def test_actor_processes_feed_the_learner(tmp_path):
     assert not any(p.is_alive() for p in procs) and tr._procs == []
 
 
+def test_a_dead_actor_process_stops_training_with_an_error():
+    tr = DMCTrainer(DMCConfig(tables=2, seed=8, hidden=(32,), batch_size=64, actors=1))
+    tr.train(0.2)
+    (proc,) = tr._procs
+    proc.kill()
+    proc.join(30)
+    with pytest.raises(RuntimeError, match="actor process ended"):
+        tr.train(5.0)
+    assert tr._procs == []
+
+
 def dataclasses_asdict(cfg):
     from dataclasses import asdict
 

@@ -469,7 +469,11 @@ class DMCTrainer:
                 self._run.set()
 
     def _drain_actors(self) -> None:
-        """Move the actors' labelled samples into the sample buffer and count their work."""
+        """Move the actors' labelled samples into the sample buffer and count their work.
+
+        Raises:
+            RuntimeError: an actor process has ended (its traceback went to stderr).
+        """
         if not self._procs:
             return
         import queue
@@ -479,15 +483,20 @@ class DMCTrainer:
             try:
                 obs, act, ret, decisions, deals = self._queue.get_nowait()
             except queue.Empty:
-                return
+                break
             self._buf_obs.extend(obs)
             self._buf_act.extend(act.tolist())
             self._buf_ret.extend(ret.tolist())
             self.decisions += decisions
             self.deals += deals
+        for p in self._procs:
+            if p.exitcode is not None:
+                code = p.exitcode
+                self.close()
+                raise RuntimeError(f"a train-rl actor process ended (exit code {code}); see its traceback above")
 
     def close(self) -> None:
-        """Stop the actor processes (if any); the trainer can still train in this process."""
+        """Stop the actor processes (if any); a later :meth:`train` starts new ones."""
         if not self._procs:
             return
         self._stop.set()
