@@ -85,3 +85,28 @@ def test_train_rl_resume_from_a_corrupt_checkpoint_is_a_one_line_error(tmp_path)
                               "--resume", str(bad)])
     assert res.exit_code == 2 and "not a readable checkpoint" in res.output, res.output
     assert res.exception is None or isinstance(res.exception, SystemExit)
+
+
+def test_train_rl_short_run_writes_checkpoint_and_evaluations(tmp_path):
+    """A one-second run in one process: the JSON summary, the checkpoint, and two evaluation
+    records (before / after) with their Wilson intervals and the load average."""
+    pytest.importorskip("torch", reason="guandan train-rl needs PyTorch (make setup-train)")
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["train-rl", "--minutes", "0.02", "--tables", "2", "--actors", "0", "--eval-deals", "2",
+                              "--out", str(out), "--json"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout.strip().splitlines()[-1])
+    assert summary["after"]["games_played"] == 4 and summary["decisions"] > 0
+    assert (out / "dmc.pt").is_file()
+    records = [json.loads(line) for line in (out / "eval.jsonl").read_text().splitlines()]
+    assert [r["label"] for r in records] == ["before training", "after 0.02 min"]
+    for r in records:
+        lo, hi = r["ci95"]
+        assert 0.0 <= lo <= r["win_rate"] <= hi <= 1.0 and len(r["loadavg"]) == 3
+
+
+def test_train_rl_rejects_bad_schedule_and_actor_options():
+    pytest.importorskip("torch", reason="guandan train-rl needs PyTorch (make setup-train)")
+    for args in (["--actors", "-1"], ["--epsilon-end", "2"], ["--lr-end", "0"], ["--decay-minutes", "0"]):
+        res = runner.invoke(app, ["train-rl", "--minutes", "1", *args])
+        assert res.exit_code == 2 and "error" in res.output, (args, res.output)

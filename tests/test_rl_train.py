@@ -92,3 +92,95 @@ def test_teacher_makes_the_scheduled_share_of_learner_decisions():
     assert calls == []
     with pytest.raises(ValueError, match="teacher"):
         DMCConfig(teacher="search")
+
+
+def test_schedules_fall_linearly_and_stay_at_their_end_values():
+    """Teacher 0.5 -> 0 over 20 min; ε 0.1 -> 0.01 and lr 1e-3 -> 1e-4 over 10 min."""
+    cfg = DMCConfig(teacher="heuristic", teacher_start=0.5, teacher_minutes=20, epsilon=0.1, epsilon_end=0.01,
+                    lr=1e-3, lr_end=1e-4, decay_minutes=10)
+    assert cfg.schedule(0.0) == pytest.approx((0.5, 0.1, 1e-3))
+    assert cfg.schedule(300.0) == pytest.approx((0.375, 0.055, 5.5e-4))
+    assert cfg.schedule(600.0) == pytest.approx((0.25, 0.01, 1e-4))
+    assert cfg.schedule(3600.0) == pytest.approx((0.0, 0.01, 1e-4))
+    const = DMCConfig(epsilon=0.2, lr=3e-4)  # no end values: constant; no teacher: share 0
+    assert const.schedule(3600.0) == pytest.approx((0.0, 0.2, 3e-4))
+    for bad in (dict(epsilon_end=1.5), dict(lr_end=0.0), dict(decay_minutes=0), dict(actors=-1)):
+        with pytest.raises(ValueError):
+            DMCConfig(**bad)
+
+
+def test_train_applies_the_schedule_and_excludes_time_spent_in_on_tick():
+    import time
+
+    tr = DMCTrainer(DMCConfig(tables=2, seed=4, hidden=(32,), batch_size=32, epsilon=0.3, epsilon_end=0.05,
+                              lr=1e-3, lr_end=2e-4, decay_minutes=0.001))
+    sleeps = []
+    t0 = time.monotonic()
+    tr.train(0.5, on_tick=lambda t: sleeps.append(time.sleep(0.4)), tick_s=0.1)
+    wall = time.monotonic() - t0
+    # past decay_minutes (0.06 s): the end values, in the optimiser too
+    assert tr.epsilon == pytest.approx(0.05) and tr.opt.param_groups[0]["lr"] == pytest.approx(2e-4)
+    assert sleeps and tr.run_s >= 0.5 and tr.taught_s == tr.run_s
+    assert tr.run_s <= wall - 0.4 * len(sleeps) + 0.05  # the sleeps in on_tick are not training time
+
+
+def test_actor_body_sends_labelled_samples_of_its_own_tables():
+    """_actor_main run in a thread with in-process queue/events: chunks of legal ids labelled
+    with the learning team's deal reward (±1, R35), counted decisions and deals."""
+    import queue
+    import threading
+
+    from guandan.train.dmc import _actor_main
+
+    cfg = DMCConfig(tables=4, seed=6, hidden=(32,), batch_size=128, teacher="heuristic")
+    model = QNet(774, (32,))
+    out: queue.Queue = queue.Queue()
+    run, stop = threading.Event(), threading.Event()
+    run.set()
+    shared = [0.5, 0.1]
+    th = threading.Thread(target=_actor_main, args=(dataclasses_asdict(cfg), 1, model, out, run, stop, shared))
+    th.start()
+    obs, act, ret, decisions, deals = out.get(timeout=120)
+    stop.set()
+    th.join(60)
+    out_n = len(act)
+    assert out_n >= 64 and obs.shape == (out_n, 774) and obs.dtype == np.float32
+    assert set(ret.tolist()) <= {1.0, -1.0}
+    assert ((0 <= act) & (act < N_ABSTRACT)).all()
+    assert deals >= 1 and decisions > out_n  # the random seats' decisions are counted too
+
+
+def test_actor_processes_feed_the_learner(tmp_path):
+    """actors=1: a spawned process steps its own tables with the shared weights; its samples
+    reach the learner (more decisions than the learner's own tables made), and close() ends it."""
+    tr = DMCTrainer(DMCConfig(tables=2, seed=8, hidden=(32,), batch_size=64, actors=1))
+    own = []
+    real_step = tr.step_tables
+    tr.step_tables = lambda: own.append(len(tr.tables)) or real_step()
+    for _ in range(120):  # the spawned actor imports PyTorch first: wait for its samples, not a fixed time
+        tr.train(1.0)
+        if tr.decisions > sum(own):
+            break
+    procs = list(tr._procs)
+    assert procs and all(p.is_alive() for p in procs)
+    assert tr.decisions > sum(own)  # decisions from the actor's tables were added
+    assert tr.model.obs_in.weight.is_shared()
+    tr.close()
+    assert not any(p.is_alive() for p in procs) and tr._procs == []
+
+
+def test_a_dead_actor_process_stops_training_with_an_error():
+    tr = DMCTrainer(DMCConfig(tables=2, seed=8, hidden=(32,), batch_size=64, actors=1))
+    tr.train(0.2)
+    (proc,) = tr._procs
+    proc.kill()
+    proc.join(30)
+    with pytest.raises(RuntimeError, match="actor process ended"):
+        tr.train(5.0)
+    assert tr._procs == []
+
+
+def dataclasses_asdict(cfg):
+    from dataclasses import asdict
+
+    return asdict(cfg)

@@ -26,6 +26,20 @@ return like every other decision (a behaviour policy that visits good lines earl
 never fitted to the bot's choices themselves). After ``teacher_minutes`` the learners act on Q
 alone. No reward shaping either way.
 
+Schedules: over ``decay_minutes`` of training the learning rate falls linearly from ``lr`` to
+``lr_end`` and the exploration probability from ``epsilon`` to ``epsilon_end`` (late samples then
+come from a nearly greedy policy, so their returns estimate the greedy policy's values, and
+smaller steps stop the greedy policy from oscillating between evaluations). Training time
+excludes what ``on_tick`` takes (evaluations, checkpoints).
+
+Processes (``actors``): DouZero's actor/learner split on CPU. The learner process steps its own
+tables and makes the gradient steps; each actor process (spawned, one PyTorch thread) steps
+another ``tables`` tables with the learner's network, whose parameters live in shared memory
+(``Module.share_memory``: Adam updates them in place, the actors read them without locks), and
+sends its labelled samples through a queue; the learner puts them in the same buffer as its own.
+The teacher share and ε follow the learner's schedule. With ``actors=1`` the two processes use
+the two cores of a small machine.
+
 Evaluation (:func:`evaluate`): duplicate deals against the random agent. Deal ``i`` is the first
 deal of a game seeded ``seed + i``; it is played twice, the greedy network holding seats 0/2 and
 then seats 1/3 with the same cards; a deal is won when the network's team has 头游 (R35).
@@ -67,8 +81,15 @@ class DMCConfig:
         threads: ``torch.set_num_threads`` (1 leaves the other core to the tables' Python).
         teacher: ``None`` or an agent name (``heuristic``): a guide for the learning seats'
             early exploration (see the module docstring, "Teacher"); ``teacher_minutes``: the
-            wall time over which the share of teacher decisions falls linearly from
+            training time over which the share of teacher decisions falls linearly from
             ``teacher_start`` to 0.
+        lr_end, epsilon_end: ``None`` (constant ``lr`` / ``epsilon``) or the values reached,
+            linearly, after ``decay_minutes`` of training (and kept after that).
+        actors: extra actor processes (0: one process). Each actor steps its own ``tables``
+            tables with the same exploration and teacher schedule, reading the learner's weights
+            from shared memory (Hogwild-style reads, as DouZero's actors), and sends its labelled
+            samples to the learner, which also steps its own tables between updates (see
+            "Processes" in the module docstring).
     """
 
     tables: int = 32
@@ -85,6 +106,10 @@ class DMCConfig:
     teacher: str | None = None
     teacher_start: float = 0.5
     teacher_minutes: float = 20.0
+    lr_end: float | None = None
+    epsilon_end: float | None = None
+    decay_minutes: float = 60.0
+    actors: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -98,6 +123,28 @@ class DMCConfig:
             raise ValueError(f"teacher must be None, 'heuristic' or 'random', not {self.teacher!r}")
         if not 0.0 <= self.teacher_start <= 1.0 or self.teacher_minutes < 0:
             raise ValueError("teacher_start must be in [0, 1] and teacher_minutes >= 0")
+        if self.epsilon_end is not None and not 0.0 <= self.epsilon_end <= 1.0:
+            raise ValueError(f"epsilon_end must be in [0, 1], not {self.epsilon_end}")
+        if not self.lr > 0 or (self.lr_end is not None and not self.lr_end > 0):
+            raise ValueError(f"lr and lr_end must be > 0, not {self.lr} and {self.lr_end}")
+        if not self.decay_minutes > 0:
+            raise ValueError(f"decay_minutes must be > 0, not {self.decay_minutes}")
+        if self.actors < 0:
+            raise ValueError(f"actors must be >= 0, not {self.actors}")
+
+    def schedule(self, trained_s: float) -> tuple[float, float, float]:
+        """``(teacher share, epsilon, learning rate)`` after ``trained_s`` seconds of training:
+        each moves linearly from its start value to its end value (teacher: 0 after
+        ``teacher_minutes``; ``epsilon_end`` / ``lr_end`` after ``decay_minutes``; constant when
+        the end value is ``None``) and stays there."""
+        span = self.teacher_minutes * 60.0
+        teach = 0.0
+        if self.teacher is not None:
+            teach = self.teacher_start * max(0.0, 1.0 - trained_s / span) if span > 0 else 0.0
+        f = min(1.0, max(0.0, trained_s / (self.decay_minutes * 60.0)))
+        eps = self.epsilon if self.epsilon_end is None else self.epsilon + (self.epsilon_end - self.epsilon) * f
+        lr = self.lr if self.lr_end is None else self.lr + (self.lr_end - self.lr) * f
+        return teach, eps, lr
 
 
 ID_FEATURES = 60
@@ -211,23 +258,26 @@ class DMCTrainer:
         config: :class:`DMCConfig`.
     """
 
-    def __init__(self, config: DMCConfig | None = None) -> None:
+    def __init__(self, config: DMCConfig | None = None, *, actor: int = 0, model: QNet | None = None) -> None:
         self.cfg = cfg = config or DMCConfig()
+        self.actor = actor
+        seed = cfg.seed + 7919 * actor  # actor k > 0: its own tables and exploration stream
         torch.manual_seed(cfg.seed)
-        torch.set_num_threads(cfg.threads)
-        self.tables = [Table(cfg.preset, "abstract", "default", "deal", seed=cfg.seed * 1000 + i)
+        torch.set_num_threads(1 if actor else cfg.threads)
+        self.tables = [Table(cfg.preset, "abstract", "default", "deal", seed=seed * 1000 + i)
                        for i in range(cfg.tables)]
         self.obs_size = self.tables[0].obs_size
-        self.model = QNet(self.obs_size, cfg.hidden)
-        self.opt = torch.optim.Adam(self.model.parameters(), lr=cfg.lr)
-        self.rng = np.random.default_rng(cfg.seed)
-        self.opp_rng = random.Random(cfg.seed + 77)
+        self.model = model if model is not None else QNet(self.obs_size, cfg.hidden)
+        self.rng = np.random.default_rng(seed)
+        self.opp_rng = random.Random(seed + 77)
+        self.epsilon = cfg.epsilon
+        self._procs: list[Any] = []
         self.learners = (0, 1, 2, 3) if cfg.opponent == "self" else (0, 2)
         self.teacher = None
         if cfg.teacher is not None:
             from guandan.agents import make_agent
 
-            self.teacher = make_agent(cfg.teacher, cfg.seed + 5)
+            self.teacher = make_agent(cfg.teacher, seed + 5)
         #: share of the learning seats' decisions the teacher makes now (see ``train``)
         self.teacher_p = cfg.teacher_start if cfg.teacher is not None else 0.0
         B = cfg.tables
@@ -237,17 +287,21 @@ class DMCTrainer:
         self._buf_obs: list[np.ndarray] = []
         self._buf_act: list[int] = []
         self._buf_ret: list[float] = []
+        self.taught_s = 0.0  # training seconds so far (the schedules across resumes)
+        self.run_s = 0.0  # training seconds of the current (or last) train() call
+        self.updates = 0
+        self.decisions = 0
+        self.deals = 0
+        self.losses: list[float] = []
+        if actor:
+            return  # an actor collects only: no optimiser, no replay ring
+        self.opt = torch.optim.Adam(self.model.parameters(), lr=cfg.lr)
         # replay ring of labelled samples
         self._ring_obs = np.zeros((cfg.buffer, self.obs_size), np.float32)
         self._ring_act = np.zeros(cfg.buffer, np.int64)
         self._ring_ret = np.zeros(cfg.buffer, np.float32)
         self._ring_n = 0
         self._ring_pos = 0
-        self.taught_s = 0.0  # training seconds so far (the teacher's schedule across resumes)
-        self.updates = 0
-        self.decisions = 0
-        self.deals = 0
-        self.losses: list[float] = []
 
     # -- data ----------------------------------------------------------------------------------
     def step_tables(self) -> None:
@@ -266,7 +320,7 @@ class DMCTrainer:
             with torch.no_grad():
                 q = self.model.legal_q(torch.from_numpy(self._obs[rows]), self._mask[rows])
             greedy = q.argmax(axis=1)
-            explore = self.rng.random(len(rows)) < self.cfg.epsilon
+            explore = self.rng.random(len(rows)) < self.epsilon
             taught = self.rng.random(len(rows)) < self.teacher_p
             for k, b in enumerate(learn_rows):
                 if taught[k] and self.teacher is not None:
@@ -344,25 +398,125 @@ class DMCTrainer:
         del self._buf_obs[:n], self._buf_act[:n], self._buf_ret[:n]
         return obs, act, ret
 
+    def set_schedule(self, trained_s: float) -> None:
+        """Set the teacher share, ε and the learning rate for ``trained_s`` seconds of training
+        (:meth:`DMCConfig.schedule`)."""
+        self.teacher_p, self.epsilon, lr = self.cfg.schedule(trained_s)
+        if not self.actor:
+            for g in self.opt.param_groups:
+                g["lr"] = lr
+
     def train(self, seconds: float, on_tick: Callable[[DMCTrainer], None] | None = None,
               tick_s: float = 1.0) -> None:
-        """Collect and learn for ``seconds`` of wall time, calling ``on_tick`` about every ``tick_s``."""
+        """Collect and learn for ``seconds`` of training time, calling ``on_tick`` about every
+        ``tick_s`` seconds. Time spent inside ``on_tick`` (an evaluation, a checkpoint) is not
+        training time: it neither counts towards ``seconds`` nor advances the schedules, and the
+        actor processes (``cfg.actors``) wait meanwhile."""
+        if self.cfg.actors and not self._procs:
+            self._start_actors()
         start = time.monotonic()
-        end = start + seconds
+        paused = 0.0  # seconds spent in on_tick
         next_tick = start + tick_s
-        cfg = self.cfg
-        while time.monotonic() < end:
-            if cfg.teacher is not None:
-                elapsed = time.monotonic() - start + self.taught_s
-                span = cfg.teacher_minutes * 60.0
-                self.teacher_p = cfg.teacher_start * max(0.0, 1.0 - elapsed / span) if span > 0 else 0.0
-            self.step_tables()
-            while self.update() is not None:
-                pass
-            if on_tick is not None and time.monotonic() >= next_tick:
-                on_tick(self)
-                next_tick = time.monotonic() + tick_s
-        self.taught_s += time.monotonic() - start
+        self.set_schedule(self.taught_s)
+        self._pause_actors(False)
+        try:
+            while (trained := time.monotonic() - start - paused) < seconds:
+                self.run_s = trained
+                self.set_schedule(self.taught_s + trained)
+                self.step_tables()
+                self._drain_actors()
+                while self.update() is not None:
+                    pass
+                if on_tick is not None and time.monotonic() >= next_tick:
+                    t0 = time.monotonic()
+                    self._pause_actors(True)
+                    on_tick(self)
+                    self._pause_actors(False)
+                    t1 = time.monotonic()
+                    paused += t1 - t0
+                    next_tick = t1 + tick_s
+        finally:
+            self._pause_actors(True)
+        self.run_s = time.monotonic() - start - paused
+        self.taught_s += self.run_s
+
+    # -- actor processes -----------------------------------------------------------------------
+    def _start_actors(self) -> None:
+        """Start ``cfg.actors`` actor processes (spawned, one PyTorch thread each) that read
+        this trainer's weights from shared memory and send labelled samples back."""
+        import torch.multiprocessing as tmp
+
+        ctx = tmp.get_context("spawn")
+        self.model.share_memory()  # Adam updates the parameters in place: actors see every step
+        self._queue = ctx.Queue(maxsize=64)
+        self._run = ctx.Event()
+        self._stop = ctx.Event()
+        self._shared = ctx.Array("d", 2)  # teacher share, epsilon
+        self._shared[0], self._shared[1] = self.teacher_p, self.epsilon
+        self._run.set()
+        for k in range(1, self.cfg.actors + 1):
+            p = ctx.Process(target=_actor_main, args=(asdict(self.cfg), k, self.model, self._queue, self._run,
+                                                      self._stop, self._shared), daemon=True)
+            p.start()
+            self._procs.append(p)
+
+    def _pause_actors(self, pause: bool) -> None:
+        if self._procs:
+            if pause:
+                self._run.clear()
+            else:
+                self._shared[0], self._shared[1] = self.teacher_p, self.epsilon
+                self._run.set()
+
+    def _drain_actors(self) -> None:
+        """Move the actors' labelled samples into the sample buffer and count their work.
+
+        Raises:
+            RuntimeError: an actor process has ended (its traceback went to stderr).
+        """
+        if not self._procs:
+            return
+        import queue
+
+        self._shared[0], self._shared[1] = self.teacher_p, self.epsilon
+        while True:
+            try:
+                obs, act, ret, decisions, deals = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            self._buf_obs.extend(obs)
+            self._buf_act.extend(act.tolist())
+            self._buf_ret.extend(ret.tolist())
+            self.decisions += decisions
+            self.deals += deals
+        for p in self._procs:
+            if p.exitcode is not None:
+                code = p.exitcode
+                self.close()
+                raise RuntimeError(f"a train-rl actor process ended (exit code {code}); see its traceback above")
+
+    def close(self) -> None:
+        """Stop the actor processes (if any); a later :meth:`train` starts new ones."""
+        if not self._procs:
+            return
+        self._stop.set()
+        self._run.set()
+        import queue
+
+        for p in self._procs:
+            while p.is_alive():
+                try:  # a blocked put() must be able to finish
+                    self._queue.get(timeout=0.1)
+                except queue.Empty:
+                    pass
+                p.join(0.1)
+        self._procs = []
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # noqa: BLE001 - interpreter shutdown
+            pass
 
     # -- checkpoints ---------------------------------------------------------------------------
     def save(self, path: str | Path) -> None:
@@ -400,6 +554,30 @@ class DMCTrainer:
         self.opt.load_state_dict(ck["opt"])
         self.updates, self.decisions, self.deals = ck["updates"], ck["decisions"], ck["deals"]
         self.taught_s = float(ck.get("taught_s", 0.0))
+
+
+def _actor_main(cfg: dict[str, Any], index: int, model: QNet, out: Any, run: Any, stop: Any, shared: Any) -> None:
+    """Body of actor process ``index``: step ``cfg["tables"]`` tables with the shared ``model``
+    and send ``(obs [n, D], act [n], ret [n], decisions, deals)`` chunks of labelled samples
+    to ``out``; waits while ``run`` is clear, ends when ``stop`` is set."""
+    from guandan.gctune import tune_gc
+
+    cfg = dict(cfg, hidden=tuple(cfg["hidden"]))
+    tr = DMCTrainer(DMCConfig(**cfg), actor=index, model=model)
+    tune_gc()
+    chunk = max(64, tr.cfg.batch_size // 2)
+    d0 = n0 = 0
+    while not stop.is_set():
+        if not run.is_set():
+            run.wait(0.5)
+            continue
+        tr.teacher_p, tr.epsilon = shared[0], shared[1]
+        tr.step_tables()
+        if len(tr._buf_act) >= chunk:
+            out.put((np.stack(tr._buf_obs), np.array(tr._buf_act, np.int64), np.array(tr._buf_ret, np.float32),
+                     tr.decisions - d0, tr.deals - n0))
+            tr._buf_obs, tr._buf_act, tr._buf_ret = [], [], []
+            d0, n0 = tr.decisions, tr.deals
 
 
 def _check_arch(ck: Any, path: str | Path) -> None:
@@ -458,9 +636,13 @@ def evaluate(model: QNet, deals: int = 100, seed: int = 10_000, preset: str = "a
         seed: deal ``i`` is the first deal of a game seeded ``seed + i``.
         progress: called with the number of deals done so far.
     Returns:
-        ``{"deals", "games_played", "won", "win_rate", "both_won", "both_lost"}``: ``win_rate`` =
-        deals won / (2 × deals); ``both_won``/``both_lost``: duplicate pairs won/lost in both seatings.
+        ``{"deals", "games_played", "won", "win_rate", "ci95", "both_won", "both_lost"}``:
+        ``win_rate`` = deals won / (2 × deals); ``ci95``: its 95% Wilson interval ``[low, high]``
+        over the ``2 × deals`` games (as ``guandan arena``); ``both_won``/``both_lost``: duplicate
+        pairs won/lost in both seatings.
     """
+    from guandan.arena import wilson
+
     opp = RandomAgent(seed=seed)
     won = both_won = both_lost = 0
     obs = np.zeros((1, 774), np.float32)
@@ -492,7 +674,7 @@ def evaluate(model: QNet, deals: int = 100, seed: int = 10_000, preset: str = "a
         if progress is not None:
             progress(i + 1)
     return {"deals": deals, "games_played": 2 * deals, "won": won, "win_rate": won / (2 * deals),
-            "both_won": both_won, "both_lost": both_lost}
+            "ci95": list(wilson(won, 2 * deals)), "both_won": both_won, "both_lost": both_lost}
 
 
 def random_policy_baseline(deals: int = 50, seed: int = 10_000) -> float:
