@@ -52,6 +52,28 @@ def late_option(value: str) -> int | None:
 
 late_option.__name__ = "card count or 'all'"
 
+def rollout_option(value: str) -> Any:
+    """The ``rollout`` option of ``search``/``hard``: the policy of late-position rollouts,
+    ``fast`` (:class:`guandan.agents.fast_rollout.FastRolloutPolicy`, the heuristic's rules read
+    straight from the deal) or ``heuristic`` (the full heuristic).
+
+    Raises:
+        ValueError: another name.
+    """
+    name = value.strip().lower()
+    if name == "fast":
+        from .fast_rollout import FastRolloutPolicy
+
+        return FastRolloutPolicy()
+    if name == "heuristic":
+        from .heuristic import HeuristicAgent
+
+        return HeuristicAgent()
+    raise ValueError(value)
+
+
+rollout_option.__name__ = "'fast' or 'heuristic'"
+
 _SEARCH_OPTIONS: dict[str, tuple[str, Any]] = {
     "budget": ("budget_s", float),
     "worlds": ("worlds", int),
@@ -63,6 +85,8 @@ _SEARCH_OPTIONS: dict[str, tuple[str, Any]] = {
     "belief": ("belief_weight", int),
     "belief_depth": ("belief_depth", int),
     "slack": ("belief_slack", int),
+    "rollout": ("late_rollout_policy", rollout_option),
+    "belief_model": ("belief_model", rollout_option),
 }
 
 _OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {

@@ -167,6 +167,8 @@ def rollout(
         RuntimeError: the deal did not end within 2,000 actions (a policy bug).
     """
     n = 0
+    # a policy that reads the deal itself (FastRolloutPolicy) skips the view and the legal list
+    act_deal = getattr(policy, "act_deal", None)
     while deal.phase != OVER:
         if should_stop is not None and should_stop():
             raise RolloutStopped
@@ -174,8 +176,11 @@ def rollout(
             return float(value_fn(deal, team))
         seat = deal.turn
         assert seat is not None
-        legal = deal.legal_actions()
-        act = legal[0] if len(legal) == 1 else policy.act(deal_view(deal, seat))
+        if act_deal is not None:
+            act = act_deal(deal)
+        else:
+            legal = deal.legal_actions()
+            act = legal[0] if len(legal) == 1 else policy.act(deal_view(deal, seat))
         deal.apply_unchecked(act)
         n += 1
         if n > _MAX_ACTIONS:
@@ -306,6 +311,7 @@ def world_agreement(view: SeatView, world: Sequence[Sequence[int]], decisions: S
     level = view.level
     want = set(decisions)
     last = max(want)
+    act_deal = getattr(model, "act_deal", None)  # a model that reads the deal itself
     agree = 0
     for i, (seat, act) in enumerate(plays):
         if i > last:
@@ -315,7 +321,7 @@ def world_agreement(view: SeatView, world: Sequence[Sequence[int]], decisions: S
             if len(legal) <= 1:
                 agree += 1
             else:
-                got = model.act(deal_view(deal, seat))
+                got = act_deal(deal) if act_deal is not None else model.act(deal_view(deal, seat))
                 if got == act or (got[0] != "pass" and act[0] != "pass"
                                   and _signature(got, level) == _signature(act, level)):
                     agree += 1
