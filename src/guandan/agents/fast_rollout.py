@@ -194,6 +194,11 @@ class FastRolloutPolicy(HeuristicAgent):
     Args:
         seed: accepted for the agent interface; decisions do not depend on it.
         full_house_joker_pair: rule option R21 (also read from the deal's rules in rollouts).
+        dec_budget: search budget of every decomposition (default ``DEC_BUDGET``).
+        max_eval: broken answers judged when following (default ``MAX_EVAL``).
+        incremental: reuse the rest of the decomposition after a seat plays one of its
+            combinations (default); ``False``: decompose every new hand afresh (closer to the
+            heuristic: the model of the other players, ``belief_model=fast``).
     """
 
     name = "fast"
@@ -202,9 +207,21 @@ class FastRolloutPolicy(HeuristicAgent):
     #: for the hand, 150 to judge an answer)
     DEC_BUDGET = 150
 
-    def __init__(self, seed: int | None = None, full_house_joker_pair: bool = True) -> None:
+    def __init__(self, seed: int | None = None, full_house_joker_pair: bool = True, *,
+                 dec_budget: int | None = None, max_eval: int | None = None, incremental: bool = True) -> None:
         super().__init__(seed, full_house_joker_pair)
+        if dec_budget is not None:
+            self.DEC_BUDGET = dec_budget
+        if max_eval is not None:
+            self.MAX_EVAL = max_eval
+        self.incremental = incremental
         self._cache: dict[tuple[Any, ...], Decomposition] = {}
+
+    def reset(self) -> None:
+        """Forget the remembered decompositions (the search calls it before each sampled world,
+        so that a world's rollouts do not depend on the worlds played before it: decisions stay
+        a pure function of the view and the seed, whatever the worker count)."""
+        self._cache.clear()
 
     # -- decomposition with its own cache ------------------------------------------------------
     def _dec(self, counts: Sequence[int], budget: int = 400) -> Decomposition:
@@ -230,6 +247,8 @@ class FastRolloutPolicy(HeuristicAgent):
                 reserved: Sequence[int]) -> None:
         """Store the rest of ``d`` as the decomposition of ``counts`` minus ``faces`` (the faces
         of ``combo``), unless the faces took a card a kept straight flush needs."""
+        if not self.incremental:
+            return
         if combo[0] != STRAIGHT_FLUSH and any(reserved[f] for f in faces):
             return
         rest = [c for c in d.combos if c is not combo]
