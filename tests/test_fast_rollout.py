@@ -162,3 +162,61 @@ def test_spec_options():
     assert type(kw["late_rollout_policy"]) is HeuristicAgent
     with pytest.raises(ValueError, match="rollout"):
         parse_spec("hard:rollout=bogus")
+
+
+def _late_views(seed: int, n: int):
+    from guandan.agents.search import is_late
+
+    game = Game(seed=seed)
+    h = HeuristicAgent()
+    out = []
+    while not game.settlements and len(out) < n:
+        seat = game.to_act()
+        v = seat_view(game, seat)
+        if v.phase == "play" and len(v.legal_actions) > 1 and not v.finished and is_late(v, 10):
+            out.append((v, [tuple(f for f in range(54) for _ in range(game.deal.hands[s][f])) for s in range(4)]))
+        game.apply(h.act(v), seat)
+    return out
+
+
+def test_seat_by_seat_agreement_equals_the_replayed_agreement():
+    from guandan.agents.search import SeatAgreement, past_decisions, world_agreement
+    from guandan.core.worlds import WorldConstraints
+
+    model = FastRolloutPolicy(dec_budget=400, max_eval=6, incremental=False)
+    rng = random.Random(4)
+    for v, truth in _late_views(1001, 6):
+        dec = past_decisions(v, 8)
+        cons = WorldConstraints(v)
+        split = SeatAgreement(v, dec, model, cons.sample(rng))
+        for _ in range(3):
+            w = cons.sample(rng)
+            assert split.world(w) == world_agreement(v, w, dec, model)
+        # the real hands explain the decisions of heuristic players (the model is the
+        # heuristic's rules read from the deal)
+        assert split.world(truth) == world_agreement(v, truth, dec, model) >= len(dec) - 1
+
+
+def test_belief_chain_keeps_worlds_consistent_and_is_deterministic():
+    from guandan.agents.search import belief_chain, past_decisions, world_agreement
+    from guandan.core.worlds import WorldConstraints
+
+    model = FastRolloutPolicy(dec_budget=400, max_eval=6, incremental=False)
+    for v, _truth in _late_views(1002, 3):
+        dec = past_decisions(v, 4)
+        cons = WorldConstraints(v)
+        w0 = cons.sample(random.Random(1))
+        w1, a1 = belief_chain(cons, w0, v, dec, model, 4, 15, random.Random(2))
+        w2, a2 = belief_chain(cons, w0, v, dec, model, 4, 15, random.Random(2))
+        assert (w1, a1) == (w2, a2)
+        assert cons.consistent(w1)  # counts, seen cards, tribute facts (module worlds)
+        assert a1 == world_agreement(v, w1, dec, model)
+
+
+def test_chain_spec_searches_legally():
+    from guandan.agents import make_agent
+
+    agent = make_agent("hard:worlds=2,workers=1,chain=3,late=all", 5)
+    for v, _truth in _late_views(1003, 2):
+        assert agent.act(v) in v.legal_actions
+    assert agent.failures == 0
