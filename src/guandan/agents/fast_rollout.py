@@ -148,7 +148,8 @@ class _DealCtx:
     ``level``, ``W``, ``st``, ``counts``, ``ncards``, ``opps``, ``unseen()``, ``opp_min()``).
     """
 
-    __slots__ = ("W", "_nat", "_others", "_unseen", "counts", "level", "n", "ncards", "opps", "partner", "seat", "st")
+    __slots__ = ("W", "_nat", "_others", "_unseen", "counts", "level", "n", "ncards", "opps", "partner", "seat",
+                 "st")
 
     def __init__(self, seat: int, counts: Sequence[int], level: int, ncards: Sequence[int],
                  others: Sequence[Sequence[int]]) -> None:
@@ -208,7 +209,8 @@ class FastRolloutPolicy(HeuristicAgent):
     DEC_BUDGET = 150
 
     def __init__(self, seed: int | None = None, full_house_joker_pair: bool = True, *,
-                 dec_budget: int | None = None, max_eval: int | None = None, incremental: bool = True) -> None:
+                 dec_budget: int | None = None, max_eval: int | None = None,
+                 incremental: bool = True) -> None:
         super().__init__(seed, full_house_joker_pair)
         if dec_budget is not None:
             self.DEC_BUDGET = dec_budget
@@ -351,11 +353,13 @@ class FastRolloutPolicy(HeuristicAgent):
         level = ctx.level
         for r in classify(faces, level, self.fhjp):
             a = (r[0], r[1], r[2])
-            if best is None or (a[0] in BOMB_TYPES, play_key(a, level)) > (best[0] in BOMB_TYPES, play_key(best, level)):
+            if best is None or ((a[0] in BOMB_TYPES, play_key(a, level))
+                                > (best[0] in BOMB_TYPES, play_key(best, level))):
                 best = a
         return best
 
-    def _action(self, ctx: _DealCtx, combo: Combo, reserved: Sequence[int]) -> tuple[PlayT | None, tuple[int, ...]]:
+    def _action(self, ctx: _DealCtx, combo: Combo,
+                reserved: Sequence[int]) -> tuple[PlayT | None, tuple[int, ...]]:
         """The play of ``combo`` (faces avoiding straight-flush cards) and its faces."""
         faces = _materialize(combo, ctx.counts, ctx.level, reserved)
         if faces is None:
@@ -403,7 +407,8 @@ class FastRolloutPolicy(HeuristicAgent):
                     sz = c.size
                     risky = sz in danger and id(c) not in safe_ids
                     feed = 0
-                    if self.FEED_PARTNER and 0 < pn <= 2 and opp_min > 2 and sz == pn and c[0] in (SINGLE, PAIR):
+                    if (self.FEED_PARTNER and 0 < pn <= 2 and opp_min > 2 and sz == pn
+                            and c[0] in (SINGLE, PAIR)):
                         feed = -1
                     return (risky, feed, -round(c[4], 3), -sz, strength(c))
 
@@ -476,7 +481,8 @@ class FastRolloutPolicy(HeuristicAgent):
                 sigs[sg] = a
         if not sigs:
             return PASS
-        nonbomb = sorted((a for a in sigs.values() if a[0] not in BOMB_TYPES), key=lambda a: play_key(a, level))
+        nonbomb = sorted((a for a in sigs.values() if a[0] not in BOMB_TYPES),
+                         key=lambda a: play_key(a, level))
         best2: tuple[float, PlayT] | None = None
         for a in nonbomb[: self.MAX_EVAL]:
             loss = self._cost(_minus(ctx.counts, a[2])) - c0
@@ -506,7 +512,8 @@ class FastRolloutPolicy(HeuristicAgent):
             return choice[1]
         return PASS
 
-    def _over_partner_deal(self, ctx: _DealCtx, d: Decomposition, top: PlayT, reserved: Sequence[int]) -> PlayT:
+    def _over_partner_deal(self, ctx: _DealCtx, d: Decomposition, top: PlayT,
+                           reserved: Sequence[int]) -> PlayT:
         """The partner holds the trick: the heuristic's ``_over_partner`` rule."""
         if not self.BEAT_PARTNER_TO_FINISH or top[0] in BOMB_TYPES:
             return PASS

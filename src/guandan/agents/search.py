@@ -83,7 +83,8 @@ from .base import Agent
 from .heuristic import Decomposition, HeuristicAgent, _Ctx, _signature, decompose
 
 __all__ = [
-    "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "is_late",
+    "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "SeatAgreement", "belief_chain",
+    "candidate_actions", "deal_view", "is_late",
     "past_decisions", "rollout", "world_agreement",
 ]
 
