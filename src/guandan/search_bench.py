@@ -9,9 +9,14 @@ Figures (single process, wall clock, so they move with the machine's load):
   clone (clone time subtracted), microseconds; for comparison;
 * ``sample_ms``: building :class:`guandan.core.worlds.WorldConstraints` from a view and sampling
   one world, milliseconds;
-* ``rollout_ms`` / ``rollout_heuristic_ms``: one rollout from the first decision of a deal to its
-  end with :class:`guandan.agents.search.RolloutPolicy` / the full heuristic, milliseconds;
-* ``actions_per_rollout``.
+* ``rollout_ms`` / ``rollout_heuristic_ms`` / ``rollout_fast_ms``: one rollout from the first
+  decision of a deal to its end with :class:`guandan.agents.search.RolloutPolicy` / the full
+  heuristic / :class:`guandan.agents.fast_rollout.FastRolloutPolicy`, milliseconds;
+* ``actions_per_rollout``;
+* ``late_rollout_heuristic_ms`` / ``late_rollout_fast_ms``: the same from late positions (the
+  first decision of a heuristic self-play game ``Game(seed=1000 + i)`` where a seat still
+  playing holds 10 cards or fewer: what the ``hard`` level searches), and
+  ``late_actions_per_rollout``.
 
 Positions: the first decision of ``positions`` seeded deals (``Game(seed=i)``), level 2.
 """
@@ -23,8 +28,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from guandan.agents.fast_rollout import FastRolloutPolicy
 from guandan.agents.heuristic import HeuristicAgent
-from guandan.agents.search import RolloutPolicy, rollout
+from guandan.agents.search import RolloutPolicy, is_late, rollout
 from guandan.core.match import Game
 from guandan.core.views import seat_view
 from guandan.core.worlds import WorldConstraints, world_deal
@@ -78,13 +84,18 @@ def run_search_bench(positions: int = 6, rollouts: int = 3, seed: int = 1,
     if progress:
         progress("world sampling")
     out["sample_ms"] = 1e3 * _per_call(lambda: WorldConstraints(views[0]).sample(rng), 200)
-    for key, policy in (("rollout_ms", RolloutPolicy()), ("rollout_heuristic_ms", HeuristicAgent())):
+    late = _late_views(positions)
+    for key, policy, where in (("rollout_ms", RolloutPolicy(), views),
+                               ("rollout_heuristic_ms", HeuristicAgent(), views),
+                               ("rollout_fast_ms", FastRolloutPolicy(), views),
+                               ("late_rollout_heuristic_ms", HeuristicAgent(), late),
+                               ("late_rollout_fast_ms", FastRolloutPolicy(), late)):
         if progress:
             progress(key.replace("_ms", "s").replace("_", " "))
         total = 0.0
         n = 0
         actions = 0
-        for v in views:
+        for v in where:
             cons = WorldConstraints(v)
             for _ in range(rollouts):
                 d = world_deal(v, cons.sample(rng))
@@ -97,4 +108,25 @@ def run_search_bench(positions: int = 6, rollouts: int = 3, seed: int = 1,
         out[key] = 1e3 * total / n
         if key == "rollout_ms":
             out["actions_per_rollout"] = actions / n
+        if key == "late_rollout_fast_ms":
+            out["late_actions_per_rollout"] = actions / n
+    return out
+
+
+def _late_views(positions: int, late_cards: int = 10) -> list[Any]:
+    """Late play-phase views (a seat still playing holds at most ``late_cards`` cards, nobody out
+    yet), one from each of ``positions`` heuristic self-play games (``Game(seed=1000 + i)``):
+    the positions the ``hard`` level searches."""
+    h = HeuristicAgent()
+    out = []
+    for i in range(positions):
+        g = Game(seed=1000 + i)
+        while not g.settlements:
+            seat = g.to_act()
+            assert seat is not None
+            v = seat_view(g, seat)
+            if v.phase == "play" and not v.finished and len(v.legal_actions) > 1 and is_late(v, late_cards):
+                out.append(v)
+                break
+            g.apply(h.act(v), seat)
     return out

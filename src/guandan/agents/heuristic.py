@@ -646,6 +646,7 @@ class _Ctx:
 
     __slots__ = (
         "W",
+        "_nat",
         "_unseen",
         "counts",
         "hand",
@@ -675,6 +676,7 @@ class _Ctx:
         self.opps = [s for s in ((view.seat + 1) % 4, (view.seat + 3) % 4) if self.ncards[s] > 0]
         self.legal = view.legal_actions
         self._unseen: list[int] | None = None
+        self._nat: tuple[list[int], int] | None = None
 
     def unseen(self) -> list[int]:
         """Per-face counts of cards not in this hand and not yet played (held by others)."""
@@ -688,6 +690,17 @@ class _Ctx:
                         u[f] -= 1
             self._unseen = u
         return self._unseen
+
+    def unseen_ranks(self) -> tuple[list[int], int]:
+        """``(natural unseen cards per rank 0..12, unseen wilds)`` from :meth:`unseen` (the level
+        rank's count leaves the wilds out, R8); computed once per decision."""
+        if self._nat is None:
+            u = self.unseen()
+            uw = u[self.W]
+            nat = [u[4 * r] + u[4 * r + 1] + u[4 * r + 2] + u[4 * r + 3] for r in range(13)]
+            nat[self.level] -= uw
+            self._nat = (nat, uw)
+        return self._nat
 
     def opp_min(self) -> int:
         return min((self.ncards[s] for s in self.opps), default=99)
@@ -880,9 +893,7 @@ class HeuristicAgent:
         u = ctx.unseen()
         st = ctx.st
         lv = ctx.level
-        uw = u[ctx.W]
-        nat = [u[4 * r] + u[4 * r + 1] + u[4 * r + 2] + u[4 * r + 3] for r in range(13)]
-        nat[lv] -= uw
+        nat, uw = ctx.unseen_ranks()
         assert rank is not None
         if ptype in (SINGLE, PAIR, TRIPLE, FULL_HOUSE):
             k = {SINGLE: 1, PAIR: 2, TRIPLE: 3, FULL_HOUSE: 3}[ptype]

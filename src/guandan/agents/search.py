@@ -21,10 +21,16 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    public record, real hands are not. With ``belief_slack`` (the belief roulette,
    :func:`_belief_weight`) a world explaining far fewer decisions than the best of the first
    worlds is rolled out only with the probability of its relative weight.
+   With ``belief_moves`` (the belief chain, :func:`belief_chain`) each sampled world is instead
+   moved by Metropolis card swaps towards the worlds that explain those decisions and counts
+   once; with a model that reads the deal itself (:class:`~guandan.agents.fast_rollout.FastRolloutPolicy`)
+   the agreement is computed seat by seat (:class:`SeatAgreement`).
 3. **Rollouts**: every candidate is played out on the **same** worlds (common random numbers)
    with a fast rollout policy for all four seats (default :class:`RolloutPolicy`, the heuristic
-   with a cheaper follow rule) until the deal ends (R29-R33), or for ``rollout_depth`` actions
-   and then scored by ``value_fn``.
+   with a cheaper follow rule; the ``hard`` level uses
+   :class:`~guandan.agents.fast_rollout.FastRolloutPolicy` in late positions, which reads the
+   deal directly and is reset before every world) until the deal ends (R29-R33), or for
+   ``rollout_depth`` actions and then scored by ``value_fn``.
 4. **Target**: the team of 头游 wins the deal (R35); levels are the tie-break. A rollout scores
    ``±1 ± level_weight * levels`` (levels 3/2/1 for 1-2/1-3/1-4, RULES.md R35) from the searching
    seat's team's side. The heuristic's choice stands unless another candidate beats it on the
@@ -71,13 +77,14 @@ from guandan.core.cards import faces_of
 from guandan.core.deal import OVER, Deal
 from guandan.core.plays import BOMB_TYPES, PASS, RETURN_TYPE, TRIBUTE_TYPE, PlayT, play_key
 from guandan.core.views import SeatView
-from guandan.core.worlds import WorldConstraints, world_deal
+from guandan.core.worlds import World, WorldConstraints, world_deal
 
 from .base import Agent
 from .heuristic import Decomposition, HeuristicAgent, _Ctx, _signature, decompose
 
 __all__ = [
-    "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "candidate_actions", "deal_view", "is_late",
+    "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "SeatAgreement", "belief_chain",
+    "candidate_actions", "deal_view", "is_late",
     "past_decisions", "rollout", "world_agreement",
 ]
 
@@ -167,6 +174,8 @@ def rollout(
         RuntimeError: the deal did not end within 2,000 actions (a policy bug).
     """
     n = 0
+    # a policy that reads the deal itself (FastRolloutPolicy) skips the view and the legal list
+    act_deal = getattr(policy, "act_deal", None)
     while deal.phase != OVER:
         if should_stop is not None and should_stop():
             raise RolloutStopped
@@ -174,8 +183,11 @@ def rollout(
             return float(value_fn(deal, team))
         seat = deal.turn
         assert seat is not None
-        legal = deal.legal_actions()
-        act = legal[0] if len(legal) == 1 else policy.act(deal_view(deal, seat))
+        if act_deal is not None:
+            act = act_deal(deal)
+        else:
+            legal = deal.legal_actions()
+            act = legal[0] if len(legal) == 1 else policy.act(deal_view(deal, seat))
         deal.apply_unchecked(act)
         n += 1
         if n > _MAX_ACTIONS:
@@ -306,6 +318,7 @@ def world_agreement(view: SeatView, world: Sequence[Sequence[int]], decisions: S
     level = view.level
     want = set(decisions)
     last = max(want)
+    act_deal = getattr(model, "act_deal", None)  # a model that reads the deal itself
     agree = 0
     for i, (seat, act) in enumerate(plays):
         if i > last:
@@ -315,7 +328,7 @@ def world_agreement(view: SeatView, world: Sequence[Sequence[int]], decisions: S
             if len(legal) <= 1:
                 agree += 1
             else:
-                got = model.act(deal_view(deal, seat))
+                got = act_deal(deal) if act_deal is not None else model.act(deal_view(deal, seat))
                 if got == act or (got[0] != "pass" and act[0] != "pass"
                                   and _signature(got, level) == _signature(act, level)):
                     agree += 1
@@ -353,6 +366,7 @@ class _Task:
     belief_model: Agent | None = None
     belief_depth: int = 4
     belief_slack: int | None = None
+    belief_moves: int = 0
 
 
 #: Worlds whose agreements set the reference of the belief roulette (``belief_slack``).
@@ -379,6 +393,175 @@ def _belief_weight(task: _Task, agreement: int, ref: int, i: int) -> int:
         return b ** e
     u = random.Random(f"{task.seed_key}:{i}:roulette").random()
     return 1 if u * b ** (-e) < 1.0 else -1
+
+
+class _FrozenDeal:
+    """The facts a deal-reading model (:meth:`FastRolloutPolicy.act_deal`) reads at one past
+    decision: seat to act, hands (the seat's own, and the unseen cards as one other hand), card
+    counts, the table, level and rules."""
+
+    __slots__ = ("hands", "level", "n_cards", "rules", "top", "top_seat", "turn")
+
+
+class SeatAgreement:
+    """:func:`world_agreement` split by seat, for models that read the deal itself.
+
+    A seat's decisions depend only on its own hand and public facts (the unseen cards are the
+    deck less its hand and the cards played), so the agreement of a world is the sum over the
+    other seats of a function of that seat's hand alone; :meth:`seat` memoises it per hand,
+    which makes a card swap between two seats cost the decisions of those two seats at most.
+
+    Args:
+        view: the searching seat's view.
+        decisions: indices of :func:`_play_history` (:func:`past_decisions`).
+        model: an agent with ``act_deal`` (e.g. :class:`FastRolloutPolicy`).
+        world: any world consistent with the view (only used to replay the tricks).
+    """
+
+    def __init__(self, view: SeatView, decisions: Sequence[int], model: Any,
+                 world: Sequence[Sequence[int]]) -> None:
+        self.model = model
+        self.level = view.level
+        plays = _play_history(view)
+        n_now = [len(view.hand) if s == view.seat else (c if c is not None else 0)
+                 for s, c in enumerate(view.card_counts)]
+        # replay the public record backwards: cards each seat played from index i on
+        after = [[0] * 54 for _ in range(4)]
+        played_before = [0] * 54
+        for _s, a in plays:
+            if a[0] != "pass":
+                for f in a[2]:
+                    played_before[f] += 1
+        n_at = n_now[:]
+        want = set(decisions)
+        per: dict[int, list[tuple[Any, ...]]] = {}
+        # walk backwards so that "after" and "n_at" hold the state just before decision i
+        states: list[tuple[Any, ...]] = []
+        for i in range(len(plays) - 1, -1, -1):
+            seat, act = plays[i]
+            if act[0] != "pass":
+                for f in act[2]:
+                    after[seat][f] += 1
+                    played_before[f] -= 1
+                n_at[seat] += len(act[2])
+            if i in want:
+                states.append((i, seat, act, tuple(after[seat]), tuple(played_before), tuple(n_at)))
+        # the table at each decision: replay forwards (trick rules by the engine)
+        tops: dict[int, tuple[Any, Any]] = {}
+        if states:
+            # any consistent world replays the tricks (who still holds cards, R29-R30)
+            start = [list(h) for h in world]
+            for seat, act in plays:
+                if act[0] != "pass":
+                    start[seat].extend(act[2])
+            deal = Deal(view.rules, view.level, start, random.Random(0), first_leader=plays[0][0])
+            last = max(want)
+            for i, (seat, act) in enumerate(plays):
+                if i > last:
+                    break
+                if i in want:
+                    tops[i] = (deal.top, deal.top_seat)
+                deal.push_unchecked(act)
+        for i, seat, act, aft, before, n_at_i in states:
+            top, top_seat = tops.get(i, (None, None))
+            per.setdefault(seat, []).append((act, aft, before, n_at_i, top, top_seat))
+        self.per = per
+        self.rules = view.rules
+        self._memo: dict[tuple[int, tuple[int, ...]], int] = {}
+
+    def seat(self, s: int, hand: Sequence[int]) -> int:
+        """Decisions of seat ``s`` the model makes the same with ``hand`` (its hand now)."""
+        key = (s, tuple(hand))
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        rows = self.per.get(s, ())
+        agree = 0
+        level = self.level
+        now = [0] * 54
+        for f in hand:
+            now[f] += 1
+        zero = [0] * 54
+        for act, aft, before, n_at_i, top, top_seat in rows:
+            own = [a + b for a, b in zip(now, aft)]
+            unseen = [2 - o - p for o, p in zip(own, before)]
+            d = _FrozenDeal()
+            d.turn = s
+            hands = [zero, zero, zero, zero]
+            hands[s] = own
+            hands[(s + 1) % 4] = unseen
+            d.hands = hands
+            d.level = level
+            d.rules = self.rules
+            d.n_cards = list(n_at_i)
+            d.top = top
+            d.top_seat = top_seat
+            got_a = self.model.act_deal(d)
+            if got_a == act or (got_a[0] != "pass" and act[0] != "pass"
+                                and _signature(got_a, level) == _signature(act, level)):
+                agree += 1
+        self._memo[key] = agree
+        return agree
+
+    def world(self, world: Sequence[Sequence[int]]) -> int:
+        """Agreement of a whole world (the sum over the seats that made checked decisions)."""
+        return sum(self.seat(s, world[s]) for s in self.per)
+
+
+def belief_chain(cons: WorldConstraints, world: World, view: SeatView, decisions: Sequence[int], model: Agent,
+                 factor: int, moves: int, rng: random.Random) -> tuple[World, int]:
+    """Move a sampled world towards the worlds that explain the other seats' decisions.
+
+    A Metropolis chain over worlds (``moves`` proposals): a proposal swaps one card between two
+    other seats still holding cards, kept only when both hands stay within the view's facts
+    (``cons.lower``/``cons.upper``: counts per seat never change, cards seen played or passed
+    to a seat stay where they must, R45-R48); it is accepted with probability
+    ``factor ** (agreement_new - agreement_old)`` (capped at 1), where the agreement is
+    :func:`world_agreement` of ``decisions`` under ``model``. The chain's stationary law is
+    the uniform law of consistent worlds weighted by ``factor ** agreement`` (the swap is its own
+    reverse, so proposals are symmetric): the importance weights of plain ``belief_weight``
+    become samples, and a world counts once. The chain stops early once every decision is
+    explained.
+
+    Returns:
+        ``(world, agreement)`` after the last move.
+    """
+    seats = [s for s in cons.others if cons.counts[s] > 0]
+    hands = [list(h) for h in world]
+    split = SeatAgreement(view, decisions, model, world) if hasattr(model, "act_deal") else None
+
+    def agreement(w: Sequence[Sequence[int]]) -> int:
+        if split is not None:
+            return split.world(w)
+        return world_agreement(view, w, decisions, model)
+
+    agree = agreement(world)
+    if len(seats) < 2 or not decisions:
+        return world, agree
+    lower, upper = cons.lower, cons.upper
+    top = len(decisions)
+    for _ in range(moves):
+        if agree >= top:
+            break
+        s1, s2 = rng.sample(seats, 2)
+        h1, h2 = hands[s1], hands[s2]
+        i, j = rng.randrange(len(h1)), rng.randrange(len(h2))
+        a, b = h1[i], h2[j]
+        if a == b:
+            continue
+        # seat s1 gives a and takes b; seat s2 the reverse: both within their bounds
+        if (h1.count(a) - 1 < lower[s1][a] or h1.count(b) + 1 > upper[s1][b]
+                or h2.count(b) - 1 < lower[s2][b] or h2.count(a) + 1 > upper[s2][a]):
+            continue
+        h1[i], h2[j] = b, a
+        new = tuple(tuple(sorted(h)) for h in hands)
+        got = agreement(new)
+        if got >= agree or rng.random() * factor ** (agree - got) < 1.0:
+            agree = got
+        else:
+            h1[i], h2[j] = a, b
+    out = tuple(tuple(sorted(h)) for h in hands)
+    return out, agree  # type: ignore[return-value]
 
 
 def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> tuple[int, list[Any]]:
@@ -409,6 +592,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
         ref = max(world_agreement(view, cons.sample(random.Random(f"{task.seed_key}:{j}")), checks,
                                   task.belief_model)  # type: ignore[arg-type]
                   for j in range(BELIEF_PILOT if task.count is None else min(BELIEF_PILOT, task.count)))
+    reset = getattr(task.policy, "reset", None)
     i = task.offset - task.stride
     while True:
         i += task.stride
@@ -418,9 +602,13 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
             break
         rng = random.Random(f"{task.seed_key}:{i}")
         world = cons.sample(rng)
-        base = world_deal(view, world)
         w = 1
-        if checks:
+        if checks and task.belief_moves > 0:
+            assert task.belief_model is not None
+            world, _agree = belief_chain(cons, world, view, checks, task.belief_model, task.belief_weight,
+                                         task.belief_moves, rng)
+        base = world_deal(view, world)
+        if checks and task.belief_moves <= 0:
             assert task.belief_model is not None
             w = _belief_weight(task, world_agreement(view, world, checks, task.belief_model), ref, i)
             if w < 0:  # rejected by the roulette: no rollouts
@@ -428,6 +616,8 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
                 continue
         row: list[Any] = []
         aborted = False
+        if reset is not None:
+            reset()  # a policy's memory must not carry over from world to world (determinism)
         for c in task.candidates:
             d = base.clone()
             d.apply_unchecked(c)
@@ -528,6 +718,10 @@ class SearchAgent:
             rolled out only with probability ``belief_weight ** -excess`` (and then weigh as a
             world at the slack), so rollouts go to the worlds that carry the weight; ``None``:
             every world is rolled out with its full weight.
+        belief_moves: belief chain (:func:`belief_chain`): each sampled world is moved by this
+            many Metropolis proposals (card swaps between other seats) towards the worlds that
+            explain the other seats' decisions (law ``belief_weight ** agreement``), and then
+            counts once; 0: importance weights instead.
     Raises:
         ValueError: a bad budget, world count, worker count or candidate limit.
     """
@@ -557,6 +751,7 @@ class SearchAgent:
         belief_model: Agent | None = None,
         belief_depth: int = 4,
         belief_slack: int | None = None,
+        belief_moves: int = 0,
     ) -> None:
         if not 0 < budget_s <= MAX_BUDGET_S:
             raise ValueError(f"budget_s must be > 0 and at most {MAX_BUDGET_S:g} seconds, not {budget_s!r}")
@@ -575,6 +770,8 @@ class SearchAgent:
         if belief_slack is not None and (isinstance(belief_slack, bool) or not isinstance(belief_slack, int)
                                          or belief_slack < 0):
             raise ValueError(f"belief_slack must be an int >= 0 or None, not {belief_slack!r}")
+        if isinstance(belief_moves, bool) or not isinstance(belief_moves, int) or belief_moves < 0:
+            raise ValueError(f"belief_moves must be an int >= 0, not {belief_moves!r}")
         if late_candidates < 1:
             raise ValueError(f"late_candidates must be >= 1, not {late_candidates!r}")
         if rollout_depth is not None and value_fn is None:
@@ -602,6 +799,7 @@ class SearchAgent:
         self.belief_model: Agent = belief_model if belief_model is not None else HeuristicAgent(seed)
         self.belief_depth = belief_depth
         self.belief_slack = belief_slack
+        self.belief_moves = belief_moves
         #: decisions answered by the heuristic without search (early positions, ``late_cards``)
         self.skipped = 0
         #: decisions that fell back to the heuristic because the search failed
@@ -703,7 +901,7 @@ class SearchAgent:
             task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
                          self.level_units, self._policy(view), self.value_fn, self.rollout_depth,
                          self.belief_weight, self.belief_model, self.belief_depth,
-                         self.belief_slack)
+                         self.belief_slack, self.belief_moves)
             result = _run_worlds(task, self.clock)
         done, sums = result
         if done == 0 or sums[2 * len(cands)] == 0:  # no world (or every world rejected)
@@ -734,7 +932,7 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
                 _Task(view, tuple(cands), seed_key, w, agent.workers, agent.worlds, wall_deadline,
                       agent.level_units, agent._policy(view), agent.value_fn, agent.rollout_depth,
                       agent.belief_weight, agent.belief_model, agent.belief_depth,
-                      agent.belief_slack),
+                      agent.belief_slack, agent.belief_moves),
             )
             for w in range(agent.workers)
         ]

@@ -64,7 +64,11 @@ def bench_search_command(
         "sample_ms": ("world constraints + one sampled world", "ms"),
         "rollout_ms": ("rollout to the end of the deal, rollout policy", "ms"),
         "rollout_heuristic_ms": ("rollout to the end of the deal, full heuristic", "ms"),
+        "rollout_fast_ms": ("rollout to the end of the deal, fast rollout policy", "ms"),
         "actions_per_rollout": ("actions per rollout", ""),
+        "late_rollout_heuristic_ms": ("late position: rollout, full heuristic", "ms"),
+        "late_rollout_fast_ms": ("late position: rollout, fast rollout policy", "ms"),
+        "late_actions_per_rollout": ("late position: actions per rollout", ""),
     }
     for key, (label, unit) in labels.items():
         table.add_row(label, f"{result[key]:.2f} {unit}".strip())
