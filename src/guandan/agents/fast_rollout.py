@@ -73,6 +73,7 @@ from .heuristic import (
     _sf_candidates,
     _signature,
     decompose,
+    lead_order,
 )
 
 __all__ = ["FastRolloutPolicy"]
@@ -376,46 +377,8 @@ class FastRolloutPolicy(HeuristicAgent):
 
     def _lead_deal(self, ctx: _DealCtx) -> PlayT:
         d = self._dec(ctx.counts)
-        combos = d.combos
-        nonbomb = [c for c in combos if c[0] not in BOMB_TYPES]
-        bombs = [c for c in combos if c[0] in BOMB_TYPES]
-        st = ctx.st
-
-        def strength(c: Combo) -> float:
-            r = c[1]
-            if c[0] in (STRAIGHT, TUBE, PLATE, STRAIGHT_FLUSH):
-                return float(r)
-            return float(r if r is not None and r >= 13 else st[r]) if r is not None else 99.0
-
-        order: list[Combo]
-        if not nonbomb:
-            order = sorted(bombs, key=lambda c: -c[4])
-        else:
-            safe_flags = [self._safe(ctx, c) for c in nonbomb]  # type: ignore[arg-type]
-            safe = [c for c, s in zip(nonbomb, safe_flags) if s]
-            unsafe = [c for c, s in zip(nonbomb, safe_flags) if not s]
-            if safe and len(unsafe) <= 1:
-                order = sorted(safe, key=lambda c: (-c.size, strength(c))) + unsafe
-            else:
-                ncards = ctx.ncards
-                danger = {ncards[s] for s in ctx.opps if ncards[s] <= 5}
-                pn = ncards[ctx.partner]
-                opp_min = ctx.opp_min()
-                safe_ids = {id(c) for c in safe}
-
-                def lead_key(c: Combo) -> tuple[Any, ...]:
-                    sz = c.size
-                    risky = sz in danger and id(c) not in safe_ids
-                    feed = 0
-                    if (self.FEED_PARTNER and 0 < pn <= 2 and opp_min > 2 and sz == pn
-                            and c[0] in (SINGLE, PAIR)):
-                        feed = -1
-                    return (risky, feed, -round(c[4], 3), -sz, strength(c))
-
-                order = sorted(nonbomb, key=lead_key)
-                if 1 in danger and all(c.size == 1 for c in nonbomb):
-                    order = sorted(nonbomb, key=lambda c: -strength(c))
-            order += sorted(bombs, key=lambda c: -c[4])
+        order = lead_order(d.combos, lambda c: self._safe(ctx, c), ctx.st, ctx.ncards,  # type: ignore[arg-type]
+                           ctx.opps, ctx.partner, ctx.opp_min, self.FEED_PARTNER)
         reserved = self._reserved(d)
         for c in order:
             act, faces = self._action(ctx, c, reserved)

@@ -46,7 +46,7 @@ each, one knob or cost parameter changed at a time) beat the defaults by more th
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from guandan.core.cards import BIG_JOKER, FACE_RANK, SMALL_JOKER, wild_face
@@ -75,7 +75,8 @@ from guandan.core.plays import (
 )
 from guandan.core.views import SeatView
 
-__all__ = ["DEFAULT_MODEL", "Combo", "CostModel", "Decomposition", "HeuristicAgent", "decompose", "hand_cost"]
+__all__ = ["DEFAULT_MODEL", "Combo", "CostModel", "Decomposition", "HeuristicAgent", "decompose", "hand_cost",
+           "lead_order"]
 
 # --------------------------------------------------------------------------------------------
 # costs
@@ -706,6 +707,72 @@ class _Ctx:
         return min((self.ncards[s] for s in self.opps), default=99)
 
 
+
+def lead_order(combos: Sequence[Combo], is_safe: Callable[[Combo], bool], st: Sequence[float],
+               ncards: Sequence[int], opps: Sequence[int], partner: int, opp_min: Callable[[], int],
+               feed_partner: bool = True, mode: str = "cost") -> list[Combo]:
+    """The order in which a leader tries its decomposition's combinations (R26: a free lead).
+
+    Shared by :class:`HeuristicAgent` and the search's fast rollout policy
+    (:mod:`guandan.agents.fast_rollout`), so both lead by the same rules.
+
+    Args:
+        combos: the hand's decomposition (:attr:`Decomposition.combos`).
+        is_safe: whether no unseen combination can beat a combination.
+        st: strength of each rank for singles/pairs/triples (index = rank).
+        ncards: cards left per seat (index = seat).
+        opps: the two opponents' seats; partner: the partner's seat.
+        opp_min: fewest cards held by an opponent still playing (called when needed).
+        feed_partner: lead the partner's count as a single/pair when it holds 1-2 cards.
+        mode: ``"cost"`` (default), ``"size"`` or ``"cost_bucket"`` (:attr:`HeuristicAgent.LEAD_ORDER`).
+
+    Returns:
+        list[Combo]: the non-bomb combinations in order (weakest first; unbeatable ones first in
+        the endgame; from the top when an opponent holds one card and only singles are left), then
+        the bombs, weakest first.
+    """
+    nonbomb = [c for c in combos if c[0] not in BOMB_TYPES]
+    bombs = [c for c in combos if c[0] in BOMB_TYPES]
+
+    def strength(c: Combo) -> float:
+        r = c[1]
+        if c[0] in (STRAIGHT, TUBE, PLATE, STRAIGHT_FLUSH):
+            return float(r)
+        return float(r if r is not None and r >= 13 else st[r]) if r is not None else 99.0
+
+    if not nonbomb:
+        return sorted(bombs, key=lambda c: -c[4])  # weakest bomb first (least negative cost)
+    flags = [is_safe(c) for c in nonbomb]
+    safe = [c for c, s in zip(nonbomb, flags) if s]
+    unsafe = [c for c, s in zip(nonbomb, flags) if not s]
+    order: list[Combo]
+    if safe and len(unsafe) <= 1:
+        # endgame: keep the lead with unbeatable combinations, the weak one last
+        order = sorted(safe, key=lambda c: (-c.size, strength(c))) + unsafe
+    else:
+        danger = {ncards[s] for s in opps if ncards[s] <= 5}
+        pn = ncards[partner]
+        safe_ids = {id(c) for c in safe}
+        feeding = feed_partner and 0 < pn <= 2 and opp_min() > 2
+
+        def lead_key(c: Combo) -> tuple[Any, ...]:
+            sz = c.size
+            risky = sz in danger and id(c) not in safe_ids
+            feed = -1 if feeding and sz == pn and c[0] in (SINGLE, PAIR) else 0
+            # weakest first: high cost first, more cards first, lower rank first
+            if mode == "size":
+                return (risky, feed, -min(sz, 5), -round(c[4], 3), strength(c))
+            if mode == "cost_bucket":
+                return (risky, feed, -round(c[4] * 2) / 2, -sz, strength(c))
+            return (risky, feed, -round(c[4], 3), -sz, strength(c))
+
+        order = sorted(nonbomb, key=lead_key)
+        if 1 in danger and all(c.size == 1 for c in nonbomb):
+            # only singles left and an opponent has one card: lead from the top
+            order = sorted(nonbomb, key=lambda c: -strength(c))
+    return order + sorted(bombs, key=lambda c: -c[4])
+
+
 class HeuristicAgent:
     """Rule-based player (name ``heuristic``); see the module docstring for its rules.
 
@@ -921,51 +988,8 @@ class HeuristicAgent:
 
     def _lead(self, ctx: _Ctx) -> PlayT:
         d = self._dec(ctx.counts)
-        combos = d.combos
-        nonbomb = [c for c in combos if c[0] not in BOMB_TYPES]
-        bombs = [c for c in combos if c[0] in BOMB_TYPES]
-        st = ctx.st
-
-        def strength(c: Combo) -> float:
-            r = c[1]
-            if c[0] in (STRAIGHT, TUBE, PLATE, STRAIGHT_FLUSH):
-                return float(r)
-            return float(r if r is not None and r >= 13 else st[r]) if r is not None else 99.0
-
-        def size(c: Combo) -> int:
-            return c.size
-
-        order: list[Combo]
-        if not nonbomb:
-            order = sorted(bombs, key=lambda c: -c[4])  # weakest bomb first (least negative cost)
-        else:
-            safe = [c for c in nonbomb if self._safe(ctx, c)]
-            unsafe = [c for c in nonbomb if not self._safe(ctx, c)]
-            if safe and len(unsafe) <= 1:
-                # endgame: keep the lead with unbeatable combinations, the weak one last
-                order = sorted(safe, key=lambda c: (-size(c), strength(c))) + unsafe
-            else:
-                danger = {ctx.ncards[s] for s in ctx.opps if ctx.ncards[s] <= 5}
-                pn = ctx.ncards[ctx.partner]
-
-                def lead_key(c: Combo) -> tuple[Any, ...]:
-                    sz = size(c)
-                    risky = sz in danger and c not in safe
-                    feed = 0
-                    if self.FEED_PARTNER and 0 < pn <= 2 and ctx.opp_min() > 2 and sz == pn and c[0] in (SINGLE, PAIR):
-                        feed = -1
-                    # weakest first: high cost first, more cards first, lower rank first
-                    if self.LEAD_ORDER == "size":
-                        return (risky, feed, -min(sz, 5), -round(c[4], 3), strength(c))
-                    if self.LEAD_ORDER == "cost_bucket":
-                        return (risky, feed, -round(c[4] * 2) / 2, -sz, strength(c))
-                    return (risky, feed, -round(c[4], 3), -sz, strength(c))
-
-                order = sorted(nonbomb, key=lead_key)
-                if 1 in danger and all(size(c) == 1 for c in nonbomb):
-                    # only singles left and an opponent has one card: lead from the top
-                    order = sorted(nonbomb, key=lambda c: -strength(c))
-            order += sorted(bombs, key=lambda c: -c[4])
+        order = lead_order(d.combos, lambda c: self._safe(ctx, c), ctx.st, ctx.ncards, ctx.opps,
+                           ctx.partner, ctx.opp_min, self.FEED_PARTNER, self.LEAD_ORDER)
         for c in order:
             act = self._combo_action(ctx, c, d)
             if act is not None and act in ctx.legal:
