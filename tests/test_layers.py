@@ -106,8 +106,10 @@ LAYERS = {
     "guandan.rl": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.gctune", "guandan.compat",
                    "numpy", "pettingzoo", "gymnasium",
                    "rlcard", "douzero", "ray"),
-    # training: the only package that imports PyTorch (DESIGN.md section 6)
-    "guandan.train": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.train", "numpy", "torch"),
+    # training: the only package that imports PyTorch (DESIGN.md section 6); its actor processes
+    # apply the shared collector settings (gctune) and its evaluations use the arena's Wilson interval
+    "guandan.train": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.train", "guandan.gctune",
+                      "guandan.arena", "numpy", "torch"),
 }
 
 
