@@ -68,6 +68,7 @@ from .heuristic import (
     Combo,
     Decomposition,
     HeuristicAgent,
+    _CtxBase,
     _materialize,
     _minus,
     _sf_candidates,
@@ -142,7 +143,7 @@ def _loss_key(x: tuple[float, int, Combo]) -> tuple[float, int]:
     return (round(x[0], 9), x[1])
 
 
-class _DealCtx:
+class _DealCtx(_CtxBase):
     """The facts :meth:`HeuristicAgent._safe` and the lead/follow rules read, from a deal.
 
     Same attribute names as the heuristic's per-decision context (``seat``, ``partner``,
@@ -167,26 +168,12 @@ class _DealCtx:
         self._unseen: list[int] | None = None
         self._nat: tuple[list[int], int] | None = None
 
-    def unseen_ranks(self) -> tuple[list[int], int]:
-        """``(natural unseen cards per rank 0..12, unseen wilds)``: the rank view of :meth:`unseen`
-        that the safety test reads (the level rank's count leaves the wilds out, R8)."""
-        if self._nat is None:
-            u = self.unseen()
-            uw = u[self.W]
-            nat = [u[4 * r] + u[4 * r + 1] + u[4 * r + 2] + u[4 * r + 3] for r in range(13)]
-            nat[self.level] -= uw
-            self._nat = (nat, uw)
-        return self._nat
-
     def unseen(self) -> list[int]:
         """Per-face counts of the cards in the other three hands (= unseen from this seat)."""
         if self._unseen is None:
             a, b, c = self._others
             self._unseen = [x + y + z for x, y, z in zip(a, b, c)]
         return self._unseen
-
-    def opp_min(self) -> int:
-        return min((self.ncards[s] for s in self.opps), default=99)
 
 
 class FastRolloutPolicy(HeuristicAgent):
@@ -406,13 +393,7 @@ class FastRolloutPolicy(HeuristicAgent):
         ncards = ctx.ncards
         top_n = ncards[top_seat]
         opp_min = ctx.opp_min()
-        close = top_n <= self.CLOSE_TOP or opp_min <= self.CLOSE_ANY
-        if top_n <= self.URGENT_TOP or opp_min <= self.URGENT_ANY:
-            tau = self.TAU_URGENT
-        elif close:
-            tau = self.TAU_CLOSE
-        else:
-            tau = self.TAU_CALM
+        close, tau = self._pressure(top_n, opp_min)
 
         # 1. a combination of the decomposition that beats the table
         if ttype not in BOMB_TYPES:

@@ -642,7 +642,37 @@ def _materialize(combo: Combo, counts: Sequence[int], level: int, reserved: Sequ
 # --------------------------------------------------------------------------------------------
 # the agent
 # --------------------------------------------------------------------------------------------
-class _Ctx:
+class _CtxBase:
+    """What a decision context derives from its unseen cards and the seats' card counts, shared by
+    :class:`_Ctx` (a seat view) and the fast rollout policy's context (a deal). A subclass sets
+    ``W``, ``level``, ``ncards``, ``opps`` and ``_nat`` (``None`` at first) and defines ``unseen()``."""
+
+    __slots__ = ()
+    W: int
+    level: int
+    ncards: Sequence[int]
+    opps: Sequence[int]
+    _nat: tuple[list[int], int] | None
+
+    def unseen(self) -> list[int]:  # pragma: no cover - defined by every subclass
+        raise NotImplementedError
+
+    def unseen_ranks(self) -> tuple[list[int], int]:
+        """``(natural unseen cards per rank 0..12, unseen wilds)`` from :meth:`unseen` (the level
+        rank's count leaves the wilds out, R8); computed once per decision."""
+        if self._nat is None:
+            u = self.unseen()
+            uw = u[self.W]
+            nat = [u[4 * r] + u[4 * r + 1] + u[4 * r + 2] + u[4 * r + 3] for r in range(13)]
+            nat[self.level] -= uw
+            self._nat = (nat, uw)
+        return self._nat
+
+    def opp_min(self) -> int:
+        return min((self.ncards[s] for s in self.opps), default=99)
+
+
+class _Ctx(_CtxBase):
     """Per-decision facts derived from the view."""
 
     __slots__ = (
@@ -692,19 +722,6 @@ class _Ctx:
             self._unseen = u
         return self._unseen
 
-    def unseen_ranks(self) -> tuple[list[int], int]:
-        """``(natural unseen cards per rank 0..12, unseen wilds)`` from :meth:`unseen` (the level
-        rank's count leaves the wilds out, R8); computed once per decision."""
-        if self._nat is None:
-            u = self.unseen()
-            uw = u[self.W]
-            nat = [u[4 * r] + u[4 * r + 1] + u[4 * r + 2] + u[4 * r + 3] for r in range(13)]
-            nat[self.level] -= uw
-            self._nat = (nat, uw)
-        return self._nat
-
-    def opp_min(self) -> int:
-        return min((self.ncards[s] for s in self.opps), default=99)
 
 
 
@@ -996,6 +1013,22 @@ class HeuristicAgent:
                 return act
         return self._fallback(ctx)
 
+    def _pressure(self, top_n: int, opp_min: int) -> tuple[bool, float]:
+        """How pressed a follower is: ``(close, tau)``.
+
+        Args:
+            top_n: cards left to the seat whose play leads the trick.
+            opp_min: fewest cards left to an opponent still playing.
+
+        Returns:
+            tuple[bool, float]: whether the deal is close to someone going out (R31), and the
+            cost a follower accepts to answer (``TAU_URGENT``, ``TAU_CLOSE`` or ``TAU_CALM``).
+        """
+        close = top_n <= self.CLOSE_TOP or opp_min <= self.CLOSE_ANY
+        if top_n <= self.URGENT_TOP or opp_min <= self.URGENT_ANY:
+            return close, self.TAU_URGENT
+        return close, (self.TAU_CLOSE if close else self.TAU_CALM)
+
     def _follow(self, ctx: _Ctx) -> PlayT:
         view = ctx.view
         top = view.top
@@ -1009,13 +1042,7 @@ class HeuristicAgent:
         legal = ctx.legal
         top_n = ctx.ncards[top_seat]
         opp_min = ctx.opp_min()
-        close = top_n <= self.CLOSE_TOP or opp_min <= self.CLOSE_ANY
-        if top_n <= self.URGENT_TOP or opp_min <= self.URGENT_ANY:
-            tau = self.TAU_URGENT
-        elif close:
-            tau = self.TAU_CLOSE
-        else:
-            tau = self.TAU_CALM
+        close, tau = self._pressure(top_n, opp_min)
 
         # 1. an answer that is already a combination of the decomposition: no breaking
         best: tuple[float, PlayT] | None = None
