@@ -436,25 +436,7 @@ class FastRolloutPolicy(HeuristicAgent):
             return best2[1]
 
         # 3. bombs, when they matter
-        bombs = sorted((a for a in sigs.values() if a[0] in BOMB_TYPES), key=lambda a: play_key(a, level))
-        if not bombs:
-            return PASS
-        n_bombs = sum(1 for c in d.combos if c[0] in BOMB_TYPES)
-        n_weak = sum(1 for c in d.combos if c[0] not in BOMB_TYPES and c[4] > 0.5)
-        spare = n_bombs >= self.SPARE_BOMBS and n_bombs >= n_weak
-        choice = None
-        for a in bombs[:3]:
-            rest = self._dec(_minus(ctx.counts, a[2]))
-            if choice is None or rest.cost < choice[0] - 1e-9:
-                choice = (rest.cost, a, rest)
-        assert choice is not None
-        rest = choice[2]
-        weak_left = sum(1 for c in rest.combos if c[0] not in BOMB_TYPES and c[4] > 0.3)
-        pn = ncards[ctx.partner]
-        for_partner = 0 < pn <= self.BOMB_FOR_PARTNER
-        if close or weak_left <= self.BOMB_WEAK_LEFT or spare or for_partner:
-            return choice[1]
-        return PASS
+        return self._bomb_answer(sigs.values(), d, ctx.counts, level, ncards[ctx.partner], close)
 
     def _over_partner_deal(self, ctx: _DealCtx, d: Decomposition, top: PlayT,
                            reserved: Sequence[int]) -> PlayT:

@@ -46,7 +46,7 @@ each, one knob or cost parameter changed at a time) beat the defaults by more th
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, NamedTuple
 
 from guandan.core.cards import BIG_JOKER, FACE_RANK, SMALL_JOKER, wild_face
@@ -1100,7 +1100,24 @@ class HeuristicAgent:
             return best[1]
 
         # 3. bombs, when they matter
-        bombs = sorted((a for a in sigs.values() if _is_bomb(a)), key=lambda a: play_key(a, level))
+        return self._bomb_answer(sigs.values(), d, ctx.counts, level, ctx.ncards[ctx.partner], close)
+
+    def _bomb_answer(self, answers: Iterable[PlayT], d: Decomposition, counts: Sequence[int], level: int,
+                     partner_n: int, close: bool) -> PlayT:
+        """Last step of following when no cheap answer is found: a bomb, when it matters (R27).
+
+        Args:
+            answers: the legal answers considered (bombs among them are tried, lowest first, at most 3).
+            d: the decomposition of the hand; counts: the hand's per-face counts.
+            level: the level rank; partner_n: cards left to the partner.
+            close: whether someone is close to going out (:meth:`_pressure`).
+
+        Returns:
+            PlayT: the bomb that leaves the cheapest hand, if the deal is close, few weak
+            combinations would be left, bombs are to spare, or the partner is about to go out;
+            else ``PASS``.
+        """
+        bombs = sorted((a for a in answers if _is_bomb(a)), key=lambda a: play_key(a, level))
         if not bombs:
             return PASS
         n_bombs = sum(1 for c in d.combos if c[0] in BOMB_TYPES)
@@ -1108,14 +1125,13 @@ class HeuristicAgent:
         spare = n_bombs >= self.SPARE_BOMBS and n_bombs >= n_weak
         choice = None
         for a in bombs[:3]:
-            rest = self._dec(_minus(ctx.counts, a[2]), self.EVAL_BUDGET)
+            rest = self._dec(_minus(counts, a[2]), self.EVAL_BUDGET)
             if choice is None or rest.cost < choice[0] - 1e-9:
                 choice = (rest.cost, a, rest)
         assert choice is not None
         rest = choice[2]
         weak_left = sum(1 for c in rest.combos if c[0] not in BOMB_TYPES and c[4] > 0.3)
-        pn = ctx.ncards[ctx.partner]
-        for_partner = 0 < pn <= self.BOMB_FOR_PARTNER
+        for_partner = 0 < partner_n <= self.BOMB_FOR_PARTNER
         if close or weak_left <= self.BOMB_WEAK_LEFT or spare or for_partner:
             return choice[1]
         return PASS
