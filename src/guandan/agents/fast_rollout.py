@@ -72,8 +72,8 @@ from .heuristic import (
     _materialize,
     _minus,
     _sf_candidates,
-    _signature,
     decompose,
+    distinct_answers,
     lead_order,
 )
 
@@ -417,12 +417,7 @@ class FastRolloutPolicy(HeuristicAgent):
                 return act
 
         # 2. answers that break combinations: re-decompose what would be left
-        sigs: dict[tuple[Any, ...], PlayT] = {}
-        for a in legal:
-            sg = _signature(a, level)
-            old = sigs.get(sg)
-            if old is None or sum(reserved[f] for f in a[2]) < sum(reserved[f] for f in old[2]):
-                sigs[sg] = a
+        sigs = distinct_answers(legal, level, reserved)
         if not sigs:
             return PASS
         nonbomb = sorted((a for a in sigs.values() if a[0] not in BOMB_TYPES),

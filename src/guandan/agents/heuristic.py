@@ -583,6 +583,28 @@ def hand_cost(counts: Sequence[int], level: int, full_house_joker_pair: bool = T
 # --------------------------------------------------------------------------------------------
 # helpers on plays
 # --------------------------------------------------------------------------------------------
+def distinct_answers(legal: Iterable[PlayT], level: int, reserved: Sequence[int]) -> dict[tuple[Any, ...], PlayT]:
+    """The plays of ``legal`` up to suits (PASS left out), one per shape signature.
+
+    Args:
+        legal: legal actions (tuples ``(type, rank, faces)``).
+        level: the level rank (wilds, R8). reserved: per-face marks of cards kept for a straight
+            flush; of two plays with one signature, the one using fewer of them is kept.
+
+    Returns:
+        dict: signature -> play, in the order first seen.
+    """
+    sigs: dict[tuple[Any, ...], PlayT] = {}
+    for a in legal:
+        if a[0] == "pass":
+            continue
+        sg = _signature(a, level)
+        old = sigs.get(sg)
+        if old is None or sum(reserved[f] for f in a[2]) < sum(reserved[f] for f in old[2]):
+            sigs[sg] = a
+    return sigs
+
+
 def _is_bomb(play: PlayT) -> bool:
     return play[0] in BOMB_TYPES
 
@@ -1080,14 +1102,7 @@ class HeuristicAgent:
 
         # 2. answers that break combinations: re-decompose what would be left
         reserved = self._reserved(d)
-        sigs: dict[tuple[Any, ...], PlayT] = {}
-        for a in legal:
-            if a[0] == "pass":
-                continue
-            sg = _signature(a, level)
-            old = sigs.get(sg)
-            if old is None or sum(reserved[f] for f in a[2]) < sum(reserved[f] for f in old[2]):
-                sigs[sg] = a
+        sigs = distinct_answers(legal, level, reserved)
         if not sigs:
             return PASS
         nonbomb = sorted((a for a in sigs.values() if not _is_bomb(a)), key=lambda a: play_key(a, level))
