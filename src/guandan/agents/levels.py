@@ -56,10 +56,8 @@ def late_option(value: str) -> int | None:
 
 late_option.__name__ = "card count or 'all'"
 
-def rollout_option(value: str) -> Any:
-    """The ``rollout`` option of ``search``/``hard``: the policy of late-position rollouts,
-    ``fast`` (:class:`guandan.agents.fast_rollout.FastRolloutPolicy`, the heuristic's rules read
-    straight from the deal) or ``heuristic`` (the full heuristic).
+def _policy(value: str, **fast: Any) -> Any:
+    """``fast`` -> ``FastRolloutPolicy(**fast)``, ``heuristic`` -> ``HeuristicAgent()``.
 
     Raises:
         ValueError: another name.
@@ -68,7 +66,7 @@ def rollout_option(value: str) -> Any:
     if name == "fast":
         from .fast_rollout import FastRolloutPolicy
 
-        return FastRolloutPolicy()
+        return FastRolloutPolicy(**fast)
     if name == "heuristic":
         from .heuristic import HeuristicAgent
 
@@ -76,7 +74,19 @@ def rollout_option(value: str) -> Any:
     raise ValueError(value)
 
 
+def rollout_option(value: str) -> Any:
+    """The ``rollout`` option of ``search``/``hard``: the policy of late-position rollouts,
+    ``fast`` (:class:`guandan.agents.fast_rollout.FastRolloutPolicy`, the heuristic's rules read
+    straight from the deal) or ``heuristic`` (the full heuristic).
+
+    Raises:
+        ValueError: another name.
+    """
+    return _policy(value)
+
+
 rollout_option.__name__ = "'fast' or 'heuristic'"
+
 
 def belief_model_option(value: str) -> Any:
     """The ``belief_model`` option of ``search``/``hard``: the model of the other players whose
@@ -88,16 +98,7 @@ def belief_model_option(value: str) -> Any:
     Raises:
         ValueError: another name.
     """
-    name = value.strip().lower()
-    if name == "fast":
-        from .fast_rollout import FastRolloutPolicy
-
-        return FastRolloutPolicy(dec_budget=400, max_eval=6, incremental=False)
-    if name == "heuristic":
-        from .heuristic import HeuristicAgent
-
-        return HeuristicAgent()
-    raise ValueError(value)
+    return _policy(value, dec_budget=400, max_eval=6, incremental=False)
 
 
 belief_model_option.__name__ = "'fast' or 'heuristic'"
