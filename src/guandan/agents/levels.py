@@ -23,7 +23,8 @@ may carry options after a colon, ``name:key=value,key=value``:
   policy: ``fast``, the default of ``hard``, or ``heuristic``), ``belief_model`` (model of the
   other players for the belief weighting: ``fast``, the default of ``hard``, or ``heuristic``),
   ``chain`` (belief chain: Metropolis card swaps per sampled world; 0, the default: importance
-  weights);
+  weights), ``solver`` (exact endgame solver per sampled world: node budget; 0, the default:
+  off) and ``solver_cards`` (most cards left in all for the solver to be tried; default 40);
 * ``expert``: the ``search`` options plus ``depth`` (rollout actions before the value
   network scores the position; 0 for full rollouts) and ``rollout`` (``heuristic`` or
   ``policy``);
@@ -117,6 +118,8 @@ _SEARCH_OPTIONS: dict[str, tuple[str, Any]] = {
     "rollout": ("late_rollout_policy", rollout_option),
     "belief_model": ("belief_model", belief_model_option),
     "chain": ("belief_moves", int),
+    "solver": ("solver_nodes", int),
+    "solver_cards": ("solver_cards", int),
 }
 
 _OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {

@@ -30,7 +30,10 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    with a cheaper follow rule; the ``hard`` level uses
    :class:`~guandan.agents.fast_rollout.FastRolloutPolicy` in late positions, which reads the
    deal directly and is reset before every world) until the deal ends (R29-R33), or for
-   ``rollout_depth`` actions and then scored by ``value_fn``.
+   ``rollout_depth`` actions and then scored by ``value_fn``. With ``solver_nodes`` (off by
+   default) a world with few cards left and nobody out is first solved exactly
+   (:mod:`.endgame`: the race to 头游 with every hand known) and rolled out only when the
+   solver's node budget does not settle every candidate.
 4. **Target**: the team of 头游 wins the deal (R35); levels are the tie-break. A rollout scores
    ``±1 ± level_weight * levels`` (levels 3/2/1 for 1-2/1-3/1-4, RULES.md R35) from the searching
    seat's team's side. The heuristic's choice stands unless another candidate beats it on the
@@ -80,6 +83,7 @@ from guandan.core.views import SeatView
 from guandan.core.worlds import World, WorldConstraints, world_deal
 
 from .base import Agent
+from .endgame import EndgameSolver, SolveStopped
 from .heuristic import Decomposition, HeuristicAgent, _Ctx, _signature, decompose
 
 __all__ = [
@@ -367,6 +371,8 @@ class _Task:
     belief_depth: int = 4
     belief_slack: int | None = None
     belief_moves: int = 0
+    solver_nodes: int = 0
+    solver_cards: int = 40
 
 
 #: Worlds whose agreements set the reference of the belief roulette (``belief_slack``).
@@ -593,6 +599,13 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
                                   task.belief_model)  # type: ignore[arg-type]
                   for j in range(BELIEF_PILOT if task.count is None else min(BELIEF_PILOT, task.count)))
     reset = getattr(task.policy, "reset", None)
+    # the exact endgame solver: only before anyone is out (the race to 头游, R33/R35) and when few
+    # enough cards are left (the same for every world of the decision, so every worker agrees)
+    counts = [len(view.hand) if s == view.seat else c for s, c in enumerate(view.card_counts)]
+    solve_here = (task.solver_nodes > 0 and not view.finished and None not in counts
+                  and sum(counts) <= task.solver_cards)  # type: ignore[arg-type]
+    order = getattr(task.policy, "act_deal", None)
+    solved_win = units + task.level_weight_units
     i = task.offset - task.stride
     while True:
         i += task.stride
@@ -618,7 +631,20 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
         aborted = False
         if reset is not None:
             reset()  # a policy's memory must not carry over from world to world (determinism)
-        for c in task.candidates:
+        if solve_here:
+            try:
+                exact = EndgameSolver(base.clone(), order, stop).solve_actions(
+                    team, task.candidates, task.solver_nodes)
+            except SolveStopped:
+                break
+            if None not in exact:
+                # the exact winner under best play; the levels are a fixed 1-4 tie-break (the
+                # solver decides 头游 only, R35), so candidates that win the same worlds tie
+                row = [solved_win if v else -solved_win for v in exact]
+            if reset is not None:
+                reset()
+        rollouts = () if row else task.candidates  # a world settled by the solver needs none
+        for c in rollouts:
             d = base.clone()
             d.apply_unchecked(c)
             try:
@@ -722,6 +748,12 @@ class SearchAgent:
             many Metropolis proposals (card swaps between other seats) towards the worlds that
             explain the other seats' decisions (law ``belief_weight ** agreement``), and then
             counts once; 0: importance weights instead.
+        solver_nodes: exact endgame solver (:mod:`.endgame`) per sampled world: before anyone is
+            out and with at most ``solver_cards`` cards left in all, each world is first solved
+            for every candidate within this many nodes in all; when every candidate is settled
+            the world scores the exact winner of the race to 头游 (±1 deal plus a fixed one-level
+            tie-break, R35) and no rollout is played, else it is rolled out as usual. 0: off.
+        solver_cards: most cards left in all (the four hands) for the solver to be tried.
     Raises:
         ValueError: a bad budget, world count, worker count or candidate limit.
     """
@@ -752,6 +784,8 @@ class SearchAgent:
         belief_depth: int = 4,
         belief_slack: int | None = None,
         belief_moves: int = 0,
+        solver_nodes: int = 0,
+        solver_cards: int = 40,
     ) -> None:
         if not 0 < budget_s <= MAX_BUDGET_S:
             raise ValueError(f"budget_s must be > 0 and at most {MAX_BUDGET_S:g} seconds, not {budget_s!r}")
@@ -772,6 +806,10 @@ class SearchAgent:
             raise ValueError(f"belief_slack must be an int >= 0 or None, not {belief_slack!r}")
         if isinstance(belief_moves, bool) or not isinstance(belief_moves, int) or belief_moves < 0:
             raise ValueError(f"belief_moves must be an int >= 0, not {belief_moves!r}")
+        if isinstance(solver_nodes, bool) or not isinstance(solver_nodes, int) or solver_nodes < 0:
+            raise ValueError(f"solver_nodes must be an int >= 0, not {solver_nodes!r}")
+        if isinstance(solver_cards, bool) or not isinstance(solver_cards, int) or solver_cards < 0:
+            raise ValueError(f"solver_cards must be an int >= 0, not {solver_cards!r}")
         if late_candidates < 1:
             raise ValueError(f"late_candidates must be >= 1, not {late_candidates!r}")
         if rollout_depth is not None and value_fn is None:
@@ -800,6 +838,8 @@ class SearchAgent:
         self.belief_depth = belief_depth
         self.belief_slack = belief_slack
         self.belief_moves = belief_moves
+        self.solver_nodes = solver_nodes
+        self.solver_cards = solver_cards
         #: decisions answered by the heuristic without search (early positions, ``late_cards``)
         self.skipped = 0
         #: decisions that fell back to the heuristic because the search failed
@@ -901,7 +941,7 @@ class SearchAgent:
             task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
                          self.level_units, self._policy(view), self.value_fn, self.rollout_depth,
                          self.belief_weight, self.belief_model, self.belief_depth,
-                         self.belief_slack, self.belief_moves)
+                         self.belief_slack, self.belief_moves, self.solver_nodes, self.solver_cards)
             result = _run_worlds(task, self.clock)
         done, sums = result
         if done == 0 or sums[2 * len(cands)] == 0:  # no world (or every world rejected)
@@ -932,7 +972,7 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
                 _Task(view, tuple(cands), seed_key, w, agent.workers, agent.worlds, wall_deadline,
                       agent.level_units, agent._policy(view), agent.value_fn, agent.rollout_depth,
                       agent.belief_weight, agent.belief_model, agent.belief_depth,
-                      agent.belief_slack, agent.belief_moves),
+                      agent.belief_slack, agent.belief_moves, agent.solver_nodes, agent.solver_cards),
             )
             for w in range(agent.workers)
         ]
