@@ -351,6 +351,8 @@ class SearchStats:
     seconds: float = 0.0
     chosen: PlayT | None = None
     fell_back: bool = False
+    #: worlds scored by the exact endgame solver instead of rollouts (``solver_nodes``)
+    solved: int = 0
 
 
 @dataclass(frozen=True)
@@ -573,9 +575,9 @@ def belief_chain(cons: WorldConstraints, world: World, view: SeatView, decisions
 def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> tuple[int, list[Any]]:
     """Play every candidate on the task's worlds; ``(worlds completed, sums)``.
 
-    ``sums`` (length ``2 k + 2`` for ``k`` candidates): the weighted score sums of the
+    ``sums`` (length ``2 k + 3`` for ``k`` candidates): the weighted score sums of the
     candidates, the weighted sums of squared differences to candidate 0, the sum of the world
-    weights and the sum of their squares. A world's weight is ``belief_weight ** agreements``
+    weights, the sum of their squares and the number of worlds the endgame solver settled. A world's weight is ``belief_weight ** agreements``
     (:func:`world_agreement`; 1 without a belief model), or the roulette weight of
     :func:`_belief_weight` with ``belief_slack`` (rejected worlds count as completed but add
     nothing to the sums). Scores are integers in thousandths of
@@ -586,7 +588,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
     cons = WorldConstraints(view)
     team = view.seat & 1
     k = len(task.candidates)
-    sums: list[Any] = [0] * (2 * k + 2)
+    sums: list[Any] = [0] * (2 * k + 3)
     done = 0
     units = _UNITS
     deadline = task.deadline
@@ -641,6 +643,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
                 # the exact winner under best play; the levels are a fixed 1-4 tie-break (the
                 # solver decides 头游 only, R35), so candidates that win the same worlds tie
                 row = [solved_win if v else -solved_win for v in exact]
+                sums[2 * k + 2] += 1
             if reset is not None:
                 reset()
         rollouts = () if row else task.candidates  # a world settled by the solver needs none
@@ -952,7 +955,7 @@ class SearchAgent:
         k = len(cands)
         means = [s / (_UNITS * sums[2 * k]) for s in sums[:k]]
         best = self._select(sums, k, done)
-        self.last = SearchStats(cands, done, means, self.clock() - start, cands[best])
+        self.last = SearchStats(cands, done, means, self.clock() - start, cands[best], solved=sums[2 * k + 2])
         return cands[best]
 
 
@@ -976,7 +979,7 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
             )
             for w in range(agent.workers)
         ]
-        done, sums = 0, [0] * (2 * len(cands) + 2)
+        done, sums = 0, [0] * (2 * len(cands) + 3)
         for fut in futures:
             d, part = fut.result()
             done += d
