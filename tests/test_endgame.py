@@ -254,3 +254,29 @@ def test_solver_options_in_specs() -> None:
         "search", {"solver_nodes": 2000, "solver_cards": 30})
     with pytest.raises(ValueError):
         _solver_agent(solver_cards=-1)
+
+
+@st.composite
+def _bigger_positions(draw: st.DrawFn) -> tuple[Deal, int]:
+    cards = list(draw(st.permutations(_POOL)))
+    sizes = [draw(st.integers(3, 5)) for _ in range(4)]
+    hands, i = [], 0
+    for n in sizes:
+        hands.append(cards[i:i + n])
+        i += n
+    d = Deal(RULES, draw(st.sampled_from([1, 4, 12])), hands, random.Random(0), first_leader=draw(st.integers(0, 3)))
+    return d, draw(st.integers(0, 1))
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(_bigger_positions())
+def test_table_changes_no_value(pos: tuple[Deal, int]) -> None:
+    # positions big enough for transpositions (cards played in another order): the table's key
+    # (hands, seat to act, top play's key and seat, R29) must not merge positions of other values
+    deal, team = pos
+    acts = deal.legal_actions()[:]
+    with_table = EndgameSolver(deal).solve_actions(team, acts, 200_000)
+    plain = EndgameSolver(deal, table=False)
+    without = plain.solve_actions(team, acts, 200_000)
+    for a, b in zip(with_table, without):
+        assert a is b or b is None

@@ -94,12 +94,14 @@ class EndgameSolver:
             must return a legal action of the seat to act; anything else is ignored).
         should_stop: optional callback asked every :data:`STOP_EVERY` nodes; when it returns
             true, :class:`SolveStopped` is raised.
+        table: keep the transposition table (``False``: every position is searched afresh; the
+            same values, more nodes; for checking the table's keys).
     Raises:
         ValueError: the deal is not in the play phase, or a seat is out or holds no cards.
     """
 
     def __init__(self, deal: Deal, order: Callable[[Deal], Any] | None = None,
-                 should_stop: Callable[[], bool] | None = None) -> None:
+                 should_stop: Callable[[], bool] | None = None, table: bool = True) -> None:
         if deal.phase != PLAY:
             raise ValueError(f"the solver works in the play phase, not {deal.phase!r}")
         if deal.finished or min(deal.n_cards) <= 0:
@@ -108,6 +110,7 @@ class EndgameSolver:
         self.level = deal.level
         self.order = order
         self.should_stop = should_stop
+        self.table = table
         self.codes = [sum(c * p for c, p in zip(h, _POW3)) for h in deal.hands]
         self.tt: dict[tuple[Any, ...], bool] = {}
         self._canon: dict[int, int] = {}
@@ -205,7 +208,6 @@ class EndgameSolver:
         moves = self._moves(seat)
         for a in moves:
             if len(a[2]) == n:  # R31: the whole hand as one legal play ends the race
-                self.tt[key] = mine
                 return mine
         codes = self.codes
         for a in moves:
@@ -218,9 +220,11 @@ class EndgameSolver:
                 d.pop_unchecked()
                 codes[seat] += delta
             if v == mine:
-                self.tt[key] = mine
+                if self.table:
+                    self.tt[key] = mine
                 return mine
-        self.tt[key] = not mine
+        if self.table:
+            self.tt[key] = not mine
         return not mine
 
     def solve(self, team: int, max_nodes: int) -> bool | None:
