@@ -264,7 +264,8 @@ def _bigger_positions(draw: st.DrawFn) -> tuple[Deal, int]:
     for n in sizes:
         hands.append(cards[i:i + n])
         i += n
-    d = Deal(RULES, draw(st.sampled_from([1, 4, 12])), hands, random.Random(0), first_leader=draw(st.integers(0, 3)))
+    level = draw(st.sampled_from([1, 4, 12]))
+    d = Deal(RULES, level, hands, random.Random(0), first_leader=draw(st.integers(0, 3)))
     return d, draw(st.integers(0, 1))
 
 

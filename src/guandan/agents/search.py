@@ -577,8 +577,9 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
 
     ``sums`` (length ``2 k + 3`` for ``k`` candidates): the weighted score sums of the
     candidates, the weighted sums of squared differences to candidate 0, the sum of the world
-    weights, the sum of their squares and the number of worlds the endgame solver settled. A world's weight is ``belief_weight ** agreements``
-    (:func:`world_agreement`; 1 without a belief model), or the roulette weight of
+    weights, the sum of their squares and the number of worlds the endgame solver settled.
+    A world's weight is ``belief_weight ** agreements`` (:func:`world_agreement`; 1 without a
+    belief model), or the roulette weight of
     :func:`_belief_weight` with ``belief_slack`` (rejected worlds count as completed but add
     nothing to the sums). Scores are integers in thousandths of
     a win (``win * 1000 + levels * units``) unless a value function is used, so that sums do not
