@@ -12,7 +12,8 @@ Where the position is settled and the mover's team can win (some legal action wi
 heuristic's own move is solved too (same table): the exact oracle counts the positions where
 the heuristic's move loses under best play while another action wins. For comparison each
 position also records whether the heuristic's move wins when the heuristic plays it out for
-every seat (what ``search_oracle.py`` measures).
+every seat, and whether another of the search's candidates (up to 8) would win played out
+that way where it loses (what ``search_oracle.py`` counts).
 
 Usage: ``.venv/bin/python scripts/endgame_bench.py LATE GAMES FIRST_SEED MAX_NODES
 [--order fast|none] [--budgets 2000,20000,200000] [--log FILE]``
@@ -26,7 +27,7 @@ import time
 from guandan.agents.endgame import EndgameSolver
 from guandan.agents.fast_rollout import FastRolloutPolicy
 from guandan.agents.heuristic import HeuristicAgent
-from guandan.agents.search import is_late, rollout
+from guandan.agents.search import candidate_actions, is_late, rollout
 from guandan.core.match import Game
 from guandan.core.views import seat_view
 
@@ -70,14 +71,20 @@ def main() -> None:
                     (a0_val,) = solver.solve_actions(team, [a0], args.max_nodes)
                 elif root is False:
                     a0_val = False
-                d = game.deal.clone()
-                d.apply_unchecked(a0)
-                r = rollout(d, h, team)
-                assert isinstance(r, tuple)
-                row = (total, nodes, secs, root, a0_val, r[0] > 0)
+                # the rollout oracle of search_oracle.py: each candidate played out by the heuristic
+                po = {}
+                for c in candidate_actions(v, h, a0, 8, widen=True):
+                    d = game.deal.clone()
+                    d.apply_unchecked(c)
+                    r = rollout(d, h, team)
+                    assert isinstance(r, tuple)
+                    po[c] = r[0] > 0
+                po_gain = not po[a0] and any(po.values())
+                row = (total, nodes, secs, root, a0_val, po[a0], po_gain)
                 rows.append(row)
                 line = (f"game {g} seat {seat} cards {deal.n_cards} total {total} nodes {nodes} "
-                        f"ms {secs * 1000:.0f} root {root} heuristic_move {a0_val} playout_win {r[0] > 0}")
+                        f"ms {secs * 1000:.0f} root {root} heuristic_move {a0_val} playout_win {po[a0]} "
+                        f"playout_gain {po_gain}")
                 print(line, flush=True)
                 if log:
                     print(line, file=log, flush=True)
@@ -112,6 +119,9 @@ def main() -> None:
     po_lose = [r for r in settled if not r[5]]
     print(f"heuristic playout of its move loses at {len(po_lose)} of the {len(settled)} settled positions; "
           f"exactly lost (best play) at {sum(1 for r in settled if r[4] is False)}")
+    print(f"rollout oracle (search_oracle.py: the heuristic's move loses when played out by the heuristic, "
+          f"another candidate wins): {sum(1 for r in rows if r[6])} of {len(rows)} positions, "
+          f"{sum(1 for r in settled if r[6])} of the {len(settled)} settled ones")
     if log:
         log.close()
 
