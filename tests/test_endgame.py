@@ -281,3 +281,29 @@ def test_table_changes_no_value(pos: tuple[Deal, int]) -> None:
     without = plain.solve_actions(team, acts, 200_000)
     for a, b in zip(with_table, without):
         assert a is b or b is None
+
+
+def test_time_budget_stops_the_solver_inside_the_search() -> None:
+    # a big position (every card counted, no card limit) and no node limit: only the clock can
+    # stop the solver (asked every STOP_EVERY nodes); the unfinished world is not counted and
+    # the search answers the heuristic's move in time
+    from guandan.agents.fast_rollout import FastRolloutPolicy
+    from guandan.agents.search import SearchAgent
+
+    class Clock:
+        def __init__(self) -> None:
+            self.t, self.reads = 0.0, 0
+
+        def __call__(self) -> float:
+            self.reads += 1
+            self.t += 0.001
+            return self.t
+
+    view = _small_late_view(500, 108)
+    clock = Clock()
+    agent = SearchAgent(seed=3, budget_s=0.05, workers=1, late_cards=None, clock=clock,
+                        late_rollout_policy=FastRolloutPolicy(), solver_nodes=10**9, solver_cards=108)
+    act = agent.act(view)
+    assert act in view.legal_actions and agent.failures == 0
+    assert clock.reads < 200
+    assert agent.last.worlds == 0 and agent.last.solved == 0  # the stopped world counts for nothing
