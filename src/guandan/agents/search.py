@@ -757,6 +757,10 @@ class SearchAgent:
             for every candidate within this many nodes in all; when every candidate is settled
             the world scores the exact winner of the race to 头游 (±1 deal plus a fixed one-level
             tie-break, R35) and no rollout is played, else it is rolled out as usual. 0: off.
+            In time mode the solver's nodes spend the same budget as the rollouts: with a large
+            node budget at positions it cannot settle (an unsettled world costs the whole node
+            budget, about 2.5 s at 20,000 nodes), a decision may end with few or no worlds and
+            keep the heuristic's move; use a small budget (e.g. 2,000) or ``worlds=N``.
         solver_cards: most cards left in all (the four hands) for the solver to be tried.
     Raises:
         ValueError: a bad budget, world count, worker count or candidate limit.
