@@ -27,9 +27,8 @@ import time
 from guandan.agents.endgame import EndgameSolver
 from guandan.agents.fast_rollout import FastRolloutPolicy
 from guandan.agents.heuristic import HeuristicAgent
-from guandan.agents.search import candidate_actions, is_late, rollout
-from guandan.core.match import Game
-from guandan.core.views import seat_view
+from guandan.agents.search import candidate_actions, rollout
+from guandan.search_audit import late_positions
 
 BUCKETS = ((0, 20), (21, 30), (31, 40), (41, 50), (51, 108))
 
@@ -50,45 +49,38 @@ def main() -> None:
     order = fast.act_deal if args.order == "fast" else None
     rows = []  # (total cards, nodes or None, seconds, root, heuristic move value, heuristic playout win)
     log = open(args.log, "a") if args.log else None
-    for g in range(args.first, args.first + args.games):
-        game = Game(seed=g)
-        while not game.settlements:
-            seat = game.to_act()
-            assert seat is not None
-            v = seat_view(game, seat)
-            a0 = h.act(v)
-            if v.phase == "play" and len(v.legal_actions) > 1 and not v.finished and is_late(v, args.late):
-                deal = game.deal.clone()
-                team = seat & 1
-                total = sum(deal.n_cards)
-                solver = EndgameSolver(deal, order)
-                t0 = time.perf_counter()
-                root = solver.solve(team, args.max_nodes)
-                secs = time.perf_counter() - t0
-                nodes = solver.nodes if root is not None else None
-                a0_val = None
-                if root is True:
-                    (a0_val,) = solver.solve_actions(team, [a0], args.max_nodes)
-                elif root is False:
-                    a0_val = False
-                # the rollout oracle of search_oracle.py: each candidate played out by the heuristic
-                po = {}
-                for c in candidate_actions(v, h, a0, 8, widen=True):
-                    d = game.deal.clone()
-                    d.apply_unchecked(c)
-                    r = rollout(d, h, team)
-                    assert isinstance(r, tuple)
-                    po[c] = r[0] > 0
-                po_gain = not po[a0] and any(po.values())
-                row = (total, nodes, secs, root, a0_val, po[a0], po_gain)
-                rows.append(row)
-                line = (f"game {g} seat {seat} cards {deal.n_cards} total {total} nodes {nodes} "
-                        f"ms {secs * 1000:.0f} root {root} heuristic_move {a0_val} playout_win {po[a0]} "
-                        f"playout_gain {po_gain}")
-                print(line, flush=True)
-                if log:
-                    print(line, file=log, flush=True)
-            game.apply(a0, seat)
+    for g, game, seat, v, a0 in late_positions(args.first, args.games, args.late, h):
+        g += args.first  # the game's seed, as printed before
+        deal = game.deal.clone()
+        team = seat & 1
+        total = sum(deal.n_cards)
+        solver = EndgameSolver(deal, order)
+        t0 = time.perf_counter()
+        root = solver.solve(team, args.max_nodes)
+        secs = time.perf_counter() - t0
+        nodes = solver.nodes if root is not None else None
+        a0_val = None
+        if root is True:
+            (a0_val,) = solver.solve_actions(team, [a0], args.max_nodes)
+        elif root is False:
+            a0_val = False
+        # the rollout oracle of search_oracle.py: each candidate played out by the heuristic
+        po = {}
+        for c in candidate_actions(v, h, a0, 8, widen=True):
+            d = game.deal.clone()
+            d.apply_unchecked(c)
+            r = rollout(d, h, team)
+            assert isinstance(r, tuple)
+            po[c] = r[0] > 0
+        po_gain = not po[a0] and any(po.values())
+        row = (total, nodes, secs, root, a0_val, po[a0], po_gain)
+        rows.append(row)
+        line = (f"game {g} seat {seat} cards {deal.n_cards} total {total} nodes {nodes} "
+                f"ms {secs * 1000:.0f} root {root} heuristic_move {a0_val} playout_win {po[a0]} "
+                f"playout_gain {po_gain}")
+        print(line, flush=True)
+        if log:
+            print(line, file=log, flush=True)
     print()
     print(f"late={args.late} games={args.games} from seed {args.first}, max_nodes={args.max_nodes}, "
           f"order={args.order}: {len(rows)} positions")

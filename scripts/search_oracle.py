@@ -16,34 +16,25 @@ from __future__ import annotations
 import sys
 
 from guandan.agents.heuristic import HeuristicAgent
-from guandan.agents.search import candidate_actions, is_late, rollout
-from guandan.core.match import Game
-from guandan.core.views import seat_view
+from guandan.agents.search import candidate_actions, rollout
+from guandan.search_audit import late_positions
 
 
 def main(late: int, games: int, first: int = 500) -> None:
     h = HeuristicAgent(1)
     positions = loses = gain = 0
-    for g in range(first, first + games):
-        game = Game(seed=g)
-        while not game.settlements:
-            seat = game.to_act()
-            assert seat is not None
-            v = seat_view(game, seat)
-            a0 = h.act(v)
-            if v.phase == "play" and len(v.legal_actions) > 1 and not v.finished and is_late(v, late):
-                positions += 1
-                won = {}
-                for c in candidate_actions(v, h, a0, 8, widen=True):
-                    d = game.deal.clone()
-                    d.apply_unchecked(c)
-                    r = rollout(d, h, seat & 1)
-                    assert isinstance(r, tuple)
-                    won[c] = r[0] > 0
-                if not won[a0]:
-                    loses += 1
-                    gain += any(won.values())
-            game.apply(a0, seat)
+    for _g, game, seat, v, a0 in late_positions(first, games, late, h):
+        positions += 1
+        won = {}
+        for c in candidate_actions(v, h, a0, 8, widen=True):
+            d = game.deal.clone()
+            d.apply_unchecked(c)
+            r = rollout(d, h, seat & 1)
+            assert isinstance(r, tuple)
+            won[c] = r[0] > 0
+        if not won[a0]:
+            loses += 1
+            gain += any(won.values())
     print(f"late={late} games={games} from seed {first}: positions {positions}, heuristic's move loses {loses}, "
           f"another candidate wins instead {gain}")
 

@@ -25,17 +25,18 @@ fell back to the heuristic, :attr:`guandan.agents.search.SearchAgent.failures`).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from guandan.agents import make_agent
+from guandan.agents.base import Agent
 from guandan.agents.heuristic import HeuristicAgent
 from guandan.agents.search import is_late, rollout
 from guandan.core.match import Game
 from guandan.core.plays import PlayT
-from guandan.core.views import seat_view
+from guandan.core.views import SeatView, seat_view
 
-__all__ = ["run_search_audit"]
+__all__ = ["late_positions", "run_search_audit"]
 
 #: Most actions in one audited game (a safety net against a policy that never ends a game).
 _MAX_GAME_ACTIONS = 20_000
@@ -75,6 +76,56 @@ def run_search_audit(
         s: {"positions": 0, "deviations": 0, "gained": 0, "lost": 0, "even": 0, "seconds": 0.0, "failures": 0}
         for s in specs
     }
+
+    def game_done(g: int) -> None:
+        if progress is not None:
+            progress(g + 1, stats)
+
+    for _g, game, seat, view, a0 in late_positions(seed, games, late_cards, heuristic, game_done):
+        truth: dict[PlayT, int] = {}
+        for spec, agent in zip(specs, agents):
+            st = stats[spec]
+            st["positions"] += 1
+            t0 = time.perf_counter()
+            a1 = agent.act(view)
+            st["seconds"] += time.perf_counter() - t0
+            st["failures"] = int(getattr(agent, "failures", 0))
+            if a1 == a0:
+                continue
+            st["deviations"] += 1
+            for a in (a0, a1):
+                if a not in truth:
+                    deal = game.deal.clone()
+                    deal.apply_unchecked(a)
+                    result = rollout(deal, heuristic, seat & 1)
+                    assert isinstance(result, tuple)
+                    truth[a] = result[0]
+            delta = truth[a1] - truth[a0]
+            st["gained" if delta > 0 else "lost" if delta < 0 else "even"] += 1
+    return stats
+
+
+def late_positions(
+    seed: int,
+    games: int,
+    late_cards: int | None,
+    heuristic: Agent,
+    on_game_end: Callable[[int], None] | None = None,
+) -> Iterator[tuple[int, Game, int, SeatView, PlayT]]:
+    """Walk heuristic self-play games and yield their late decisions (the audit's positions).
+
+    Game ``g`` (0-based) is ``Game(seed=seed + g)``, played by ``heuristic`` for every seat to
+    its first settlement (R33). Yielded: ``(g, game, seat, view, heuristic move)`` at every
+    play-phase decision with more than one legal action, before the deciding seat is out, where a
+    seat still playing holds at most ``late_cards`` cards (``None``: every such decision). The
+    game is advanced with the heuristic's move once the consumer asks for the next position, so
+    the consumer may read (not change) ``game`` meanwhile.
+
+    Args:
+        on_game_end: called with ``g`` after each game.
+    Raises:
+        RuntimeError: a game did not end within ``_MAX_GAME_ACTIONS`` actions.
+    """
     for g in range(games):
         game = Game(seed=seed + g)
         n = 0
@@ -85,30 +136,10 @@ def run_search_audit(
             a0 = heuristic.act(view)
             if (view.phase == "play" and len(view.legal_actions) > 1 and not view.finished
                     and (late_cards is None or is_late(view, late_cards))):
-                truth: dict[PlayT, int] = {}
-                for spec, agent in zip(specs, agents):
-                    st = stats[spec]
-                    st["positions"] += 1
-                    t0 = time.perf_counter()
-                    a1 = agent.act(view)
-                    st["seconds"] += time.perf_counter() - t0
-                    st["failures"] = int(getattr(agent, "failures", 0))
-                    if a1 == a0:
-                        continue
-                    st["deviations"] += 1
-                    for a in (a0, a1):
-                        if a not in truth:
-                            deal = game.deal.clone()
-                            deal.apply_unchecked(a)
-                            result = rollout(deal, heuristic, seat & 1)
-                            assert isinstance(result, tuple)
-                            truth[a] = result[0]
-                    delta = truth[a1] - truth[a0]
-                    st["gained" if delta > 0 else "lost" if delta < 0 else "even"] += 1
+                yield g, game, seat, view, a0
             game.apply(a0, seat)
             n += 1
             if n > _MAX_GAME_ACTIONS:
                 raise RuntimeError(f"game {seed + g} did not end within {_MAX_GAME_ACTIONS} actions")
-        if progress is not None:
-            progress(g + 1, stats)
-    return stats
+        if on_game_end is not None:
+            on_game_end(g)
