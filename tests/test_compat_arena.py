@@ -84,6 +84,8 @@ def test_arena_interrupted_stops_the_processes_it_started(tmp_path: Path) -> Non
         str(GUANDAN), ["compat", "arena", "heuristic", "--opponent-cmd", f"{waiter} {pid_file} {{url}}",
                        "--out", str(tmp_path / "run")],
         encoding="utf-8", timeout=60, env={**os.environ, "TERM": "dumb"},
+        # a shell's background job ignores SIGINT and children inherit that; give Ctrl-C back
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while not (pid_file.exists() and pid_file.read_text()):

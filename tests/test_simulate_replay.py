@@ -156,6 +156,7 @@ def test_simulate_defaults_to_the_heuristic_bot(tmp_path) -> None:  # type: igno
 def test_simulate_interrupted_by_ctrl_c_prints_the_partial_summary(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """Issue 11: Ctrl-C during ``guandan simulate`` summarises the finished games, says
     "interrupted" and exits with status 130 (128 + SIGINT), without a traceback."""
+    import signal
     import sys
     import time
     from pathlib import Path
@@ -164,7 +165,9 @@ def test_simulate_interrupted_by_ctrl_c_prints_the_partial_summary(tmp_path) -> 
     guandan = Path(sys.executable).parent / "guandan"
     env = {"TERM": "dumb", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8", "PATH": "/usr/bin:/bin", "COLUMNS": "120"}
     child = pexpect.spawn(f"{guandan} simulate --games 100000 --seed 3 --record {tmp_path}", encoding="utf-8",
-                          env=env, timeout=60, dimensions=(40, 120))
+                          env=env, timeout=60, dimensions=(40, 120),
+                          # a shell's background job ignores SIGINT and children inherit that
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 120
     while not list(tmp_path.glob("game-*.jsonl")):  # at least one game finished
         assert time.monotonic() < deadline and child.isalive(), "no game finished"
