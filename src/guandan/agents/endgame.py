@@ -32,7 +32,7 @@ What makes it exact and fast enough:
 * **Node budget**: each visited position counts one node; past ``max_nodes`` the answer is
   ``None`` (unknown), never a guess.
 
-Standard library and :mod:`guandan.core` only.
+Standard library, :mod:`guandan.core` and the heuristic's straight-flush finder only.
 """
 
 from __future__ import annotations
@@ -44,10 +44,11 @@ from guandan.core.deal import PLAY, Deal
 from guandan.core.plays import (
     BOMB_TYPES,
     PASS_TYPE,
-    STRAIGHT_WINDOWS,
     PlayT,
     play_key,
 )
+
+from .heuristic import _sf_candidates
 
 __all__ = ["EndgameSolver", "SolveStopped", "solve", "solve_actions"]
 
@@ -71,17 +72,8 @@ def _top_key(play: PlayT, level: int) -> tuple[str, int, int]:
 
 def _sf_possible(counts: Sequence[int], level: int) -> bool:
     """Whether some sub-multiset of ``counts`` is a straight flush (R19, R10 windows, wilds
-    R12-R16 fill at most two positions)."""
-    wild = level * 4 + 1
-    w = min(counts[wild], 2)
-    for suit in range(4):
-        present = [counts[r * 4 + suit] > 0 and r * 4 + suit != wild for r in range(13)]
-        if sum(present) + w < 5:
-            continue
-        for window in STRAIGHT_WINDOWS.values():
-            if sum(present[r] for r in window) + w >= 5:
-                return True
-    return False
+    R12-R16 fill at most two positions): the heuristic's straight-flush finder, asked once."""
+    return bool(_sf_candidates(counts, level, min(counts[level * 4 + 1], 2)))
 
 
 class EndgameSolver:
