@@ -286,3 +286,65 @@ def test_planned_joker_pair_full_house_falls_back_when_rule_is_off() -> None:
     act = HeuristicAgent(0).act(view)
     assert act in view.legal_actions
     assert act[0] in ("triple", "pair")
+
+
+# --- blocking an opponent who could go out on the trick (BLOCK_LAST, R31) ------------------------
+class _Blocker(HeuristicAgent):
+    BLOCK_LAST = True
+
+
+def _decide_with(agent: HeuristicAgent, hands: list[str], leader: int, actions: tuple[str, ...]):  # type: ignore[no-untyped-def]
+    game, view = situation(hands, leader, actions)
+    act = agent.act(view)
+    assert act in view.legal_actions
+    game.check(act)
+    return act
+
+
+# seat 1 leads the 8; seat 2 follows; seat 3 (an opponent of seat 2, still to answer) holds the A
+BLOCK_HANDS = [FILL, "8S 3H 4H 6H", "9S KH BJ 3D 5D", "AS"]
+
+
+def test_block_last_answers_with_strongest_single() -> None:
+    # the cheapest answer (9) lets seat 3 go out with its A (R23, R31); the big joker stops it
+    assert decide(BLOCK_HANDS, 1, ("8S",)) == ("single", 7, (parse_card("9S"),))  # plain heuristic
+    assert _decide_with(_Blocker(0), BLOCK_HANDS, 1, ("8S",)) == ("single", 14, (parse_card("BJ"),))
+
+
+def test_block_last_spare_card() -> None:
+    # seat 3 holds two cards: it could win the trick with one single and go out with the other
+    hands = [FILL, "8S 3H 4H 6H", "9S KH BJ 3D 5D", "AS 7C"]
+    assert _decide_with(_Blocker(0), hands, 1, ("8S",)) == ("single", 7, (parse_card("9S"),))
+
+    class Spare(_Blocker):
+        BLOCK_SPARE = 1
+
+    assert _decide_with(Spare(0), hands, 1, ("8S",)) == ("single", 14, (parse_card("BJ"),))
+
+
+def test_block_last_pair() -> None:
+    hands = [FILL, "6S 6D 3H 4H", "7S 7D AS AD 3C", "KS KD"]
+    assert _decide_with(_Blocker(0), hands, 1, ("6S 6D",)) == ("pair", 12, parse_cards("AS AD"))
+
+
+def test_block_last_prefers_natural_level_card_to_wild() -> None:
+    # level 2: 2S and the wild 2H are equally strong singles (R7-R8); keep the wild
+    hands = [FILL, "8S 3H 4H 6H", "9S 2S 2H 5D 5C", "AS"]
+    assert _decide_with(_Blocker(0), hands, 1, ("8S",)) == ("single", 0, (parse_card("2S"),))
+
+
+def test_block_last_not_over_partner_unless_asked() -> None:
+    # seat 0 (seat 2's partner) leads the 8, seat 1 passes: seat 2 lets the partner's trick stand
+    hands = ["8S 3H 4H 6H", FILL, "9S KH BJ 3D 5D", "AS"]
+    assert _decide_with(_Blocker(0), hands, 0, ("8S", "pass")) == PASS
+
+    class OverPartner(_Blocker):
+        BLOCK_OVER_PARTNER = True
+
+    assert _decide_with(OverPartner(0), hands, 0, ("8S", "pass")) == ("single", 14, (parse_card("BJ"),))
+
+
+def test_block_last_ignores_the_seat_on_top() -> None:
+    # seat 1 itself holds one card after leading: a cheap answer regains the lead; no threat after
+    hands = [FILL, "8S 6H", "9S KH BJ 3D 5D", FILL]
+    assert _decide_with(_Blocker(0), hands, 1, ("8S",)) == ("single", 7, (parse_card("9S"),))

@@ -11,8 +11,11 @@ What the networks change in the search bot
 * **Policy network widens the candidates** (:class:`PolicyCandidates`): the search bot's own
   short list (the heuristic's choice, PASS, the smallest bomb, the decomposition's plays) plus
   the policy network's best actions that are not already on it, up to ``max_candidates``.
-* **Rollout policy**: ``rollout="heuristic"`` (default, the search bot's cheap heuristic) or
-  ``rollout="policy"`` (the policy network for all four seats).
+* **Rollout policy**: ``rollout="fast"`` (default: the ``hard`` level's fast rollout policy,
+  :class:`~guandan.agents.fast_rollout.FastRolloutPolicy`, in late positions, with its fast
+  model of the other players for the belief weighting), ``rollout="heuristic"`` (the full
+  heuristic, the settings before 2026-12-03) or ``rollout="policy"`` (the policy network for
+  all four seats).
 
 Score scale: :class:`NetValueFn` returns ``(2 p - 1) + level_weight * 3 * s`` where ``p`` is
 the predicted probability that the searching team gets 头游 and ``s`` its expected signed
@@ -146,7 +149,7 @@ def make_expert(
     workers: int | None = None,
     max_candidates: int = 6,
     rollout_depth: int = DEFAULT_DEPTH,
-    rollout: str = "heuristic",
+    rollout: str = "fast",
     value_path: str | None = None,
     policy_path: str | None = None,
     **search_kwargs: Any,
@@ -160,13 +163,14 @@ def make_expert(
         max_candidates: most candidate actions (policy network additions included);
         rollout_depth: rollout actions before the value network scores the position
             (0: play rollouts to the end, no value network);
-        rollout: ``"heuristic"`` or ``"policy"`` (rollout policy for all four seats);
+        rollout: ``"fast"`` (the ``hard`` level's fast rollout policy and fast model of the
+            other players), ``"heuristic"`` or ``"policy"`` (rollout policy for all four seats);
         value_path, policy_path: ``.npz`` files replacing the shipped weights;
         search_kwargs: other :class:`SearchAgent` arguments (``level_weight``, ``prior_bonus``,
             ``clock``, ``late_cards``, ``belief_weight``...; the ``hard`` level's
             :data:`~guandan.agents.levels.HARD_DEFAULTS` unless given).
     Raises:
-        ValueError: a bad option (``rollout`` not heuristic/policy, negative depth, or the
+        ValueError: a bad option (``rollout`` not fast/heuristic/policy, negative depth, or the
             search bot's own checks). FileNotFoundError: a weights file is missing.
     """
     from .levels import HARD_DEFAULTS
@@ -174,8 +178,8 @@ def make_expert(
 
     search_kwargs = {**HARD_DEFAULTS, **search_kwargs}
 
-    if rollout not in ("heuristic", "policy"):
-        raise ValueError(f"rollout must be 'heuristic' or 'policy', not {rollout!r}")
+    if rollout not in ("fast", "heuristic", "policy"):
+        raise ValueError(f"rollout must be 'fast', 'heuristic' or 'policy', not {rollout!r}")
     if rollout_depth < 0:
         raise ValueError(f"rollout_depth must be >= 0 (0: full rollouts), not {rollout_depth!r}")
     level_weight = float(search_kwargs.pop("level_weight", 0.05))
@@ -183,6 +187,15 @@ def make_expert(
     _load("value", value_path)
     _load("policy", policy_path)
     value_fn = NetValueFn(value_path, level_weight) if rollout_depth > 0 else None
+    late_policy = search_kwargs.pop("late_rollout_policy", None)
+    if rollout == "fast":
+        from .fast_rollout import FastRolloutPolicy
+        from .levels import belief_model_option
+
+        late_policy = late_policy or FastRolloutPolicy()
+        search_kwargs.setdefault("belief_model", belief_model_option("fast"))
+    elif rollout == "policy":
+        late_policy = late_policy or NetRolloutPolicy(seed, policy_path)
     agent = SearchAgent(
         seed,
         budget_s=budget_s,
@@ -191,7 +204,7 @@ def make_expert(
         max_candidates=max_candidates,
         level_weight=level_weight,
         rollout_policy=NetRolloutPolicy(seed, policy_path) if rollout == "policy" else None,
-        late_rollout_policy=NetRolloutPolicy(seed, policy_path) if rollout == "policy" else None,
+        late_rollout_policy=late_policy,
         candidate_policy=PolicyCandidates(max_candidates, POLICY_EXTRA, policy_path),
         value_fn=value_fn,
         rollout_depth=rollout_depth if rollout_depth > 0 else None,
