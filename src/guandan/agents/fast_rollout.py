@@ -74,7 +74,6 @@ from .heuristic import (
     _sf_candidates,
     decompose,
     distinct_answers,
-    block_answer,
     lead_order,
 )
 
@@ -366,8 +365,7 @@ class FastRolloutPolicy(HeuristicAgent):
     def _lead_deal(self, ctx: _DealCtx) -> PlayT:
         d = self._dec(ctx.counts)
         order = lead_order(d.combos, lambda c: self._safe(ctx, c), ctx.st, ctx.ncards,  # type: ignore[arg-type]
-                           ctx.opps, ctx.partner, ctx.opp_min, self.FEED_PARTNER, self.LEAD_ORDER,
-                           self.LEAD_RISK_SPARE)
+                           ctx.opps, ctx.partner, ctx.opp_min, self.FEED_PARTNER)
         reserved = self._reserved(d)
         for c in order:
             act, faces = self._action(ctx, c, reserved)
@@ -386,11 +384,6 @@ class FastRolloutPolicy(HeuristicAgent):
 
     def _follow_deal(self, ctx: _DealCtx, top: PlayT, top_seat: int, legal: list[PlayT]) -> PlayT:
         level = ctx.level
-        if self.BLOCK_LAST:
-            block = block_answer(top, top_seat, legal, ctx.ncards, ctx.opps, ctx.partner, level, ctx.W,
-                                 self.BLOCK_SPARE, self.BLOCK_OVER_PARTNER)
-            if block is not None:
-                return block
         d = self._dec(ctx.counts)
         reserved = self._reserved(d)
         ttype, tsize = top[0], len(top[2])
@@ -400,7 +393,7 @@ class FastRolloutPolicy(HeuristicAgent):
         ncards = ctx.ncards
         top_n = ncards[top_seat]
         opp_min = ctx.opp_min()
-        close, tau = self._pressure(top_n, opp_min, ncards[ctx.partner])
+        close, tau = self._pressure(top_n, opp_min)
 
         # 1. a combination of the decomposition that beats the table
         if ttype not in BOMB_TYPES:

@@ -749,7 +749,7 @@ class _Ctx(_CtxBase):
 
 def lead_order(combos: Sequence[Combo], is_safe: Callable[[Combo], bool], st: Sequence[float],
                ncards: Sequence[int], opps: Sequence[int], partner: int, opp_min: Callable[[], int],
-               feed_partner: bool = True, mode: str = "cost", risk_spare: int = 0) -> list[Combo]:
+               feed_partner: bool = True, mode: str = "cost") -> list[Combo]:
     """The order in which a leader tries its decomposition's combinations (R26: a free lead).
 
     Shared by :class:`HeuristicAgent` and the search's fast rollout policy
@@ -764,9 +764,6 @@ def lead_order(combos: Sequence[Combo], is_safe: Callable[[Combo], bool], st: Se
         opp_min: fewest cards held by an opponent still playing (called when needed).
         feed_partner: lead the partner's count as a single/pair when it holds 1-2 cards.
         mode: ``"cost"`` (default), ``"size"`` or ``"cost_bucket"`` (:attr:`HeuristicAgent.LEAD_ORDER`).
-        risk_spare: a combination of ``k`` cards is risky (led last) when an opponent holds
-            between ``k`` and ``k + risk_spare`` cards (at most 5); with only singles left and an
-            opponent holding at most ``1 + risk_spare`` cards, the singles go from the top.
 
     Returns:
         list[Combo]: the non-bomb combinations in order (weakest first; unbeatable ones first in
@@ -792,7 +789,7 @@ def lead_order(combos: Sequence[Combo], is_safe: Callable[[Combo], bool], st: Se
         # endgame: keep the lead with unbeatable combinations, the weak one last
         order = sorted(safe, key=lambda c: (-c.size, strength(c))) + unsafe
     else:
-        danger = {ncards[s] - k for s in opps if ncards[s] <= 5 for k in range(risk_spare + 1)}
+        danger = {ncards[s] for s in opps if ncards[s] <= 5}
         pn = ncards[partner]
         safe_ids = {id(c) for c in safe}
         feeding = feed_partner and 0 < pn <= 2 and opp_min() > 2
@@ -813,44 +810,6 @@ def lead_order(combos: Sequence[Combo], is_safe: Callable[[Combo], bool], st: Se
             # only singles left and an opponent has one card: lead from the top
             order = sorted(nonbomb, key=lambda c: -strength(c))
     return order + sorted(bombs, key=lambda c: -c[4])
-
-
-def block_answer(top: PlayT, top_seat: int, legal: Iterable[PlayT], ncards: Sequence[int], opps: Sequence[int],
-                 partner: int, level: int, wild: int, spare: int = 0, over_partner: bool = False) -> PlayT | None:
-    """The blocking answer to a single or a pair: the strongest non-bomb play, when an opponent
-    still to answer this trick could go out on it (R31), or take the trick with one play and go
-    out with the next.
-
-    Shared by :class:`HeuristicAgent` and the fast rollout policy (``BLOCK_LAST``).
-
-    Args:
-        top: the play to beat; top_seat: who played it.
-        legal: the legal plays (passes and plays that do not beat ``top`` are skipped).
-        ncards: cards left per seat; opps: the opponents still playing; partner: the partner.
-        level: the level rank; wild: the wild face (R8), played after a natural card of equal key.
-        spare: an opponent other than ``top_seat`` is a threat when it holds between the
-            play's size and that size + ``spare`` cards.
-        over_partner: block over the partner's play too (else ``None`` when the partner leads
-            the trick).
-
-    Returns:
-        PlayT | None: the answer, or ``None`` when ``top`` is not a single or a pair, no
-        opponent is a threat, or no non-bomb answer exists.
-    """
-    if top[0] != SINGLE and top[0] != PAIR:
-        return None
-    size = len(top[2])
-    if top_seat == partner and not over_partner:
-        return None
-    if not any(s != top_seat and size <= ncards[s] <= size + spare for s in opps):
-        return None
-    best = None
-    for a in legal:
-        if a[0] == top[0] and len(a[2]) == size:
-            key = (play_key(a, level), -a[2].count(wild))  # natural cards before wilds
-            if best is None or key > best[0]:
-                best = (key, a)
-    return None if best is None else best[1]
 
 
 class HeuristicAgent:
@@ -896,19 +855,6 @@ class HeuristicAgent:
     BOMB_FOR_PARTNER = 0
     #: With at least this many bombs, and no fewer than weak combinations, bombs are spent freely.
     SPARE_BOMBS = 2
-
-    #: An opponent still to answer the trick could go out with one play of its size (a single
-    #: or a pair): answer with the strongest non-bomb play (breaking combinations if need be).
-    BLOCK_LAST = False
-    #: ... also when that opponent holds up to this many cards more than the play's size.
-    BLOCK_SPARE = 0
-    #: Following with the partner at 1-2 cards (and no opponent there): accept at least this
-    #: rise in hand cost to win the lead and feed the partner (0: off).
-    FEED_FOLLOW_TAU = 0.0
-    #: Leading: a combination of k cards is risky when an opponent holds k .. k + this cards.
-    LEAD_RISK_SPARE = 0
-    #: The same when the partner holds the trick with a weaker play.
-    BLOCK_OVER_PARTNER = False
 
     #: Combination costs used by the hand decomposition.
     MODEL: CostModel = DEFAULT_MODEL
@@ -1082,34 +1028,28 @@ class HeuristicAgent:
     def _lead(self, ctx: _Ctx) -> PlayT:
         d = self._dec(ctx.counts)
         order = lead_order(d.combos, lambda c: self._safe(ctx, c), ctx.st, ctx.ncards, ctx.opps,
-                           ctx.partner, ctx.opp_min, self.FEED_PARTNER, self.LEAD_ORDER, self.LEAD_RISK_SPARE)
+                           ctx.partner, ctx.opp_min, self.FEED_PARTNER, self.LEAD_ORDER)
         for c in order:
             act = self._combo_action(ctx, c, d)
             if act is not None and act in ctx.legal:
                 return act
         return self._fallback(ctx)
 
-    def _pressure(self, top_n: int, opp_min: int, partner_n: int = 0) -> tuple[bool, float]:
+    def _pressure(self, top_n: int, opp_min: int) -> tuple[bool, float]:
         """How pressed a follower is: ``(close, tau)``.
 
         Args:
             top_n: cards left to the seat whose play leads the trick.
             opp_min: fewest cards left to an opponent still playing.
-            partner_n: cards left to the partner (0: out, or not considered).
 
         Returns:
             tuple[bool, float]: whether the deal is close to someone going out (R31), and the
-            cost a follower accepts to answer (``TAU_URGENT``, ``TAU_CLOSE`` or ``TAU_CALM``;
-            at least ``FEED_FOLLOW_TAU`` when the partner holds 1-2 cards and no opponent does,
-            so that the lead can be won and a low card fed to the partner).
+            cost a follower accepts to answer (``TAU_URGENT``, ``TAU_CLOSE`` or ``TAU_CALM``).
         """
         close = top_n <= self.CLOSE_TOP or opp_min <= self.CLOSE_ANY
         if top_n <= self.URGENT_TOP or opp_min <= self.URGENT_ANY:
             return close, self.TAU_URGENT
-        tau = self.TAU_CLOSE if close else self.TAU_CALM
-        if self.FEED_FOLLOW_TAU and 0 < partner_n <= 2 and opp_min > 2:
-            tau = max(tau, self.FEED_FOLLOW_TAU)
-        return close, tau
+        return close, (self.TAU_CLOSE if close else self.TAU_CALM)
 
     def _follow(self, ctx: _Ctx) -> PlayT:
         view = ctx.view
@@ -1117,11 +1057,6 @@ class HeuristicAgent:
         top_seat = view.top_seat
         assert top is not None and top_seat is not None
         level = ctx.level
-        if self.BLOCK_LAST:
-            act = block_answer(top, top_seat, ctx.legal, ctx.ncards, ctx.opps, ctx.partner,
-                               ctx.level, ctx.W, self.BLOCK_SPARE, self.BLOCK_OVER_PARTNER)
-            if act is not None:
-                return act
         d = self._dec(ctx.counts)
         if top_seat == ctx.partner:
             return self._over_partner(ctx, d)
@@ -1129,7 +1064,7 @@ class HeuristicAgent:
         legal = ctx.legal
         top_n = ctx.ncards[top_seat]
         opp_min = ctx.opp_min()
-        close, tau = self._pressure(top_n, opp_min, ctx.ncards[ctx.partner])
+        close, tau = self._pressure(top_n, opp_min)
 
         # 1. an answer that is already a combination of the decomposition: no breaking
         best: tuple[float, PlayT] | None = None
