@@ -49,6 +49,25 @@ def test_expert_is_a_level_and_an_agent_name() -> None:
         make_agent("expert:speed=3", 0)
 
 
+def test_expert_rollout_policies() -> None:
+    from guandan.agents.expert import NetRolloutPolicy
+    from guandan.agents.fast_rollout import FastRolloutPolicy
+
+    # default: the hard level's fast rollout policy in late positions and its fast model of
+    # the other players for the belief weighting (levels.make_level_agent)
+    fast = make_agent("expert:worlds=2,workers=1", 3)
+    hard = make_agent("hard:worlds=2,workers=1", 3)
+    assert isinstance(fast.late_rollout_policy, FastRolloutPolicy)
+    assert type(fast.belief_model) is type(hard.belief_model) is FastRolloutPolicy
+    assert fast.belief_model.incremental is False and hard.belief_model.incremental is False
+    assert type(fast.rollout_policy) is type(hard.rollout_policy)
+    # rollout=heuristic: the full heuristic everywhere (the settings before 2026-12-03)
+    old = make_agent("expert:worlds=2,workers=1,rollout=heuristic", 3)
+    assert type(old.late_rollout_policy) is HeuristicAgent and type(old.belief_model) is HeuristicAgent
+    pol = make_agent("expert:worlds=2,workers=1,rollout=policy", 3)
+    assert isinstance(pol.late_rollout_policy, NetRolloutPolicy) and isinstance(pol.rollout_policy, NetRolloutPolicy)
+
+
 def test_expert_uses_the_value_net_and_is_deterministic_for_a_seed() -> None:
     views = _play_views(4, 3)
     # late_cards=None: search these early positions too (the level searches late ones only)

@@ -26,8 +26,8 @@ may carry options after a colon, ``name:key=value,key=value``:
   weights), ``solver`` (exact endgame solver per sampled world: node budget; 0, the default:
   off) and ``solver_cards`` (most cards left in all for the solver to be tried; default 40);
 * ``expert``: the ``search`` options plus ``depth`` (rollout actions before the value
-  network scores the position; 0 for full rollouts) and ``rollout`` (``heuristic`` or
-  ``policy``);
+  network scores the position; 0 for full rollouts) and ``rollout`` (``fast``, the default:
+  ``hard``'s fast rollout policy and fast belief model; ``heuristic``; or ``policy``);
 * ``easy``: ``mistakes`` (probability of a mistake, 0..1).
 
 Example: ``hard:budget=0.25,workers=1``.
