@@ -187,14 +187,12 @@ def make_expert(
     _load("value", value_path)
     _load("policy", policy_path)
     value_fn = NetValueFn(value_path, level_weight) if rollout_depth > 0 else None
-    late_policy = search_kwargs.pop("late_rollout_policy", None)
     if rollout == "fast":
-        from .fast_rollout import FastRolloutPolicy
-        from .levels import belief_model_option
+        from .levels import fast_policies
 
-        late_policy = late_policy or FastRolloutPolicy()
-        search_kwargs.setdefault("belief_model", belief_model_option("fast"))
-    elif rollout == "policy":
+        fast_policies(search_kwargs)
+    late_policy = search_kwargs.pop("late_rollout_policy", None)
+    if rollout == "policy":
         late_policy = late_policy or NetRolloutPolicy(seed, policy_path)
     agent = SearchAgent(
         seed,

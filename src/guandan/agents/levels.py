@@ -176,19 +176,26 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
     return base, kwargs
 
 
+def fast_policies(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """``kwargs`` (:class:`~guandan.agents.search.SearchAgent` arguments, changed in place and
+    returned) with the fast rollout policy and the fast model of the other players unless they
+    name others (``rollout=fast``, ``belief_model=fast``): the same decisions as the heuristic's
+    at ~98-99% of decisions for about 1.5x the sampled worlds per second (README "Bot
+    strength"). Used by ``hard`` and ``expert``."""
+    from .fast_rollout import FastRolloutPolicy
+
+    if kwargs.get("late_rollout_policy") is None:
+        kwargs["late_rollout_policy"] = FastRolloutPolicy()
+    kwargs.setdefault("belief_model", belief_model_option("fast"))
+    return kwargs
+
+
 def make_level_agent(base: str, seed: int | None, kwargs: dict[str, Any]) -> Any:
     """Build ``easy`` or ``search`` with options; ``None`` for other names."""
     if base == "search":
         from .search import SearchAgent, default_workers
 
-        from .fast_rollout import FastRolloutPolicy
-
-        kwargs = {**HARD_DEFAULTS, "workers": default_workers(), **kwargs}
-        # the fast rollout policy and the fast model of the other players (``rollout=fast``,
-        # ``belief_model=fast``): the same decisions as the heuristic's at ~98-99% of decisions
-        # for about 1.5x the sampled worlds per second (README "Bot strength")
-        kwargs.setdefault("late_rollout_policy", FastRolloutPolicy())
-        kwargs.setdefault("belief_model", belief_model_option("fast"))
+        kwargs = fast_policies({**HARD_DEFAULTS, "workers": default_workers(), **kwargs})
         return SearchAgent(seed, **kwargs)
     if base == "easy":
         from .easy import EasyAgent
