@@ -61,7 +61,7 @@ def test_expert_rollout_policies() -> None:
     assert type(fast.belief_model) is type(hard.belief_model) is FastRolloutPolicy
     assert fast.belief_model.incremental is False and hard.belief_model.incremental is False
     assert type(fast.rollout_policy) is type(hard.rollout_policy)
-    # rollout=heuristic: the full heuristic everywhere (the settings before 2026-12-03)
+    # rollout=heuristic: the full heuristic everywhere (the settings before commit 9993b9d)
     old = make_agent("expert:worlds=2,workers=1,rollout=heuristic", 3)
     assert type(old.late_rollout_policy) is HeuristicAgent and type(old.belief_model) is HeuristicAgent
     pol = make_agent("expert:worlds=2,workers=1,rollout=policy", 3)

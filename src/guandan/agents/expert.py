@@ -14,8 +14,8 @@ What the networks change in the search bot
 * **Rollout policy**: ``rollout="fast"`` (default: the ``hard`` level's fast rollout policy,
   :class:`~guandan.agents.fast_rollout.FastRolloutPolicy`, in late positions, with its fast
   model of the other players for the belief weighting), ``rollout="heuristic"`` (the full
-  heuristic, the settings before 2026-12-03) or ``rollout="policy"`` (the policy network for
-  all four seats).
+  heuristic, the settings before commit 9993b9d, 2026-12-02) or ``rollout="policy"`` (the
+  policy network for all four seats).
 
 Score scale: :class:`NetValueFn` returns ``(2 p - 1) + level_weight * 3 * s`` where ``p`` is
 the predicted probability that the searching team gets 头游 and ``s`` its expected signed
