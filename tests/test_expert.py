@@ -43,6 +43,11 @@ def test_expert_is_a_level_and_an_agent_name() -> None:
     assert agent.worlds == 2 and agent.rollout_depth == 4 and isinstance(agent.value_fn, NetValueFn)
     full = make_agent("expert:worlds=2,workers=1,depth=0", 3)
     assert full.value_fn is None and full.rollout_depth is None  # depth 0: full rollouts
+    # the shipped default since 2026-12-03: full rollouts (depth=12 measured worse on the same
+    # deals, docs/bot-strength.md); the policy network still adds candidates
+    default = make_agent("expert:worlds=2,workers=1", 3)
+    assert default.value_fn is None and default.rollout_depth is None
+    assert isinstance(default.candidate_policy, PolicyCandidates)
     with pytest.raises(ValueError, match="rollout"):
         make_agent("expert:rollout=greedy", 0)
     with pytest.raises(ValueError, match="valid options"):

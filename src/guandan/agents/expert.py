@@ -3,11 +3,17 @@ networks (:mod:`guandan.agents.nets`).
 
 What the networks change in the search bot
 ------------------------------------------
-* **Value network cuts rollouts short**: a rollout plays ``rollout_depth`` actions (default
-  :data:`DEFAULT_DEPTH`) with the rollout policy and is then scored by the value network on the
-  sampled full deal (:class:`NetValueFn`), instead of being played to the end of the deal
+* **Value network cuts rollouts short** (``depth=N``, off by default): a rollout plays
+  ``rollout_depth`` actions with the rollout policy and is then scored by the value network on
+  the sampled full deal (:class:`NetValueFn`), instead of being played to the end of the deal
   (R33). A short rollout is cheaper, so more sampled deals fit in the time budget, and the
-  network's expected outcome has less variance than one playout's ±1.
+  network's expected outcome has less variance than one playout's ±1. It was the default
+  (``depth=12``) until 2026-12-03 and is off now (:data:`DEFAULT_DEPTH` = 0: full rollouts)
+  because it measured worse than full rollouts on the same deals: against ``heuristic``, arena
+  seed 22, 100 boards at 32 worlds, ``depth=12`` won 46.5% of 200 deals and ``depth=0`` 52.5%,
+  ``depth=0`` ahead on 20 of the 28 boards where they differ (sign test p = 0.036); against
+  no-ai and njupt ``hard`` (full rollouts) led it 6 to 2 and 6 to 5 on the same deals
+  (README "Bot strength", ``docs/bot-strength.md``).
 * **Policy network widens the candidates** (:class:`PolicyCandidates`): the search bot's own
   short list (the heuristic's choice, PASS, the smallest bomb, the decomposition's plays) plus
   the policy network's best actions that are not already on it, up to ``max_candidates``.
@@ -36,8 +42,9 @@ from guandan.core.views import SeatView
 
 from .nets import PolicyAgent, PolicyNet, ValueNet, encode_state
 
-#: Rollout actions before the value network scores the position (about one round of tricks).
-DEFAULT_DEPTH = 12
+#: Rollout actions before the value network scores the position; 0: full rollouts, no value
+#: network (the default since 2026-12-03: ``depth=12``, about one round of tricks, measured worse).
+DEFAULT_DEPTH = 0
 #: Candidates the policy network may add to the search bot's list.
 POLICY_EXTRA = 2
 
@@ -162,7 +169,7 @@ def make_expert(
             the search bot's :func:`~guandan.agents.search.default_workers`);
         max_candidates: most candidate actions (policy network additions included);
         rollout_depth: rollout actions before the value network scores the position
-            (0: play rollouts to the end, no value network);
+            (0, the default: play rollouts to the end, no value network);
         rollout: ``"fast"`` (the ``hard`` level's fast rollout policy and fast model of the
             other players), ``"heuristic"`` or ``"policy"`` (rollout policy for all four seats);
         value_path, policy_path: ``.npz`` files replacing the shipped weights;
@@ -184,7 +191,8 @@ def make_expert(
         raise ValueError(f"rollout_depth must be >= 0 (0: full rollouts), not {rollout_depth!r}")
     level_weight = float(search_kwargs.pop("level_weight", 0.05))
     # load now so that a missing or bad weights file fails here, not inside the search fallback
-    _load("value", value_path)
+    if rollout_depth > 0:
+        _load("value", value_path)
     _load("policy", policy_path)
     value_fn = NetValueFn(value_path, level_weight) if rollout_depth > 0 else None
     if rollout == "fast":

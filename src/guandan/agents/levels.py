@@ -6,7 +6,7 @@ Levels (issue: difficulty levels everywhere a bot can sit):
 ``easy``   a casual player: the heuristic with believable mistakes (:mod:`.easy`)
 ``normal`` the heuristic (:mod:`.heuristic`)
 ``hard``   determinized search over sampled deals, 1 s per decision (:mod:`.search`)
-``expert`` the search with the learned value and policy networks (:mod:`.expert`; NumPy)
+``expert`` the search with the learned networks (:mod:`.expert`; NumPy)
 =========  ===========================================================================
 
 The plain names ``random``, ``heuristic`` and ``search`` (= ``hard``) are agents too. A spec
@@ -26,7 +26,7 @@ may carry options after a colon, ``name:key=value,key=value``:
   weights), ``solver`` (exact endgame solver per sampled world: node budget; 0, the default:
   off) and ``solver_cards`` (most cards left in all for the solver to be tried; default 40);
 * ``expert``: the ``search`` options plus ``depth`` (rollout actions before the value
-  network scores the position; 0 for full rollouts) and ``rollout`` (``fast``, the default:
+  network scores the position; 0, the default, for full rollouts) and ``rollout`` (``fast``, the default:
   ``hard``'s fast rollout policy and fast belief model; ``heuristic``; or ``policy``);
 * ``easy``: ``mistakes`` (probability of a mistake, 0..1).
 
@@ -134,7 +134,7 @@ _OPTIONS: dict[str, dict[str, tuple[str, Any]]] = {
 _ALIASES = {"hard": "search", "normal": "heuristic"}
 
 #: The ``hard`` level's search settings (:class:`guandan.agents.search.SearchAgent` arguments),
-#: chosen by the deviation audit and arena figures of README "Bot strength": search the late
+#: chosen by the deviation audit and arena figures in docs/bot-strength.md: search the late
 #: positions only (someone holds 10 cards or fewer), weight sampled worlds by the other seats'
 #: last 4 decisions (factor 4 per decision the heuristic would have made with that world's
 #: hands), and switch from the heuristic's move at 2.5 standard errors of the paired gain (up to
