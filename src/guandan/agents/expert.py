@@ -191,10 +191,11 @@ def make_expert(
         raise ValueError(f"rollout_depth must be >= 0 (0: full rollouts), not {rollout_depth!r}")
     level_weight = float(search_kwargs.pop("level_weight", 0.05))
     # load now so that a missing or bad weights file fails here, not inside the search fallback
+    _load("policy", policy_path)
+    value_fn = None
     if rollout_depth > 0:
         _load("value", value_path)
-    _load("policy", policy_path)
-    value_fn = NetValueFn(value_path, level_weight) if rollout_depth > 0 else None
+        value_fn = NetValueFn(value_path, level_weight)
     if rollout == "fast":
         from .levels import fast_policies
 
