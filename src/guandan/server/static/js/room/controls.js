@@ -1,0 +1,57 @@
+// The controls under the table: the action buttons beside the own seat (play / pay tribute /
+// return with the reading's preview, pass, hint with its index, clear, 理牌, 托管) and the 托管
+// banner with its cancel button.
+
+import { h, replaceChildren } from "../dom.js";
+import { getLang, t } from "../i18n.js";
+import { actionText } from "../cards.js";
+import { gameIsOver, matchingActions, mySeat, myTurn, passAction, positionKey } from "./model.js";
+
+/** The action buttons into barEl; rebuilt only when what they show changed (a button under the pointer stays). */
+export function renderActions(store, actions, barEl) {
+  const st = store.state;
+  const v = st.view;
+  const mine = myTurn(store);
+  const phase = v.phase;
+  const matches = matchingActions(store);
+  const pass = passAction(store);
+  const me = mySeat(store);
+  const playLabel = phase === "tribute" ? t("pay_tribute") : phase === "return" ? t("return_card") : t("play");
+  const preview = matches.length === 1 ? actionText(matches[0], false) : matches.length > 1 ? `${matches.length}×` : "";
+  const hintInfo = st.hints && st.hints.key === positionKey(store) && st.hints.list.length > 1 ? `${st.hints.index + 1}/${st.hints.list.length}` : "";
+  const auto = me !== null && st.auto[me];
+  const over = gameIsOver(store);
+  const key = JSON.stringify([getLang(), mine, phase, matches, Boolean(pass), hintInfo, auto, over, st.selected.size, st.arr.mode, st.display.length]);
+  if (barEl.dataset.k === key) return;
+  barEl.dataset.k = key;
+  if (over) {
+    replaceChildren(barEl); // nothing left to play: the banner and the summary lead on
+    return;
+  }
+  replaceChildren(
+    barEl,
+    h("button", { type: "button", class: "btn primary big", testid: "play-btn", disabled: !(mine && matches.length), onclick: actions.onPlay }, playLabel, preview ? h("span", { class: "preview" }, preview) : null),
+    h("button", { type: "button", class: "btn big", testid: "pass-btn", disabled: !(mine && pass), onclick: actions.onPass }, t("pass")),
+    h("button", { type: "button", class: "btn big", testid: "hint-btn", disabled: !mine, onclick: actions.onHintPress }, t("hint"), hintInfo ? h("span", { class: "preview", testid: "hint-index" }, hintInfo) : null),
+    h("button", { type: "button", class: "btn big secondary", testid: "clear-btn", disabled: !st.selected.size, onclick: actions.clearSelection }, t("clear")),
+    h(
+      "button",
+      { type: "button", class: "btn big secondary", testid: "sort-btn", dataset: { mode: st.arr.mode }, title: t(`sort_mode_${st.arr.mode}`), disabled: !st.display.length, onclick: actions.onSort },
+      st.selected.size ? t("sort_group") : t("sort"),
+    ),
+    me !== null && !over
+      ? h("button", { type: "button", class: `btn big auto-btn${auto ? " on" : ""}`, testid: "auto-btn", "aria-pressed": String(auto), onclick: actions.onAutoToggle }, auto ? t("auto_cancel") : t("auto_on"))
+      : null,
+  );
+}
+
+/** The banner while 托管 plays for the own seat me (why, and the button that cancels it). */
+export function autoBanner(store, actions, me) {
+  const reason = store.state.autoReason[me];
+  return h(
+    "div",
+    { class: "auto-banner", testid: "auto-banner", role: "status" },
+    h("span", {}, reason === "timeouts" ? t("auto_banner_timeouts") : t("auto_banner")),
+    h("button", { type: "button", class: "btn primary", testid: "auto-cancel-btn", onclick: actions.onAutoToggle }, t("auto_cancel")),
+  );
+}

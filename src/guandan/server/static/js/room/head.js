@@ -1,0 +1,37 @@
+// The head of the room page before the game: the room's title, status, connection, spectator
+// badge, preset, owner, clocks and the invite link (during the game they move into the drawer).
+
+import { h, link, replaceChildren } from "../dom.js";
+import { roomTitle } from "../api.js";
+import { getLang, t } from "../i18n.js";
+import { clocksInWords, presetName } from "../rules.js";
+import { ownerName } from "./model.js";
+import { connEl, inviteEl } from "./widgets.js";
+
+export function renderHead(store, headEl) {
+  const st = store.state;
+  if (st.notFound) {
+    replaceChildren(headEl, h("div", { class: "card-panel" }, h("p", {}, t("not_found")), link("/", t("back_to_lobby"))));
+    return;
+  }
+  const room = st.room || {};
+  replaceChildren(
+    headEl,
+    h(
+      "div",
+      { class: "room-title-row" },
+      h("h1", { testid: "room-title" }, t("room_title", { name: roomTitle({ name: room.name, id: store.roomId }) })),
+      room.status ? h("span", { class: `status-pill ${room.status}` }, t(`room_status_${room.status}`)) : null,
+      connEl(store),
+      st.role === "spectator" && st.view ? h("span", { class: "badge spectator", testid: "spectator-badge" }, t("spectating")) : null,
+    ),
+    h(
+      "div",
+      { class: "room-meta-row" },
+      room.preset ? h("span", {}, t("room_preset", { preset: presetName(room.preset, getLang()) })) : null,
+      ownerName(room) ? h("span", {}, t("room_owner", { name: ownerName(room) })) : null,
+      room.clocks ? h("span", { testid: "room-clocks" }, clocksInWords(room.clocks, getLang())) : null,
+      inviteEl(store),
+    ),
+  );
+}

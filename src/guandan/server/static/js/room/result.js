@@ -1,0 +1,210 @@
+// The result: the panel of a deal's result (headline in Guandan words, finish order, levels before
+// and after, A-fails, the hands left, Anhui points) with the ready step between deals, the game's
+// end (summary of every deal, play again, replay, lobby), and the game-over banner on the table.
+
+import { h, link } from "../dom.js";
+import { t } from "../i18n.js";
+import { miniCards, rankLabel } from "../cards.js";
+import { placeLabel, seatName, teamName, teamOf, teamTag } from "../table.js";
+import { isOwner, mySeat, names, resultWords, SEATS, seated } from "./model.js";
+import { clockText, closeBtn } from "./widgets.js";
+
+function levelPair(levels) {
+  return Array.isArray(levels) ? `${t("team_a")} ${rankLabel(levels[0])} · ${t("team_b")} ${rankLabel(levels[1])}` : "";
+}
+
+/** The banner on the table once the game is over (replay link, and the way back to the summary). */
+export function gameOverBanner(store) {
+  const g = store.state.gameOver;
+  const team = g && Number.isInteger(g.winner_team) ? g.winner_team : null;
+  return h(
+    "div",
+    { class: "game-over-banner", testid: "game-over-banner" },
+    h("strong", {}, team === null ? t("game_over_title") : t("game_over_winner", { team: teamName(team) })),
+    g && g.game_id !== undefined && g.game_id !== null ? link(`/replay/${g.game_id}`, t("watch_replay"), { testid: "replay-link-banner", class: "btn small" }) : null,
+    h("button", { type: "button", class: "btn small", testid: "show-result-btn", onclick: () => store.update((s) => { s.resultHidden = false; }, ["overlay", true]) }, t("show_summary")),
+  );
+}
+
+/** The rows of one deal's result r. */
+function dealRows(store, r, kv) {
+  const nm = names(store);
+  const rows = [];
+  const order = Array.isArray(r.finish_order) ? r.finish_order : [];
+  const words = resultWords(r);
+  if (Number.isInteger(r.winner_team)) {
+    rows.push(
+      h(
+        "div",
+        { class: `result-headline team-${r.winner_team}`, testid: "result-winner" },
+        t("result_headline", { team: teamName(r.winner_team), result: words, n: r.upgrade ?? 0 }),
+      ),
+    );
+  }
+  rows.push(
+    h(
+      "ol",
+      { class: "finish-list", testid: "result-finish-order" },
+      order.map((s, i) => h("li", { class: `team-${teamOf(s)}` }, h("span", { class: `badge place place-${i + 1}` }, placeLabel(i)), " ", teamTag(s), " ", seatName(nm, s))),
+    ),
+  );
+  if (r.result) rows.push(kv(t("result_code"), words.includes(r.result) ? words : `${words} (${r.result})`, "result-code"));
+  if (r.upgrade !== undefined && r.upgrade !== null) rows.push(kv(t("result_upgrade"), t("result_upgrade_n", { n: r.upgrade }), "result-upgrade"));
+  if (Array.isArray(r.levels)) {
+    const before = Array.isArray(r.levels_before) ? `${levelPair(r.levels_before)} → ` : "";
+    rows.push(kv(t("result_new_levels"), `${before}${levelPair(r.levels)}`, "result-levels"));
+  }
+  if (Array.isArray(r.a_fails) && (r.a_fails[0] || r.a_fails[1] || (r.failed && r.failed.length))) {
+    rows.push(kv(t("a_fails"), `${t("team_a")} ${r.a_fails[0]} · ${t("team_b")} ${r.a_fails[1]}`, "result-a-fails"));
+  }
+  if (r.passed && Number.isInteger(r.winner_team)) rows.push(h("div", { class: "note good" }, t("result_passed", { team: teamName(r.winner_team) })));
+  for (const team of Array.isArray(r.failed) ? r.failed : []) rows.push(h("div", { class: "note bad" }, t("result_failed", { team: teamName(team) })));
+  for (const team of Array.isArray(r.demoted) ? r.demoted : []) rows.push(h("div", { class: "note bad" }, t("result_demoted", { team: teamName(team) })));
+  if (Array.isArray(r.hands_left)) {
+    rows.push(
+      h(
+        "div",
+        { class: "hands-left", testid: "result-hands" },
+        h("div", { class: "info-label" }, t("result_hands")),
+        SEATS.map((s) =>
+          h(
+            "div",
+            { class: `hand-left team-${teamOf(s)}`, testid: `result-hand-${s}`, dataset: { count: String((r.hands_left[s] || []).length) } },
+            h("span", { class: "hl-name" }, teamTag(s), " ", seatName(nm, s)),
+            (r.hands_left[s] || []).length ? miniCards(r.hands_left[s], r.level) : h("span", { class: "muted" }, t("result_hand_empty")),
+          ),
+        ),
+      ),
+    );
+  }
+  if (Array.isArray(r.points) || Array.isArray(r.points_total)) rows.push(pointsTable(nm, r));
+  return rows;
+}
+
+/** Anhui points of the deal and in total per seat, with the titles (and their change). */
+function pointsTable(nm, r) {
+  const pts = Array.isArray(r.points) ? r.points : [];
+  const tot = Array.isArray(r.points_total) ? r.points_total : [];
+  const titles = Array.isArray(r.titles) ? r.titles : [];
+  const titlesBefore = Array.isArray(r.titles_before) ? r.titles_before : [];
+  const signed = (p) => (typeof p === "number" && p > 0 ? `+${p}` : p === undefined || p === null ? "" : String(p));
+  return h(
+    "table",
+    { class: "points-table", testid: "result-points" },
+    h("thead", {}, h("tr", {}, h("th", {}, t("points")), h("th", {}, t("result_points")), h("th", {}, t("result_points_total")), titles.length ? h("th", {}, t("anhui_title")) : null)),
+    h(
+      "tbody",
+      {},
+      SEATS.map((s) =>
+        h(
+          "tr",
+          {},
+          h("td", {}, teamTag(s), " ", seatName(nm, s)),
+          h("td", {}, signed(pts[s])),
+          h("td", {}, tot[s] === undefined ? "" : String(tot[s])),
+          titles.length ? h("td", {}, titlesBefore[s] && titlesBefore[s] !== titles[s] ? `${titlesBefore[s]} → ${titles[s]}` : titles[s] || "") : null,
+        ),
+      ),
+    ),
+  );
+}
+
+/** The ready step between deals: who is ready, the deadline, and one's own Next button. */
+function readyFoot(store, actions, b) {
+  const st = store.state;
+  const nm = names(store);
+  const me = mySeat(store);
+  const foot = [];
+  // the next deal starts when everyone pressed "next" or at the deadline
+  const ready = Array.isArray(b.ready) ? b.ready : [];
+  const iAmReady = (me !== null && ready[me]) || st.readySent === b.deal;
+  foot.push(
+    h(
+      "div",
+      { class: "ready-row", testid: "ready-state" },
+      SEATS.map((s) => h("span", { class: `ready-seat${ready[s] ? " ready" : ""}`, testid: `ready-state-${s}` }, teamTag(s), " ", seatName(nm, s), " ", ready[s] ? "✓" : "…")),
+      b.deadline_ms ? h("span", { class: "clock", testid: "ready-clock", dataset: { deadline: String(b.deadline_ms) } }, clockText(b.deadline_ms)) : null,
+    ),
+  );
+  if (seated(store)) {
+    foot.push(
+      h(
+        "button",
+        { type: "button", class: "btn primary wide big", testid: "ready-btn", disabled: iAmReady, onclick: actions.onReady },
+        iAmReady ? t("ready_waiting") : t("ready_next"),
+      ),
+    );
+  }
+  return foot;
+}
+
+/** The end of the game: the winner, the summary of every deal, play again, replay, lobby. */
+function gameOverPart(store, actions, g, kv) {
+  const st = store.state;
+  const sum = g.summary && typeof g.summary === "object" ? g.summary : null;
+  const next = g.next_room || (st.room && st.room.next_room);
+  return h(
+    "div",
+    { class: "game-over", testid: "game-over-panel" },
+    h("h3", {}, Number.isInteger(g.winner_team) ? t("game_over_winner", { team: teamName(g.winner_team) }) : t("game_over_title")),
+    sum
+      ? h(
+          "div",
+          { class: "game-summary", testid: "game-summary" },
+          kv(t("summary_deals"), String(sum.deals ?? (Array.isArray(sum.results) ? sum.results.length : "")), "summary-deals"),
+          Array.isArray(sum.levels) ? kv(t("summary_levels"), levelPair(sum.levels), "summary-levels") : null,
+          Array.isArray(sum.results) && sum.results.length
+            ? h(
+                "ol",
+                { class: "summary-results" },
+                sum.results.map((x) =>
+                  h("li", {}, t("summary_deal_line", {
+                    deal: x.deal, level: rankLabel(x.level), team: teamName(x.winner_team), result: resultWords(x), n: x.upgrade ?? 0,
+                  })),
+                ),
+              )
+            : null,
+        )
+      : null,
+    h(
+      "div",
+      { class: "btn-row" },
+      isOwner(store) && !next ? h("button", { type: "button", class: "btn primary", testid: "again-btn", onclick: actions.onPlayAgain }, t("play_again")) : null,
+      next ? h("button", { type: "button", class: "btn primary", testid: "again-follow", onclick: () => actions.followTo(next) }, t("play_again_join")) : null,
+      g.game_id !== undefined && g.game_id !== null ? link(`/replay/${g.game_id}`, t("watch_replay"), { testid: "replay-link", class: "btn" }) : null,
+      link("/", t("back_to_lobby"), { class: "btn secondary", testid: "result-lobby" }),
+    ),
+  );
+}
+
+/** The result panel (a modal dialog of the overlay). */
+export function resultPanel(store, actions) {
+  const st = store.state;
+  const r = st.dealResult;
+  const g = st.gameOver;
+  const b = st.between;
+  const close = () => {
+    store.update((s) => {
+      s.resultHidden = true;
+      if (!b) s.dealResult = null;
+    }, "overlay", ...(b ? ["table"] : []));
+  };
+  const kv = (k, val, testid) => h("div", { class: "kv", testid }, h("span", { class: "k" }, k), h("span", { class: "v" }, val));
+  const rows = r && !(g && !b && r === null) ? dealRows(store, r, kv) : [];
+  const foot = b && !g ? readyFoot(store, actions, b) : [];
+  const over = g ? gameOverPart(store, actions, g, kv) : null;
+  const title = r && !g ? t("result_title_n", { deal: r.deal ?? "" }) : g ? t("game_over_title") : t("result_title");
+  return h(
+    "div",
+    { class: "modal result", testid: "result-panel", role: "dialog", "aria-modal": "true" },
+    h("div", { class: "pop-head" }, h("h3", {}, title), closeBtn(close, "result-x")),
+    rows,
+    over,
+    h(
+      "div",
+      { class: "result-foot" },
+      foot,
+      h("button", { type: "button", class: "btn wide secondary", testid: "result-close", onclick: close }, g ? t("close") : b ? t("result_view_table") : t("continue")),
+    ),
+  );
+}

@@ -1,0 +1,106 @@
+// The felt in the middle of the table: the other seats' panels, each seat's last play in front of
+// it (the play on top marked), and the centre: the prompt of the phase, the tribute box of the
+// tribute phases and the first trick, and the table notices; plus the bomb effect.
+
+import { h, replaceChildren } from "../dom.js";
+import { t } from "../i18n.js";
+import { actionText } from "../cards.js";
+import { lastActions, positionOf, seatName, trickCell, tributeEventLines } from "../table.js";
+import { tricksOf } from "../tracker.js";
+import { bottomSeat, myTurn, names, SEATS } from "./model.js";
+import { seatPanel } from "./seats.js";
+import { reducedMotion } from "./widgets.js";
+
+/** The felt of the table view (rebuilt on each table render; new plays since the last one move in). */
+export function feltEl(store) {
+  const st = store.state;
+  const v = st.view;
+  const bottom = bottomSeat(store);
+  const last = lastActions(v);
+  const topSeat = Number.isInteger(v.top_seat) ? v.top_seat : null;
+  const fresh = st.fresh || new Set();
+  const cells = SEATS.map((s) => {
+    const pos = positionOf(s, bottom);
+    const isTop = s === topSeat && Array.isArray(last[s]) && last[s][0] !== "pass";
+    const cell = trickCell(last[s], v.level, s, pos, isTop);
+    if (isTop) cell.appendChild(h("span", { class: "top-tag", testid: "top-play" }, t("top_play")));
+    if (fresh.has(s) && !reducedMotion()) cell.classList.add("fresh");
+    return cell;
+  });
+  st.fresh = null;
+  return h(
+    "div",
+    { class: `felt${st.between ? " paused" : ""}`, testid: "table" },
+    SEATS.filter((s) => s !== bottom).map((s) => seatPanel(store, s, positionOf(s, bottom))),
+    cells,
+    h("div", { class: "center-info" }, promptEl(store), tributeEl(store), h("div", { class: "notices", testid: "notices", "aria-live": "polite" })),
+  );
+}
+
+function promptEl(store) {
+  const st = store.state;
+  const v = st.view;
+  const nm = names(store);
+  const mine = myTurn(store);
+  let text = "";
+  let cls = "prompt";
+  if (st.between) {
+    // the result panel was closed to look at the table: a way back to it and its Next button
+    const reopen = st.resultHidden
+      ? h(
+          "button",
+          {
+            type: "button", class: "btn small primary", testid: "reopen-result-btn",
+            onclick: () => store.update((s) => { s.resultHidden = false; }, ["overlay", true], "table"),
+          },
+          t("ready_next"),
+        )
+      : null;
+    return h("div", { class: "prompt", testid: "phase-prompt" }, t("prompt_between"), reopen ? " " : null, reopen);
+  } else if (v.phase === "tribute") {
+    text = mine ? t("prompt_tribute") : t("prompt_tribute_wait", { name: seatName(nm, v.to_act) });
+    cls += " tribute";
+  } else if (v.phase === "return") {
+    text = mine ? t("prompt_return") : t("prompt_return_wait", { name: seatName(nm, v.to_act) });
+    cls += " tribute";
+  } else if (v.phase === "play") {
+    if (mine) text = Array.isArray(v.top) ? t("prompt_follow", { play: actionText(v.top) }) : t("prompt_lead");
+    else if (Number.isInteger(v.to_act)) text = t("waiting_for", { name: seatName(nm, v.to_act) });
+  } else if (v.phase === "game_over") {
+    text = t("phase_game_over");
+  }
+  if (mine) cls += " mine";
+  return h("div", { class: cls, testid: "phase-prompt" }, mine ? h("strong", {}, `${t("your_turn")} · `) : null, text);
+}
+
+function tributeEl(store) {
+  const v = store.state.view;
+  const evs = Array.isArray(v.tribute_events) ? v.tribute_events : [];
+  if (!evs.length || v.phase === "game_over") return null;
+  // shown during the tribute phases and the first trick of the deal
+  if (v.phase === "play" && tricksOf(v.history).done.length > 0) return null; // shown until the first trick ends
+  return h(
+    "div",
+    { class: "tribute-events", testid: "tribute-events" },
+    h("div", { class: "info-label" }, t("tribute_events")),
+    evs.flatMap((e) => tributeEventLines(e, names(store), v.level)),
+  );
+}
+
+/** The notices still up, into the felt's notice box. */
+export function renderNotices(store, tableEl) {
+  const box = tableEl.querySelector(".notices");
+  if (!box) return;
+  const now = Date.now();
+  replaceChildren(box, store.state.notices.filter((n) => n.until > now).map((n) => h("div", { class: `notice ${n.kind}`, testid: "notice" }, n.text)));
+}
+
+/** The flash and word of a bomb over the table (not with reduced motion). */
+export function bombEffect(fxEl, action) {
+  if (reducedMotion()) return;
+  const jokers = action[0] === "joker_bomb";
+  const label = t(`type_${action[0]}`);
+  const fx = h("div", { class: `bomb-fx ${action[0]}`, testid: "bomb-fx" }, h("div", { class: "bomb-flash" }), h("div", { class: "bomb-word" }, label));
+  fxEl.appendChild(fx);
+  setTimeout(() => fx.remove(), jokers ? 1800 : 1200);
+}
