@@ -57,6 +57,14 @@ function resultWords(r) {
   return r ? resultInWords(r.result_code || r.result) : "";
 }
 
+/**
+ * The losing team of a deal result: the team its word describes (RULES.md R34: 双下 is the team that
+ * finished 3rd and 4th, so a 1-2 is 双下 for the losers, never for the winners). "" without a winner.
+ */
+function loserName(r) {
+  return r && Number.isInteger(r.winner_team) ? teamName(1 - r.winner_team) : "";
+}
+
 const SVG_NS = "http://www.w3.org/2000/svg";
 
 /** The countdown ring around an avatar (an SVG circle whose dash shrinks with the time left). */
@@ -1364,7 +1372,7 @@ export function mountRoom(el, params, ctx) {
           h(
             "div",
             { class: `result-headline team-${r.winner_team}`, testid: "result-winner" },
-            t("result_headline", { team: teamName(r.winner_team), result: words, n: r.upgrade ?? 0 }),
+            t("result_headline", { team: teamName(r.winner_team), loser: loserName(r), result: words, n: r.upgrade ?? 0 }),
           ),
         );
       }
@@ -1375,7 +1383,10 @@ export function mountRoom(el, params, ctx) {
           order.map((s, i) => h("li", { class: `team-${teamOf(s)}` }, h("span", { class: `badge place place-${i + 1}` }, placeLabel(i)), " ", teamTag(s), " ", seatName(nm, s))),
         ),
       );
-      if (r.result) rows.push(kv(t("result_code"), words.includes(r.result) ? words : `${words} (${r.result})`, "result-code"));
+      if (r.result) {
+        const shown = words.includes(r.result) ? words : `${words} (${r.result})`;
+        rows.push(kv(t("result_code"), Number.isInteger(r.winner_team) ? t("result_loser", { loser: loserName(r), result: shown }) : shown, "result-code"));
+      }
       if (r.upgrade !== undefined && r.upgrade !== null) rows.push(kv(t("result_upgrade"), t("result_upgrade_n", { n: r.upgrade }), "result-upgrade"));
       if (Array.isArray(r.levels)) {
         const before = Array.isArray(r.levels_before) ? `${levelPair(r.levels_before)} → ` : "";
@@ -1476,7 +1487,7 @@ export function mountRoom(el, params, ctx) {
                     { class: "summary-results" },
                     sum.results.map((x) =>
                       h("li", {}, t("summary_deal_line", {
-                        deal: x.deal, level: rankLabel(x.level), team: teamName(x.winner_team), result: resultWords(x), n: x.upgrade ?? 0,
+                        deal: x.deal, level: rankLabel(x.level), team: teamName(x.winner_team), loser: loserName(x), result: resultWords(x), n: x.upgrade ?? 0,
                       })),
                     ),
                   )
