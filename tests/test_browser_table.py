@@ -494,6 +494,72 @@ def test_nothing_beats_does_not_linger_into_the_next_turn(open_page: Any) -> Non
     assert [m["type"] for m in script.sent].count("hints") == 3
 
 
+TRIBUTE_HAND = ["3S", "4S", "5S", "6S", "7S", "8D", "8C", "9H", "TH", "JS", "QS", "KD", "KC", "AS", "AH", "2C", "2D",
+                "3D", "4D", "5D", "6C", "7C", "SJ", "BJ", "9D", "TC", "JC"]
+#: A double tribute (R41-R43) and its returns: the box the table shows until the first trick ends.
+TRIBUTE_EVENTS = [{"type": "tribute_paid", "tributes": [[1, 0, "BJ"], [3, 2, "AH"]]},
+                  {"type": "returns_revealed", "returns": [[0, 1, "3C"], [2, 3, "4H"]], "leader": 1}]
+
+
+def _box_overlap(a: dict[str, float], b: dict[str, float]) -> bool:
+    return a["x"] < b["x"] + b["width"] and b["x"] < a["x"] + a["width"] and a["y"] < b["y"] + b["height"] and b["y"] < a["y"] + a["height"]
+
+
+def _hit(page: Any, box: dict[str, float]) -> str | None:
+    """The data-testid of the element a tap at the centre of ``box`` reaches."""
+    return page.evaluate(
+        """([x, y]) => { const e = document.elementFromPoint(x, y); const t = e && e.closest('[data-testid]');
+                         return t ? t.dataset.testid : null; }""",
+        [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("locale", ["en-US", "zh-CN"])
+def test_first_trick_after_tribute_leaves_the_action_bar_free(open_page: Any, viewport: tuple[int, int], locale: str) -> None:
+    """Issue 25 item 9 (phone landscape): in the first trick after a tribute the tribute box pushed
+    the trick over the action bar, so the Pass button could not be tapped (844×390, English) and the
+    box covered one's own played cards (Chinese). Nothing on the felt may overlap the action bar:
+    a tap at the centre of every action button reaches that button, and neither the tribute box nor
+    any trick cell overlaps the bar or one's own play."""
+    touch = viewport[0] < 900
+    page, _ = open_page(f"tribute-first-trick-{viewport[0]}-{locale}", viewport=viewport, locale=locale, touch=touch)
+    # seat 1 (returned to first, R45's leader after a return) led a pair; partner passed; seat 3 beat it
+    trick = [[1, ["pair", "9", ["9S", "9C"]]], [2, ["pass", None, []]], [3, ["pair", "Q", ["QH", "QD"]]]]
+    view = view_of(TRIBUTE_HAND, [], [["pass", None, []], ["pair", "K", ["KD", "KC"]]], to_act=0, top=["pair", "Q", ["QH", "QD"]],
+                   top_seat=3, trick=trick, tribute_events=TRIBUTE_EVENTS, received=["BJ"])
+    # the same trick one turn on: one's own pair of kings stands on the felt, seat 1 to act
+    mine = trick + [[0, ["pair", "K", ["KD", "KC"]]]]
+    view2 = view_of([c for c in TRIBUTE_HAND if c not in ("KD", "KC")], [], [], to_act=1, top=["pair", "K", ["KD", "KC"]], top_seat=0,
+                    trick=mine, tribute_events=TRIBUTE_EVENTS)
+    script = ScriptedTable(page, [state_of(view, 5)], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "tribute-events").wait_for()
+    page.wait_for_timeout(300)
+    page.screenshot(path=str(ARTIFACTS / f"table-tribute-first-trick-{viewport[0]}x{viewport[1]}-{locale[:2]}.png"))
+    bar = tid(page, "actions-bar").bounding_box()
+    assert bar is not None
+    for btn in ("play-btn", "pass-btn", "hint-btn", "clear-btn", "sort-btn"):
+        box = tid(page, btn).bounding_box()
+        assert box is not None, btn
+        assert _hit(page, box) == btn, f"a tap at the centre of {btn} reaches {_hit(page, box)}"
+    assert not tid(page, "pass-btn").is_disabled()
+    covering = ["tribute-events"] + [f"trick-seat-{s}" for s in range(4)]
+    for what in covering:
+        box = tid(page, what).bounding_box()
+        if box is not None:
+            assert not _box_overlap(box, bar), f"{what} {box} overlaps the action bar {bar}"
+    tid(page, "pass-btn").click()
+    wait_until(page, lambda: any(m.get("type") == "act" for m in script.sent), "the pass sent")
+    assert [m for m in script.sent if m.get("type") == "act"][-1]["action"][0] == "pass"
+    script.push(state_of(view2, 6))
+    wait_until(page, lambda: tid(page, "trick-seat-0").locator("[data-card]").count() == 2, "one's own pair on the felt")
+    own = tid(page, "trick-seat-0").bounding_box()
+    box = tid(page, "tribute-events").bounding_box()
+    assert own is not None and box is not None
+    assert not _box_overlap(own, box), f"the tribute box {box} covers one's own play {own}"
+    assert not _box_overlap(own, tid(page, "actions-bar").bounding_box()), "one's own play lies over the action bar"
+
+
 @pytest.mark.parametrize("viewport", [(1366, 768), (1920, 1080), (390, 844), (844, 390)])
 def test_auto_banner_leaves_the_partner_visible(open_page: Any, viewport: tuple[int, int]) -> None:
     """Review of issue 7: the 托管 banner sat at the top centre, over the partner's seat panel (and
@@ -572,6 +638,42 @@ def test_result_screen_ready_step_and_play_again(open_page: Any) -> None:
     page.screenshot(path=str(ARTIFACTS / "table-mock-game-over-390x844.png"))
     tid(page, "again-btn").click()
     page.wait_for_url("**/room/NewRoom2")
+
+
+@pytest.mark.parametrize(("locale", "winner", "headline", "code", "line"), [
+    ("zh-CN", 0, "甲队获胜，升 3 级（乙队双下）", "乙队双下 (1-2)", "第 1 局（打 2）：甲队获胜，升 3 级（乙队双下）"),
+    ("en-US", 1, "Team B win, +3 (Team A: Double down (1-2))", "Team A: Double down (1-2)",
+     "Deal 1 (level 2): Team B win, +3 (Team A: Double down (1-2))"),
+])
+def test_result_words_name_the_losers(open_page: Any, locale: str, winner: int, headline: str, code: str, line: str) -> None:
+    """Issue 25 item 9: the deal result gave the winners the losers' word ("甲队双下，升 3 级" when
+    team A finished 1st and 2nd; "Team B: Double down (1-2)" when team B won). RULES.md R34: 双下 is the
+    team that finishes 3rd and 4th, so after a 1-2 the word belongs to the losing team, in the result
+    headline, the result row and the game-over list of deals."""
+    page, _ = open_page(f"result-words-{locale}", viewport=(1366, 768), locale=locale)
+    order = [0, 2, 1, 3] if winner == 0 else [1, 3, 0, 2]
+    result = {"game": 1, "deal": 1, "level": "2", "finish_order": order, "result": "1-2", "result_code": "double_down",
+              "winner_team": winner, "upgrade": 3, "levels_before": ["2", "2"], "levels": ["5", "2"] if winner == 0 else ["2", "5"],
+              "passed": False, "failed": [], "demoted": [], "a_fails": [0, 0], "hands_left": [[], ["3C"], [], ["SJ"]]}
+    between = {"deal": 1, "ready": [False, True, True, True], "deadline_ms": int(time.time() * 1000) + 20000, "result": result}
+    view = view_of(["3S", "4D"], [], [], to_act=1)
+    script = ScriptedTable(page, [state_of(view, 40)], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    script.push({"type": "deal_result", **result})
+    script.push(state_of(view_of(["3S", "4D", "5H"], [], [], to_act=1, deal=2), 41, between=between))
+    tid(page, "result-panel").wait_for()
+    assert tid(page, "result-winner").inner_text().strip() == headline
+    assert tid(page, "result-code").locator(".v").inner_text().strip() == code
+    summary = {"deals": 1, "levels": result["levels"], "results": [{k: result[k] for k in ("deal", "level", "finish_order", "result",
+                                                                                        "result_code", "winner_team", "upgrade", "levels")}]}
+    final = {"winner_team": winner, "game_id": 17, "summary": summary}
+    over_view = view_of([], [], [], to_act=None, deal=1)
+    over_view["phase"] = "game_over"
+    script.push(state_of(over_view, 90, final=final))
+    script.push({"type": "game_over", **final})
+    tid(page, "game-over-panel").wait_for()
+    assert [x.strip() for x in page.locator(".summary-results li").all_inner_texts()] == [line]
 
 
 def test_last_trick_received_highlight_and_mute(open_page: Any) -> None:

@@ -6,6 +6,7 @@ import { t } from "../i18n.js";
 import { sameCards } from "../cards.js";
 import { arrangeHand, flatten } from "../hand.js";
 import { resultWords as resultInWords } from "../rules.js";
+import { teamName } from "../table.js";
 
 export const SEATS = [0, 1, 2, 3];
 export const BOMB_TYPES = new Set(["bomb", "straight_flush", "joker_bomb"]);
@@ -29,6 +30,14 @@ export function ownerName(room) {
 /** The result of a deal in Guandan words (双下 / 单下 / 平下) from result_code or the neutral code. */
 export function resultWords(r) {
   return r ? resultInWords(r.result_code || r.result) : "";
+}
+
+/**
+ * The losing team of a deal result: the team its word describes (RULES.md R34: 双下 is the team that
+ * finished 3rd and 4th, so a 1-2 is 双下 for the losers, never for the winners). "" without a winner.
+ */
+export function loserName(r) {
+  return r && Number.isInteger(r.winner_team) ? teamName(1 - r.winner_team) : "";
 }
 
 export function mySeat(store) {
