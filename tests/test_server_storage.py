@@ -26,7 +26,7 @@ from sqlalchemy import create_engine, inspect, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from guandan.agents.base import make_agent
+from guandan.agents.registry import make_agent
 from guandan.core.match import Game
 from guandan.core.rules import RuleSet
 from guandan.driver import run_game

@@ -37,7 +37,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from guandan.agents.base import Agent, make_agent
+from guandan.agents.base import Agent
+
+from guandan.agents.registry import make_agent
 from guandan.core.match import Game, shuffle_deal, turned_card_leader
 from guandan.core.rules import RuleSet
 from guandan.core.views import seat_view

@@ -1,4 +1,5 @@
-"""Difficulty levels and agent specs: names → agents (DESIGN.md section 6).
+"""Difficulty levels and agent specs: parsing ``name:key=value`` and the levels' settings (DESIGN.md
+section 6); :mod:`guandan.agents.registry` builds the agents from them.
 
 Levels (issue: difficulty levels everywhere a bot can sit):
 
@@ -188,17 +189,3 @@ def fast_policies(kwargs: dict[str, Any]) -> dict[str, Any]:
         kwargs["late_rollout_policy"] = FastRolloutPolicy()
     kwargs.setdefault("belief_model", belief_model_option("fast"))
     return kwargs
-
-
-def make_level_agent(base: str, seed: int | None, kwargs: dict[str, Any]) -> Any:
-    """Build ``easy`` or ``search`` with options; ``None`` for other names."""
-    if base == "search":
-        from .search import SearchAgent, default_workers
-
-        kwargs = fast_policies({**HARD_DEFAULTS, "workers": default_workers(), **kwargs})
-        return SearchAgent(seed, **kwargs)
-    if base == "easy":
-        from .easy import EasyAgent
-
-        return EasyAgent(seed, **kwargs)
-    return None

@@ -33,7 +33,7 @@ def arena_command(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from guandan.agents.base import make_agent
+    from guandan.agents.registry import make_agent
     from guandan.arena import duplicate_match
 
     from .rates import ci, pct, rate_table

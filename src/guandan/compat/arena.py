@@ -38,7 +38,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from guandan.agents.base import Agent, make_agent
+from guandan.agents.base import Agent
+
+from guandan.agents.registry import make_agent
 from guandan.arena import wilson
 from guandan.core.rules import RuleSet
 from guandan.core.views import SeatView
