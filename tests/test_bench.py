@@ -1,4 +1,4 @@
-"""``guandan bench`` and :mod:`guandan.bench`: the JSON shape and the pinned move counts.
+"""``guandan bench`` and :mod:`guandan.evaluation.bench`: the JSON shape and the pinned move counts.
 
 Timings are not asserted (the speed targets live in the benchmark itself, not in tests).
 

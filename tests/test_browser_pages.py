@@ -422,7 +422,7 @@ def store_game(server: Any, names: list[str | None], seed: int, preset: str = "o
     from guandan.agents.registry import make_agent
     from guandan.core.match import Game
     from guandan.core.rules import RuleSet
-    from guandan.driver import run_game
+    from guandan.agents.driver import run_game
     from guandan.records import record_lines
     from guandan.server.api_accounts import record_finished_game
     from guandan.server.models import User

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from guandan.arena import wilson
+from guandan.evaluation.arena import wilson
 from guandan.cli import app
 from guandan.compat.arena import fill_command, percentile
 

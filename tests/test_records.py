@@ -17,7 +17,7 @@ from guandan.agents.base import RandomAgent
 from guandan.core.cards import card_text, parse_card, wild_face
 from guandan.core.match import Game, action_from_json, shuffle_deal
 from guandan.core.rules import PRESET_NAMES, RuleSet
-from guandan.driver import run_game
+from guandan.agents.driver import run_game
 from guandan.records import (
     EVENT_FIELDS,
     FORMAT,

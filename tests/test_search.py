@@ -21,7 +21,7 @@ from guandan.core.match import Game
 from guandan.core.plays import BOMB_TYPES, PASS
 from guandan.core.views import seat_view
 from guandan.core.worlds import sample_world, world_deal
-from guandan.driver import run_game
+from guandan.agents.driver import run_game
 
 
 def _views(seed: int, n: int, min_choices: int = 3, skip: int = 0):

@@ -29,7 +29,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from guandan.agents.registry import make_agent
 from guandan.core.match import Game
 from guandan.core.rules import RuleSet
-from guandan.driver import run_game
+from guandan.agents.driver import run_game
 from guandan.records import record_lines
 from guandan.server import db as gdb
 from guandan.server import models

@@ -97,7 +97,7 @@ def simulate_command(
 
     from guandan.agents import make_agent
     from guandan.core.match import Game
-    from guandan.driver import run_game
+    from guandan.agents.driver import run_game
     from guandan.records import write_record
 
     err = Console(stderr=True, soft_wrap=True)
