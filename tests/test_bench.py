@@ -17,7 +17,7 @@ import pathlib
 import pytest
 from typer.testing import CliRunner
 
-from guandan import bench
+from guandan.evaluation import bench
 from guandan.cli import app
 
 PERF = pathlib.Path(__file__).resolve().parents[2] / "shared" / "perf-hands.json"

@@ -139,7 +139,7 @@ _ALIASES = {"hard": "search", "normal": "heuristic"}
 #: positions only (someone holds 10 cards or fewer), weight sampled worlds by the other seats'
 #: last 4 decisions (factor 4 per decision the heuristic would have made with that world's
 #: hands), and switch from the heuristic's move at 2.5 standard errors of the paired gain (up to
-#: 7 other candidates are compared at once: a looser test switches on noise). ``make_level_agent``
+#: 7 other candidates are compared at once: a looser test switches on noise). ``registry.make_level_agent``
 #: adds the fast rollout policy and the fast model of the other players (``rollout=fast``,
 #: ``belief_model=fast``) unless the spec names others.
 HARD_DEFAULTS: dict[str, Any] = {"late_cards": 10, "belief_weight": 4, "belief_depth": 4, "switch_z": 2.5}

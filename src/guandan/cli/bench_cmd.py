@@ -116,7 +116,7 @@ def bench_command(
         return
     if suite != "engine":
         _fail(f"unknown benchmark {suite!r}; valid: engine, rl")
-    from guandan import bench
+    from guandan.evaluation import bench
 
     if repeat < 1:
         _fail(f"--repeat must be at least 1, not {repeat}")

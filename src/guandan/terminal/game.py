@@ -43,7 +43,8 @@ def check_bot(bot: str) -> None:
     try:
         make_agent(bot, 0)
     except ValueError as e:
-        raise ValueError(str(e).replace("unknown agent", "unknown bot").replace("valid agents", "valid bots")) from None
+        msg = str(e).replace("unknown agent", "unknown bot").replace("valid agents", "valid bots")
+        raise ValueError(msg) from None
 
 
 def build_agent(name: str, seed: int) -> tuple[Agent, str | None]:
