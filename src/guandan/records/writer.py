@@ -1,5 +1,5 @@
 """The record format (version 1) and writing records: header, event lines, files (the format is
-described in :mod:`guandan.records`; reading and replaying are :mod:`guandan.records.replay`)."""
+described in :mod:`guandan.records`; reading and replaying are :mod:`guandan.records.reader`)."""
 
 from __future__ import annotations
 
