@@ -16,8 +16,29 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from .commands import (
+    HELP_LINES,
+    RankShortage,
+    parse_command,
+    rank_selections,
+    reading_ranks,
+    straight_flushes_left,
+)
 from .i18n import strip_rule_ids, tr
-from .render import HUMAN, render_view
+from .render import (
+    HUMAN,
+    card_label,
+    card_style,
+    level_text,
+    place_name,
+    play_line,
+    rank_label,
+    reading_name,
+    render_view,
+    seat_name,
+    team_name,
+    typed,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from rich.console import Console
@@ -178,7 +199,6 @@ class PlaySession:
             QuitGame: the person quit (``q`` confirmed, or end of input).
         """
         from guandan.core.errors import NotationError
-        from .commands import HELP_LINES, parse_command
 
         self.console.print(self.render_table())
         phase = self.game.phase
@@ -273,7 +293,6 @@ class PlaySession:
         """
         from guandan.core.cards import FACE_RANK
         from guandan.core.errors import IllegalAction
-        from .commands import RankShortage, rank_selections, reading_ranks, straight_flushes_left
 
         game = self.game
         hand = game.deal.hands[HUMAN]
@@ -324,7 +343,6 @@ class PlaySession:
             assert first_error is not None
             if first_error.reason == "not_a_reading":
                 from guandan.core.cards import card_text
-                from .render import rank_label
 
                 typed = " ".join([rank_label(r) for r in ranks] + [card_text(f) for f in faces])
                 self._error(tr("{cards} is not a legal play", cards=typed))
@@ -345,8 +363,6 @@ class PlaySession:
 
     def _choose_reading(self, readings: Sequence[PlayT], by_cards: bool = False) -> PlayT | None:
         from rich.text import Text
-
-        from .render import play_line, reading_name
 
         level = self.game.level
         if by_cards:
@@ -370,7 +386,6 @@ class PlaySession:
         from rich.text import Text
 
         from guandan.core.views import seat_view
-        from .render import play_line, typed
 
         try:
             act = self.hint_agent.act(seat_view(self.game, HUMAN))
@@ -416,8 +431,6 @@ class PlaySession:
     def _report_action(self, deal: Deal, seat: int, act: PlayT) -> None:
         from rich.text import Text
 
-        from .render import place_name, play_line, seat_name
-
         if act[0] in ("tribute", "return"):
             # shown when revealed (tribute_paid / returns_revealed events); while the other
             # payer or receiver has still to choose, the cards stay hidden (R50)
@@ -460,7 +473,6 @@ class PlaySession:
 
         from guandan.core.cards import parse_rank
         from guandan.core.deal import team_of
-        from .render import level_text, seat_name, team_name
 
         level = parse_rank(ev["level"])
         self._current = (ev["game"], ev["deal"])
@@ -501,7 +513,6 @@ class PlaySession:
         from rich.text import Text
 
         from guandan.core.cards import BIG_JOKER
-        from .render import card_label, seat_name
 
         deal = self.game.deal
         line = Text(tr("Anti-tribute (抗贡): "), style="bold yellow")
@@ -517,7 +528,6 @@ class PlaySession:
         from rich.text import Text
 
         from guandan.core.cards import parse_card
-        from .render import card_label, card_style, seat_name
 
         level = self.game.deal.level
         for giver, receiver, card in ev["tributes"]:
@@ -531,7 +541,6 @@ class PlaySession:
         from rich.text import Text
 
         from guandan.core.cards import parse_card
-        from .render import card_label, card_style, seat_name
 
         level = self.game.deal.level
         for giver, receiver, card in ev["returns"]:
@@ -545,7 +554,6 @@ class PlaySession:
 
     def _jiefeng(self, ev: dict[str, Any]) -> None:
         from guandan.core.deal import partner
-        from .render import seat_name
 
         leader = ev["leader"]
         out = partner(leader)
@@ -560,7 +568,6 @@ class PlaySession:
         from rich.table import Table
 
         from guandan.core.scoring import anhui_title
-        from .render import level_text, place_name, seat_name, team_name
 
         game = self.game
         st = game.settlements[-1]
@@ -639,7 +646,6 @@ class PlaySession:
         from rich.table import Table
 
         from guandan.core.scoring import anhui_title
-        from .render import level_text, seat_name, team_name
 
         game = self.game
         table = Table(title=tr("Deals"), expand=False, box=box.SIMPLE_HEAD)
