@@ -17,8 +17,8 @@ import random
 import sys
 import time
 
-from guandan.evaluation.arena import decision_summary, normal_ci, play_board_deal, wilson
 from guandan.core.rules import RuleSet
+from guandan.evaluation.arena import decision_summary, normal_ci, play_board_deal, wilson
 
 
 def play(a: str, b: str, n: int, seed: int, part: int, parts: int) -> None:

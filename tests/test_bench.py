@@ -17,8 +17,8 @@ import pathlib
 import pytest
 from typer.testing import CliRunner
 
-from guandan.evaluation import bench
 from guandan.cli import app
+from guandan.evaluation import bench
 
 PERF = pathlib.Path(__file__).resolve().parents[2] / "shared" / "perf-hands.json"
 

@@ -244,8 +244,8 @@ def test_shipped_weights_play_a_game_without_pytorch() -> None:
                     raise ImportError("torch is blocked in this test")
                 return None
         sys.meta_path.insert(0, Block())
-        from guandan.agents.registry import make_agent
         from guandan.agents.nets import shipped_value_net
+        from guandan.agents.registry import make_agent
         from guandan.core.match import Game
         from guandan.core.views import seat_view
         game = Game(seed=5)

@@ -41,9 +41,9 @@ from typing import Any
 from guandan.agents.base import Agent
 
 from guandan.agents.registry import make_agent
-from guandan.evaluation.arena import wilson
 from guandan.core.rules import RuleSet
 from guandan.core.views import SeatView
+from guandan.evaluation.arena import wilson
 
 from .client import join
 from .host import CompatHost, RunSummary, serve

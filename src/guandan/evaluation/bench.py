@@ -227,9 +227,9 @@ def random_deals(seconds: float = 3.0, seed: int = 1, views: bool = False, max_d
     if seconds <= 0:
         raise ValueError("seconds must be positive")
     from guandan.agents.base import RandomAgent
+    from guandan.agents.driver import step
     from guandan.core.match import Game
     from guandan.core.rules import RuleSet
-    from guandan.agents.driver import step
 
     rules = RuleSet.official()
     deals = 0
