@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from sqlalchemy import text
 
-    from guandan.agents.base import make_agent
+    from guandan.agents.registry import make_agent
     from guandan.core.match import Game
     from guandan.core.rules import RuleSet
     from guandan.core.views import seat_view

@@ -12,7 +12,7 @@ import json
 
 import pytest
 
-from guandan.agents.base import make_agent
+from guandan.agents.registry import make_agent
 from guandan.core.match import Game
 from guandan.core.rules import RuleSet
 from guandan.core.views import seat_view

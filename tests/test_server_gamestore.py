@@ -35,7 +35,7 @@ from test_server_storage import (
     pg_session_url,  # noqa: F401 (fixture)
 )
 
-from guandan.agents.base import make_agent
+from guandan.agents.registry import make_agent
 from guandan.core.deal import PLAY, RETURN, TRIBUTE
 from guandan.core.match import Game, action_from_json
 from guandan.core.rules import RuleSet

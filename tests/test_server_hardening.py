@@ -394,7 +394,7 @@ def _room(db: Any, room_id: str, owner_id: int, record: str) -> None:
 
 def _partial_record() -> str:
     game = Game(RuleSet.official(), seed=5, max_games=1)
-    from guandan.agents.base import make_agent
+    from guandan.agents.registry import make_agent
     from guandan.core.views import seat_view
 
     agents = [make_agent("random", s) for s in range(4)]

@@ -310,7 +310,7 @@ def test_replay_hands_follow_the_core(tmp_path: Path) -> None:
     """The replay viewer's hands equal the core's hands after every event (cards leave a hand
     when played; tribute and return cards reach their receivers when revealed, R50), and its
     finishing order agrees with each ``deal_end`` event."""
-    from guandan.agents.base import make_agent
+    from guandan.agents.registry import make_agent
     from guandan.core.cards import card_text
     from guandan.core.match import Game
     from guandan.core.rules import RuleSet
