@@ -142,41 +142,41 @@ def penalties_of(r: MatchResult, options: Options) -> list[Penalty]:
     return out + list(r.penalties)
 
 
-def _levels(r: MatchResult, options: Options) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+def _levels(r: MatchResult, pens: list[Penalty]) -> tuple[dict[str, int], dict[str, int], dict[str, int]]:
+    """Levels after penalties, capped at A (R36): ``(level, gained, capped)`` per side."""
     gained = {"a": 0, "b": 0}
-    for p in penalties_of(r, options):
-        gained[other(p.side)] += p.levels
-    level, capped = {}, {}
-    for s in SIDES:
-        raw = getattr(r, f"level_{s}") + gained[s]
-        level[s] = min(raw, LEVEL_A)
-        capped[s] = raw - level[s]
-    return level, gained, capped
+    for p in pens:
+        gained["b" if p.side == "a" else "a"] += p.levels
+    raw_a, raw_b = r.level_a + gained["a"], r.level_b + gained["b"]
+    level = {"a": min(raw_a, LEVEL_A), "b": min(raw_b, LEVEL_A)}
+    return level, gained, {"a": raw_a - level["a"], "b": raw_b - level["b"]}
 
 
-def _decide(r: MatchResult, team: bool, options: Options | None = None) -> str | None:
+def _decide(r: MatchResult, team: bool, options: Options | None = None,
+            pens: list[Penalty] | None = None) -> str | None:
     """The winning side before any extra deal, or None for a draw."""
-    options = options or Options()
-    losers = {p.side for p in r.penalties if p.loses_match}
+    if pens is None:
+        pens = penalties_of(r, options or Options())
+    losers = {p.side for p in pens if p.loses_match}
     if len(losers) == 1:
         return other(losers.pop())
     if team:
-        pts = scale_points(r.team_deals or [], _team_penalty(r, options))
+        pts = scale_points(r.team_deals or [], _team_penalty(pens))
         return None if pts == DRAW_POINTS else ("a" if pts > DRAW_POINTS else "b")
     if r.passed_a is not None:
         return r.passed_a
-    level, _, _ = _levels(r, options)
+    level, _, _ = _levels(r, pens)
     if level["a"] == level["b"]:
         return None
     return "a" if level["a"] > level["b"] else "b"
 
 
-def _team_penalty(r: MatchResult, options: Options) -> int:
-    """Penalty levels for team a minus those for team b (each level is one scale point)."""
-    gained = {"a": 0, "b": 0}
-    for p in penalties_of(r, options):
-        gained[other(p.side)] += p.levels
-    return gained["a"] - gained["b"]
+def _team_penalty(pens: list[Penalty]) -> int:
+    """Penalty levels gained by team a minus those gained by team b (each level is one scale point)."""
+    return sum(-p.levels if p.side == "a" else p.levels for p in pens)
+
+
+_POINTS = {"win": WIN, "draw": DRAW, "loss": LOSS}
 
 
 def score_match(m: Match, options: Options, *, knockout: bool = False, team: bool = False) -> dict[str, SideScore]:
@@ -191,35 +191,30 @@ def score_match(m: Match, options: Options, *, knockout: bool = False, team: boo
     if r is None:
         raise InvalidResult(f"table {m.table} has no final result", reason="no_result", table=m.table)
     pens = penalties_of(r, options)
-    against = {s: [p for p in pens if p.side == s] for s in SIDES}
+    against: dict[str, list[Penalty]] = {"a": [], "b": []}
+    for p in pens:
+        against[p.side].append(p)
     if r.absent == "both":
         return {s: SideScore("absent", ABSENT, penalties=against[s]) for s in SIDES}
     if r.absent in SIDES:
-        present = other(r.absent)
+        present = other(r.absent)  # type: ignore[arg-type]
         return {present: SideScore("win", WIN, options.bye_net, options.bye_cumulative, penalties=against[present]),
-                r.absent: SideScore("absent", ABSENT, penalties=against[r.absent])}
-    winner = _decide(r, team, options=options)
-    drawn = winner is None
-    if drawn and knockout:
+                r.absent: SideScore("absent", ABSENT, penalties=against[r.absent])}  # type: ignore[dict-item]
+    winner = _decide(r, team, pens=pens)
+    if winner is None and knockout:
         winner = r.extra_deal
-    out: dict[str, SideScore] = {}
+    oa = "draw" if winner is None else ("win" if winner == "a" else "loss")
+    ob = "draw" if winner is None else ("win" if winner == "b" else "loss")
     if team:
-        pts = scale_points(r.team_deals or [], _team_penalty(r, options))
-        own = {"a": pts, "b": 2 * DRAW_POINTS - pts}
-        for s in SIDES:
-            outcome = "draw" if winner is None else ("win" if winner == s else "loss")
-            out[s] = SideScore(outcome, {"win": WIN, "draw": DRAW, "loss": LOSS}[outcome],
-                               own[s] - DRAW_POINTS, own[s], penalties=against[s])
-        return out
-    level, gained, capped = _levels(r, options)
-    for s in SIDES:
-        outcome = "draw" if winner is None else ("win" if winner == s else "loss")
-        passed = r.passed_a == s
-        out[s] = SideScore(outcome, {"win": WIN, "draw": DRAW, "loss": LOSS}[outcome],
-                           net=level[s] - level[other(s)], cumulative=level[s] - 2 + (1 if passed else 0),
-                           level=level[s], reached=getattr(r, f"level_{s}"), gained=gained[s], capped=capped[s],
-                           penalties=against[s])
-    return out
+        pts = scale_points(r.team_deals or [], _team_penalty(pens))
+        return {"a": SideScore(oa, _POINTS[oa], pts - DRAW_POINTS, pts, penalties=against["a"]),
+                "b": SideScore(ob, _POINTS[ob], DRAW_POINTS - pts, 2 * DRAW_POINTS - pts, penalties=against["b"])}
+    level, gained, capped = _levels(r, pens)
+    la, lb = level["a"], level["b"]
+    return {"a": SideScore(oa, _POINTS[oa], la - lb, la - 2 + (r.passed_a == "a"), la, r.level_a, gained["a"],
+                           capped["a"], against["a"]),
+            "b": SideScore(ob, _POINTS[ob], lb - la, lb - 2 + (r.passed_a == "b"), lb, r.level_b, gained["b"],
+                           capped["b"], against["b"])}
 
 
 @dataclass

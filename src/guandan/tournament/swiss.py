@@ -26,7 +26,7 @@ A bye scores as a win (3 field points, R58 "win"); see :mod:`guandan.tournament.
 
 **Large fields.** The blossom algorithm is O(n³) in pure Python (a complete 600-entry graph takes over ten
 seconds), so above ``full_limit`` (64) entries the standings are matched in sliding windows: the top
-``window`` (40) unpaired entries are matched, the pairs that include one of the window's top half are
+``window`` (24) unpaired entries are matched, the pairs that include one of the window's top half are
 kept, and the window slides down; the last window takes the bye node. If any kept pair is a repeat or a
 second bye, the whole field is matched again on the complete graph, so tier 1 is as good as the complete
 matching's. Tiers 3 and 4 are then optimal within each window rather than over the whole field.
@@ -121,7 +121,7 @@ def _order(a: int, b: int, costs: _Costs) -> tuple[int, int]:
 
 
 def pair_round(ranked: Sequence[int], fp: dict[int, int], played: Iterable[frozenset[int]],
-               had_bye: Iterable[int], *, window: int = 40,
+               had_bye: Iterable[int], *, window: int = 24,
                full_limit: int = 64) -> tuple[list[tuple[int, int]], int | None]:
     """Pair one Swiss round after round 1.
 
