@@ -12,9 +12,10 @@ least total cost. An edge's cost has four tiers, scaled so that they are lexicog
 is larger than the most the lower tiers can add up to over a whole round; the weights are integers, so
 the matching is computed exactly):
 
-1. **violations**: 1 for a repeat pairing, or a bye to an entry that has had one. A round therefore has
-   no repeat and no second bye whenever some pairing without them exists, and otherwise as few as
-   possible;
+1. **violations**: a bye to an entry that has had one costs ``n//2 + 2`` (more than every repeat a round
+   can hold together), a repeat pairing costs 1. A round therefore gives no second bye whenever an entry
+   without a bye is active, and has no repeat whenever some pairing without one (and without a second
+   bye) exists, and otherwise as few repeats as possible;
 2. **the bye**: the bye edge costs the recipient's distance from the bottom of the standings (0 for the
    last entry): the bye goes to the lowest-ranked entry without a bye yet, unless that forces tier 1;
 3. **field-point difference**: ``(fp_i − fp_j)²`` (the square prefers two pairs one point apart to one
@@ -78,14 +79,15 @@ class _Costs:
         self.b4 = (n + 1) ** 2 * pairs + 1
         self.b3 = spread * spread * pairs + 1
         self.b2 = n + 1
-        self.top = 2 * self.b2 * self.b3 * self.b4 + 1
+        self.second_bye = n // 2 + 2
+        self.top = (self.second_bye + 2) * self.b2 * self.b3 * self.b4 + 1
 
     def cost(self, i: int, j: int) -> int:
         if j == BYE:
             i, j = j, i
         if i == BYE:
             r = self.rank[j]
-            t1 = 1 if j in self.had_bye else 0
+            t1 = self.second_bye if j in self.had_bye else 0
             t2 = self.n - 1 - r
             d = self.fp.get(j, 0) - self.fp_floor
             t4 = (self.n - r) ** 2
@@ -164,10 +166,10 @@ def _finish(pairs: list[tuple[int, int]], costs: _Costs) -> tuple[list[tuple[int
 def round_cost(pairs: Iterable[tuple[int, int]], bye: int | None, ranked: Sequence[int], fp: dict[int, int],
                played: Iterable[frozenset[int]], had_bye: Iterable[int]) -> tuple[int, int, int, int]:
     """The four tiers ``(violations, bye distance, Σ fp difference², Σ rank difference²)`` of a round, for
-    tests and reports."""
+    tests and reports (violations weighted as in tier 1)."""
     c = _Costs(list(ranked), fp, set(played), set(had_bye))
-    edges = list(pairs) + ([(BYE, bye)] if bye is not None else [])
-    t1 = sum(c.violation(a, b) for a, b in edges)
+    t1 = sum(frozenset((a, b)) in c.played for a, b in pairs)
+    t1 += c.second_bye if bye is not None and bye in c.had_bye else 0
     t2 = c.n - 1 - c.rank[bye] if bye is not None else 0
     t3 = sum((fp.get(a, 0) - fp.get(b, 0)) ** 2 for a, b in pairs)
     t3 += (fp.get(bye, 0) - c.fp_floor) ** 2 if bye is not None else 0
