@@ -115,3 +115,22 @@ def test_bench_prints_figures() -> None:
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert out["pairs"] == 40 and out["round"] == 3 and out["pair_seconds"] > 0
+
+
+def test_bots_event_through_the_arena(tmp_path: Path) -> None:
+    state = tmp_path / "bots.json"
+    r = _run("bots", "--bots", "random,random,random", "--deals", "2", "--seed", "3", "--json", "--save", str(state))
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    # 3 entries round robin: 3 rounds of one table and one bye
+    assert [(len(x["tables"]), len(x["byes"])) for x in out["rounds"]] == [(1, 1)] * 3
+    from guandan.tournament.model import from_json
+
+    t = from_json(state.read_text("utf-8"))
+    for rnd in t.played:
+        for m in rnd.matches:
+            if m.b is not None:
+                res = m.result
+                assert res is not None and 2 <= res.level_a <= 14 and 2 <= res.level_b <= 14
+                assert res.time_called == (res.passed_a is None)
+    assert _run("bots", "--bots", "random,nobody", "--deals", "1").exit_code != 0

@@ -145,3 +145,26 @@ def test_json_round_trip_and_version() -> None:
         from_json("[1, 2]")
     with pytest.raises(StateError):
         from_json('{"version": 1, "name": "x", "entries": [{"id": 1}]}')
+
+
+def test_team_tournament_pairs_teams_and_scores_on_the_scale() -> None:
+    t = Tournament(name="teams", format="round_robin", team=True)
+    for i in range(1, 4):
+        add_entry(t, f"T{i}", [Player(f"t{i}p{k}") for k in range(4)])
+    import pytest as _pytest
+
+    from guandan.tournament.errors import ConfigError
+
+    with _pytest.raises(ConfigError):
+        add_entry(t, "short", [Player("a"), Player("b")])
+    rnd = pair_next_round(t)  # Berger of 3: 1 v dummy (bye), 2 v 3
+    m = next(m for m in rnd.matches if m.b is not None)
+    assert (m.a, m.b) == (2, 3)
+    with pytest.raises(InvalidResult) as e:
+        enter_result(t, 1, m.table, MatchResult(10, 8))
+    assert e.value.params["reason"] == "team_deals_needed"
+    enter_result(t, 1, m.table, MatchResult(team_deals=[[3, -1], [-2, 2], [1, 1]]))  # D = 2+0+2 = 4 -> 17:9
+    rows = {s.id: s for s in standings(t)}
+    assert (rows[2].field_points, rows[2].net, rows[2].cumulative) == (3, 4, 17)
+    assert (rows[3].field_points, rows[3].net, rows[3].cumulative) == (1, -4, 9)
+    assert rows[1].field_points == 3 and rows[1].byes == 1

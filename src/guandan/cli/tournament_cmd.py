@@ -378,3 +378,48 @@ def bench_command(
     else:
         _console().print(f"{pairs} pairs, round {rounds + 1}: pairing {out['pair_seconds'] * 1000:.0f} ms, "
                          f"standings {out['standings_seconds'] * 1000:.0f} ms (best of {repeat})")
+
+
+@tournament_app.command("bots")
+def bots_command(
+    bots: str = typer.Option("easy,normal,random,easy,normal,random", "--bots", help="Comma-separated bot names or levels, one entry each (names may repeat)."),
+    fmt: str = typer.Option("round_robin", "--format", "-f", help="swiss, round_robin or groups_knockout."),
+    rounds: int = typer.Option(3, "--rounds", min=1, help="Swiss rounds."),
+    deals: int = typer.Option(12, "--deals", min=1, help="Deals per match before time is called (the levels reached then decide)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of every game's cards."),
+    preset: str = typer.Option("official", "--preset", "-p", help=PRESET_HELP),
+    rule: list[str] = typer.Option(None, "--rule", "-r", help=RULE_HELP),
+    save: Path = typer.Option(None, "--save", help="Also write the finished tournament's state to this file."),
+    as_json: bool = typer.Option(False, "--json", help="Print the rounds and standings as JSON (the simulate shape)."),
+) -> None:
+    """Run a bots-only event at full speed through the arena and print the standings."""
+    from guandan.tournament.errors import TournamentError
+    from guandan.tournament.scoring import standings
+    from guandan.tournament.simulate import summary
+
+    from .tournament_bots import run_bots_event
+
+    rules = load_rules(preset, rule)
+    if rules.target_level != "A":
+        fail("bots events score levels up to A: use a preset whose target level is A")
+    names = [b.strip() for b in bots.split(",") if b.strip()]
+    try:
+        t = run_bots_event(names, fmt, rounds, seed, deals, preset, rules)
+    except TournamentError as err:
+        fail_tournament(err)
+    except ValueError as err:
+        fail(str(err))
+    if save is not None:
+        save_state(t, save)
+    if as_json:
+        typer.echo(json.dumps(summary(t)))
+        return
+    from rich.table import Table
+
+    tab = Table(title=f"bots event: {fmt}, {len(t.played)} rounds, {deals} deals per match")
+    for col in ("place", "entry", "field pts", "net", "cumulative", "W-D-L"):
+        tab.add_column(col)
+    for s in standings(t):
+        tab.add_row(str(s.place), s.name, str(s.field_points), str(s.net), str(s.cumulative),
+                    f"{s.wins}-{s.draws}-{s.losses}")
+    _console().print(tab)
