@@ -71,7 +71,7 @@ def create_command(
     preset: str = typer.Option("official", "--preset", "-p", help=PRESET_HELP),
     rule: list[str] = typer.Option(None, "--rule", "-r", help=RULE_HELP),
     first_round: str = typer.Option("seeded", "--first-round", help="Round 1 by seeding (1 v N/2+1) or random."),
-    seed: int = typer.Option(None, "--seed", help="Random seed of a random first round."),
+    seed: int = typer.Option(None, "--seed", help="Random seed of a random first round (default: drawn and stored)."),
     team: bool = typer.Option(False, "--team", help="Entries are teams of two pairs (复式 team matches)."),
     groups: int = typer.Option(2, "--groups", min=1, help="Groups of the groups_knockout format."),
     knockout_size: int = typer.Option(4, "--knockout-size", min=2, help="Entries in the knock-out (a power of two)."),
@@ -91,6 +91,11 @@ def create_command(
     if state.exists() and not force:
         fail(f"{state} exists (use --force to overwrite it)")
     load_rules(preset, rule)
+    if first_round == "random" and seed is None:
+        import secrets
+
+        seed = secrets.randbelow(10**9)
+        _console().print(f"Random first round with --seed {seed} (kept in the state file).")
     overrides = dict(r.split("=", 1) for r in rule or [])
     opts = Options(tiebreaks=[x.strip() for x in tiebreaks.split(",") if x.strip()], first_round=first_round,
                    random_seed=seed, groups=groups, knockout_size=knockout_size, prizes=prizes)

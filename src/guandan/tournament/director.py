@@ -35,7 +35,8 @@ from .scoring import TIEBREAKS, other, score_match, standings, validate_result
 
 def check_config(t: Tournament) -> None:
     """Raise :class:`ConfigError` (``params["field"]``) for an unknown format or tie-break, fewer than one
-    round, a knock-out size that is not a power of two, fewer than one group, or a bad first-round mode."""
+    round, a knock-out size that is not a power of two, fewer than one group, a bad first-round mode, or
+    a random first round without a seed."""
     o = t.options
     if t.format not in FORMATS:
         raise ConfigError(f"format {t.format!r} is not one of {', '.join(FORMATS)}", field="format", value=t.format)
@@ -47,6 +48,9 @@ def check_config(t: Tournament) -> None:
                           value=list(o.tiebreaks))
     if o.first_round not in ("seeded", "random"):
         raise ConfigError("first_round is 'seeded' or 'random'", field="first_round", value=o.first_round)
+    if o.first_round == "random" and o.random_seed is None:
+        raise ConfigError("a random first round needs a random_seed (the engine has no hidden randomness)",
+                          field="random_seed")
     if t.format == "groups_knockout":
         if o.groups < 1:
             raise ConfigError("at least one group", field="groups", value=o.groups)

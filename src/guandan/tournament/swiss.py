@@ -29,8 +29,9 @@ A bye scores as a win (3 field points, R58 "win"); see :mod:`guandan.tournament.
 seconds), so above ``full_limit`` (64) entries the standings are matched in sliding windows: the top
 ``window`` (24) unpaired entries are matched, the pairs that include one of the window's top half are
 kept, and the window slides down; the last window takes the bye node. If any kept pair is a repeat or a
-second bye, the whole field is matched again on the complete graph, so tier 1 is as good as the complete
-matching's. Tiers 3 and 4 are then optimal within each window rather than over the whole field.
+second bye, the round is matched again with windows twice as large, and in the end on the complete
+graph, so tier 1 is as good as the complete matching's. Tiers 3 and 4 are then optimal within each
+window rather than over the whole field.
 """
 
 from __future__ import annotations
@@ -134,23 +135,31 @@ def pair_round(ranked: Sequence[int], fp: dict[int, int], played: Iterable[froze
     """
     ranked = list(ranked)
     costs = _Costs(ranked, fp, set(played), set(had_bye))
-    if len(ranked) <= full_limit:
-        return _finish(_match(_with_bye(ranked), costs), costs)
+    while len(ranked) > full_limit and window < len(ranked):
+        got = _windowed(ranked, costs, window)
+        if got is not None:
+            return _finish(got, costs)
+        window *= 2
+    return _finish(_match(_with_bye(ranked), costs), costs)
+
+
+def _windowed(ranked: list[int], costs: _Costs, window: int) -> list[tuple[int, int]] | None:
+    """Sliding-window matching (module docstring); None when a kept pair is a repeat or a second bye."""
     kept: list[tuple[int, int]] = []
     rest = ranked
     while len(rest) > window:
         pool = rest[:window]
         head = set(pool[: window // 2])
         take = [p for p in _match(pool, costs) if p[0] in head or p[1] in head]
-        if any(costs.violation(a, b) for a, b in take):
-            return _finish(_match(_with_bye(ranked), costs), costs)
+        if not take or any(costs.violation(a, b) for a, b in take):
+            return None
         kept += take
         used = {e for p in take for e in p}
         rest = [e for e in rest if e not in used]
     last = _match(_with_bye(rest), costs)
     if any(costs.violation(a, b) for a, b in last):
-        return _finish(_match(_with_bye(ranked), costs), costs)
-    return _finish(kept + last, costs)
+        return None
+    return kept + last
 
 
 def _with_bye(ids: list[int]) -> list[int]:
