@@ -89,3 +89,36 @@ def test_round_robin_runs_out_of_rounds_and_bad_configs() -> None:
         pair_next_round(Tournament(name="x", options=Options(tiebreaks=["net", "luck"])))
     with pytest.raises(NotEnoughEntries):
         pair_next_round(Tournament(name="x"))
+
+
+def test_knockout_correction_cannot_change_an_advanced_winner() -> None:
+    from guandan.tournament.director import correct_result
+
+    t = Tournament(name="ko", format="groups_knockout", options=Options(groups=1, knockout_size=4))
+    for i in range(1, 5):
+        add_entry(t, f"E{i}", [Player(f"p{i}"), Player(f"q{i}")], seed=i)
+    for _ in range(3):
+        _lower_id_wins(t, pair_next_round(t))
+    semi = pair_next_round(t)  # 1 v 4, 2 v 3
+    _lower_id_wins(t, semi)
+    pair_next_round(t)  # final 1 v 2
+    with pytest.raises(InvalidResult) as e:
+        correct_result(t, semi.number, 1, MatchResult(5, 10))
+    assert e.value.params["reason"] == "knockout_advanced"
+    correct_result(t, semi.number, 1, MatchResult(11, 10), reason="level misread")  # same winner: fine
+    assert t.log[-1].before["level_a"] == 10 and t.log[-1].after["level_a"] == 11
+
+
+def test_round_robin_withdrawal_gives_the_opponent_a_bye_and_random_needs_a_seed() -> None:
+    from guandan.tournament.director import withdraw
+
+    t = Tournament(name="rr", format="round_robin")
+    for i in range(1, 5):
+        add_entry(t, f"E{i}", [Player(f"p{i}"), Player(f"q{i}")])
+    _lower_id_wins(t, pair_next_round(t))  # 1-4, 2-3
+    withdraw(t, 3)
+    rnd = pair_next_round(t)  # Berger round 2: 4-3, 1-2 -> 4 has a bye
+    assert [(m.a, m.b) for m in rnd.matches] == [(1, 2), (4, None)]
+    with pytest.raises(ConfigError) as e:
+        pair_next_round(Tournament(name="x", options=Options(first_round="random")))
+    assert e.value.params["field"] == "random_seed"

@@ -185,3 +185,29 @@ def test_large_field_windows_have_no_repeat_and_one_game_each() -> None:
                 seen.add(key)
     byes = [m.a for r in t.played for m in r.matches if m.b is None]
     assert len(byes) == len(set(byes)) == 5
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(5, 10), seed=st.integers(0, 10_000), rounds=st.integers(1, 5))
+def test_windowed_path_never_worse_than_complete_on_tier_one(n: int, seed: int, rounds: int) -> None:
+    """The large-field windows forced onto a small field (full_limit 2, windows of 4): whenever they
+    would keep a repeat or a second bye they grow and finally fall back to the complete graph, so the
+    round's (second byes, repeats) equals the exhaustive minimum."""
+    rng = random.Random(seed)
+    ids = list(range(1, n + 1))
+    played: set[frozenset[int]] = set()
+    had_bye: set[int] = set()
+    for _ in range(rounds):  # a random history of earlier rounds
+        order = ids[:]
+        rng.shuffle(order)
+        if n % 2:
+            had_bye.add(order.pop())
+        played |= {frozenset(order[i:i + 2]) for i in range(0, len(order), 2)}
+    fp = {i: rng.randint(0, 3 * rounds) for i in ids}
+    ranked = sorted(ids, key=lambda i: (-fp[i], i))
+    pairs, bye = swiss.pair_round(ranked, fp, played, had_bye, window=4, full_limit=2)
+    assert sorted([e for p in pairs for e in p] + ([bye] if bye is not None else [])) == ids
+    got = pairs + ([(bye, swiss.BYE)] if bye is not None else [])
+    nodes = ranked + ([swiss.BYE] if n % 2 else [])
+    best = min(_tiers(m, ranked, fp, played, had_bye)[:2] for m in _perfect_matchings(nodes))
+    assert _tiers(got, ranked, fp, played, had_bye)[:2] == best
