@@ -117,6 +117,8 @@ LAYERS = {
                    "rlcard", "douzero", "ray"),
     # training: the only package that imports PyTorch (DESIGN.md section 6); its actor processes
     # apply the shared collector settings (gctune) and its evaluations use the arena's Wilson interval
+    # competitions (issue 21): plain pairing and scoring code; networkx for the maximum-weight matching
+    "guandan.tournament": ("guandan.core", "guandan.agents", "guandan.tournament", "networkx"),
     "guandan.train": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.train", "guandan.runtime",
                       "guandan.evaluation.arena", "numpy", "torch"),
 }
