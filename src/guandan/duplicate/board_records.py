@@ -3,11 +3,11 @@
 The format is the game record's (:mod:`guandan.records`, version 1) with one more header field,
 ``"board"``: the board's JSON object (:meth:`Board.to_json`). The header's ``seed`` is ``null``
 and ``hands`` is ``"explicit"``; the events are the game's events from the board's ``deal`` event
-through its ``deal_end`` (tribute and return actions included, as the board fixed them). A
-board at level 2 without tribute is also an ordinary record that :func:`guandan.records.replay`
-accepts; any board's record is replayed by :func:`replay_board_lines`, which rebuilds the deal
-from the board (:meth:`Board.start_game`) and re-applies every other action through
-:meth:`Game.check` / :meth:`Game.apply`.
+through its ``deal_end`` (tribute and return actions included, as the board fixed them): a
+board play is one deal, so the record stops there and :func:`guandan.records.replay` (which
+expects a game's next deal) does not read it. :func:`replay_board_lines` does: it rebuilds the
+deal from the board (:meth:`Board.start_game`), compares every event the board produces, and
+re-applies every other action through :meth:`Game.check` / :meth:`Game.apply`.
 """
 
 from __future__ import annotations

@@ -136,6 +136,7 @@ def review_lines(
     workers: int = 2,
     progress: Progress | None = None,
     cache: ReviewCache | None = None,
+    only: Sequence[int] | None = None,
 ) -> dict[str, Any]:
     """Review ``seat``'s decisions in the ``deal``-th deal of a record.
 
@@ -148,6 +149,8 @@ def review_lines(
         workers: worker processes (0: evaluate in this process, for tests and debugging).
         progress: called ``(done, total)`` after each evaluated decision (and ``(0, total)`` first).
         cache: a cache to read and fill (only reviews without a time cap are stored).
+        only: evaluate only the decisions with these indices (e.g. one decision a player opens);
+            the others are listed, not evaluated. ``None``: every decision.
     Returns:
         The review as a JSON-ready dict: ``version``, ``seat``, ``player``, ``deal`` (number,
         game, deal, deals in the record, level, result), ``budget``, ``seed``, ``decisions`` (one
@@ -160,13 +163,15 @@ def review_lines(
     budget = budget or Budget()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
         raise ValueError(f"workers must be an int >= 0, not {workers!r}")
-    key = review_key(lines, seat, deal, budget, seed)
+    key = review_key(lines, seat, deal, budget, seed, only)
     if cache is not None:
         hit = cache.get(key)
         if hit is not None:
             return hit
     dd = deal_decisions(lines, seat, deal)
-    todo = [d for d in dd.decisions if d.phase == "play" and len(d.view.legal_actions) > 1]
+    wanted = None if only is None else set(only)
+    todo = [d for d in dd.decisions if d.phase == "play" and len(d.view.legal_actions) > 1
+            and (wanted is None or d.index in wanted)]
     total = len(todo)
     if progress is not None:
         progress(0, total)
@@ -190,6 +195,8 @@ def review_lines(
             note = f"{d.phase}: not evaluated (R45/R47 choices)"
         elif len(d.view.legal_actions) == 1:
             note = "the only legal action"
+        elif wanted is not None and d.index not in wanted:
+            note = "not requested"
         entries.append(_entry(d, results.get(d.index), note))
     marked = sorted((e for e in entries if e["severity"]), key=lambda e: (-e["cost"]["win"], e["index"]))
     for rank, e in enumerate(marked[:3], 1):
@@ -224,12 +231,14 @@ def _report(dd: DealDecisions, budget: Budget, seed: int, entries: list[dict[str
     }
 
 
-def review_key(lines: Sequence[str], seat: int, deal: int, budget: Budget, seed: int) -> str:
+def review_key(lines: Sequence[str], seat: int, deal: int, budget: Budget, seed: int,
+               only: Sequence[int] | None = None) -> str:
     """The cache key of a review: SHA-256 of the review version, the record's lines, the seat,
-    the deal, the budget and the seed (hex)."""
+    the deal, the budget, the seed and the decisions asked for (hex)."""
     h = hashlib.sha256()
     h.update(json.dumps({"v": REVIEW_VERSION, "seat": seat, "deal": deal, "budget": budget.to_json(),
-                         "seed": seed}, sort_keys=True).encode())
+                         "seed": seed, "only": None if only is None else sorted(set(only))},
+                        sort_keys=True).encode())
     for line in lines:
         h.update(line.encode("utf-8"))
         h.update(b"\n")
