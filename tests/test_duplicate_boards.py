@@ -193,3 +193,26 @@ def test_layers_of_the_new_packages(package):
                 if not any(m == p or m.startswith(p + ".") for p in LAYERS[package]):
                     bad.append(f"{f.name}: {m}")
     assert not bad, bad
+
+
+def test_game_from_start_deals_at_the_given_levels():
+    from guandan.core.errors import GuandanError
+    from guandan.core.match import Game
+
+    hands = shuffle_deal(random.Random(2))
+    g = Game.from_start(RuleSet.official(), hands, 7, (7, 3), first_leader=1)
+    assert g.deal.level == 7 and g.score.levels == [7, 3] and g.to_act() == 1
+    ev = g.events[0]
+    assert ev["type"] == "deal" and ev["level"] == "9" and ev["levels"] == ["9", "5"] and ev["first_leader"] == 1
+    assert len(g.events) == 1 and g.deal_number == 1
+    with pytest.raises(GuandanError):
+        Game.from_start(RuleSet.official(), hands, 8, (7, 3), first_leader=1)  # R7
+    with pytest.raises(GuandanError):
+        Game.from_start(RuleSet.official(), hands, 7, (7, 3))  # no leader, no tribute (R51)
+    # with the previous result, tribute follows (R44): 1-2 by seats 1 and 3, seats 0 and 2 pay
+    g = Game.from_start(RuleSet.official(), hands, 3, (7, 3), prev=DealResult((1, 3), (9, 0, 4, 0)))
+    assert g.events[0]["levels"] == ["9", "5"]
+    if list(hands[0]).count(BIG_JOKER) + list(hands[2]).count(BIG_JOKER) >= 2:  # R48: anti-tribute,
+        assert g.phase == "play" and g.to_act() == 1  # 头游 leads (R49)
+    else:
+        assert g.phase == "tribute" and g.to_act() == 2  # head 1's 下家 pays first
