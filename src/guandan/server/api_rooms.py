@@ -9,7 +9,7 @@ codes are listed in docs/table-contract.md section 14.
 
 A new room is ``waiting`` with its creator in seat 0; people take and change seats while it waits;
 the owner fills the empty seats with bots and starts the game once four seats are filled, after
-which the live :class:`~guandan.server.tables.Table` plays it.
+which the live :class:`~guandan.server.table.flow.Table` plays it.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ Ownership (one owner per live table):
     this process and acquisition). It renews every lease three times per ``lease_s`` with a Lua
     compare-and-set on its token, and re-checks the lease before every write to the database
     (fencing: a stalled owner that lost its lease writes nothing and publishes nothing). Only the
-    owner holds the :class:`~guandan.server.tables.Table` with the authoritative game, its bots and
+    owner holds the :class:`~guandan.server.table.flow.Table` with the authoritative game, its bots and
     its clocks; nothing runs twice.
 
 Connections (any process):

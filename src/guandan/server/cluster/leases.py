@@ -58,7 +58,7 @@ class LeaseLost(RuntimeError):
 
 
 def make_store_fenced(store: Any, check: Callable[[str], None]) -> Any:
-    """Wrap every write of ``store`` (a :class:`~guandan.server.tables.RoomStore`: ``save``,
+    """Wrap every write of ``store`` (a :class:`~guandan.server.roomstore.RoomStore`: ``save``,
     ``finish``, and its ``games`` rows' ``start`` and ``append``) with the lease check
     ``check(room)``: a process that lost a room's lease raises :class:`LeaseLost` instead of
     writing (fencing). The ``game_events`` key (room, index) refuses a line written twice, so even a

@@ -35,7 +35,7 @@ class ClusterNode:
     """This process's part of the cluster: leases, pub/sub, forwarding and failover.
 
     Args:
-        manager: the process's :class:`~guandan.server.tables.TableManager` (owned tables live in
+        manager: the process's :class:`~guandan.server.manager.TableManager` (owned tables live in
             ``manager.tables``).
         url: Redis URL. node_name: this process's name. lease_s: lease time (seconds).
         prefix: key prefix (separates clusters sharing a Redis database).

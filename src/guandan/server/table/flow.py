@@ -1,17 +1,14 @@
 """A live table's game flow: one authoritative :class:`~guandan.core.match.Game` per room being played.
 
-A :class:`TableManager` holds a :class:`Table` for every room that is being played or that has an
-open websocket. Every change to a table (a person's action, a bot's action, a clock running out, a
-connection opening or closing) runs under the table's ``asyncio.Lock``: validate with
-``Game.check``, apply, persist the new record lines, then send each connection its own ``state``
-frame (server contract, "Table websocket").
-
-Persistence (issue 10, :mod:`guandan.server.gamestore`): the live game's record (header + events,
-:func:`guandan.records.record_lines`) is stored as one ``game_events`` row per line; an action
-appends its new lines (one small insert, off the event loop: :class:`RecordWriter`).
-:meth:`TableManager.restore` rebuilds every room with status ``playing`` by replaying the rows
-(:func:`guandan.records.replay_lines`), so a server restart loses nothing; when the game is over the
-complete record is assembled from the rows into ``games`` and ``rooms.record``.
+Plain code with no I/O of its own (DESIGN.md section 6): it decides, and talks to what stores, sends
+and coordinates only through the interfaces of :mod:`guandan.server.table.ports`, passed in by its
+host (:class:`~guandan.server.table.ports.TableHost`; in the server the process's
+:class:`~guandan.server.manager.TableManager`). Every change to a table (a person's action, a bot's
+action, a clock running out, a connection opening or closing) runs under the table's
+``asyncio.Lock``: validate with ``Game.check``, apply, hand the new record lines to the host's
+:class:`~guandan.server.table.ports.RecordSink` (the record writer stores them off the event loop),
+then send each connection (:class:`~guandan.server.table.ports.FrameSink`) its own ``state`` frame
+(server contract, "Table websocket").
 
 Bots and clocks: a seat with a ``bot`` acts through :func:`guandan.agents.base.make_agent` after
 ``settings.bot_delay_s`` seconds. A person's move clock is ``clock_lead_s`` when leading (and for
@@ -31,12 +28,10 @@ the hands left) and pauses (``between``) until every person is ready or
 Cluster mode (``settings.redis_url``, :mod:`guandan.server.cluster`): a process keeps a
 :class:`Table` only for the rooms whose lease it holds; the table's connections are then one
 ``ChannelConn`` per seat (and one for spectators) that publishes the frames to the processes
-holding the sockets, and every write is fenced by the lease.
+holding the sockets, and every write is fenced by the lease. The table itself does not know.
 
-Redaction (DESIGN.md section 2, RULES.md R32, R50): a seated connection only ever receives
-:func:`guandan.core.views.seat_view` of its own seat (plus the public extra keys below), spectators
-a public view with no hand and no legal actions; the raw ``Game.events`` (whose ``deal`` events
-hold all four hands) are never sent.
+Redaction (:mod:`guandan.server.table.views`; DESIGN.md section 2, RULES.md R32, R50): a seated
+connection only ever receives the view of its own seat, spectators a public view.
 """
 
 from __future__ import annotations
