@@ -37,7 +37,8 @@ Failover:
 Modules, one concern each: :mod:`~.keys` (Redis key names, scripts, URLs), :mod:`~.leases`
 (ownership leases and fencing of the store's writes), :mod:`~.proxy` (the connections' side: a
 room seen from the process holding its sockets, and the owner's per-seat channels), :mod:`~.node`
-(this process's part: taking tables over, routing messages to the owner, publishing frames) and
+(this process's part: taking tables over, presence, its loops), :mod:`~.routing` (messages to the
+owner, frames published once stored) and
 :mod:`~.limits` (login and rate limits shared by every process). The names below are importable
 from ``guandan.server.cluster`` itself.
 
