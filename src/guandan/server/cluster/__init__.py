@@ -50,12 +50,12 @@ from __future__ import annotations
 from __future__ import annotations
 
 from ..errors import OWNER_UNAVAILABLE
-from .keys import SPEC, Keys, _shown, import_redis, redis_url_problem
+from .keys import RELEASE_LUA, RENEW_LUA, SPEC, Keys, _shown, import_redis, redis_url_problem
 from .leases import LeaseLost, Leases, make_store_fenced
-from .limits import SharedLoginLimiter, SharedRateLimiter
+from .limits import WINDOW_LUA, SharedLoginLimiter, SharedRateLimiter
 from .node import ClusterNode
 from .proxy import ChannelConn, ProxyTable, raw_frame
 
-__all__ = ["OWNER_UNAVAILABLE", "SPEC", "ChannelConn", "ClusterNode", "Keys", "LeaseLost", "Leases", "ProxyTable",
+__all__ = ["OWNER_UNAVAILABLE", "RELEASE_LUA", "RENEW_LUA", "SPEC", "WINDOW_LUA", "ChannelConn", "ClusterNode", "Keys", "LeaseLost", "Leases", "ProxyTable",
            "SharedLoginLimiter", "SharedRateLimiter", "_shown", "import_redis", "make_store_fenced", "raw_frame",
            "redis_url_problem"]
