@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     from guandan.records import dumps, record_header
     from guandan.server import db as gdb
     from guandan.server import models
-    from guandan.server.tables import RoomStore
+    from guandan.server.roomstore import RoomStore
 
     url = gdb.database_url(args.db)
     engine = gdb.make_engine(url)

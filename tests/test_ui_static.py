@@ -215,7 +215,7 @@ def test_every_room_status_has_a_label_in_both_languages() -> None:
     """The lobby and room page show ``t(`room_status_${status}`)`` for every status the server
     stores (``rooms.status``: waiting, playing, finished and damaged, issue 11), in both languages;
     a missing key showed the raw key ``room_status_damaged`` in the lobby."""
-    from guandan.server.tables import DAMAGED, FINISHED, PLAYING, WAITING
+    from guandan.server.table.info import DAMAGED, FINISHED, PLAYING, WAITING
 
     tables = i18n_tables()
     for status in (WAITING, PLAYING, FINISHED, DAMAGED):
