@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import base as _base
 from .base import Agent, RandomAgent
 from .levels import HARD_DEFAULTS, fast_policies, parse_spec
 
@@ -75,11 +74,3 @@ def make_level_agent(base: str, seed: int | None, kwargs: dict[str, Any]) -> Any
 
         return EasyAgent(seed, **kwargs)
     return None
-
-
-# Compatibility: ``from guandan.agents.base import make_agent, AGENT_NAMES`` (their home before the
-# registry moved out of ``base``) keeps working for callers not yet repointed here; ``base`` never
-# imports the registry (importing ``guandan.agents.base`` runs the package's ``__init__``, which
-# imports this module first). See CHANGELOG.md "Moved modules".
-setattr(_base, "make_agent", make_agent)
-setattr(_base, "AGENT_NAMES", AGENT_NAMES)

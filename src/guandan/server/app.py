@@ -180,7 +180,7 @@ def tune_gc() -> None:
     over the heap of hundreds of live games stopped every table for 100-600 ms (issue 10: the
     p99 of ``guandan loadtest``). Unreachable cycles are still collected.
     """
-    from guandan.gctune import tune_gc as _tune
+    from guandan.runtime.gctune import tune_gc as _tune
 
     _tune(*GC_THRESHOLDS)
 

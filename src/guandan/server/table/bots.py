@@ -11,7 +11,8 @@ import asyncio
 import atexit
 from typing import Any
 
-from guandan.agents.base import AGENT_NAMES, Agent
+from guandan.agents.base import Agent
+from guandan.agents.registry import AGENT_NAMES
 from guandan.core.plays import PlayT
 
 #: Bot difficulties and the agents (``guandan.agents.AGENT_NAMES``) that can play each, best first.

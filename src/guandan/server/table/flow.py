@@ -43,7 +43,8 @@ import secrets
 import time
 from typing import Any
 
-from guandan.agents.base import Agent, make_agent
+from guandan.agents.base import Agent
+from guandan.agents.registry import make_agent
 from guandan.core.deal import PLAY
 from guandan.core.errors import IllegalAction
 from guandan.core.match import Game
