@@ -17,13 +17,13 @@ import random
 import sys
 import time
 
-from guandan.arena import decision_summary, normal_ci, play_board_deal, wilson
 from guandan.core.rules import RuleSet
+from guandan.evaluation.arena import decision_summary, normal_ci, play_board_deal, wilson
 
 
 def play(a: str, b: str, n: int, seed: int, part: int, parts: int) -> None:
     rules = RuleSet.official()
-    master = random.Random(seed)  # the board seeds of guandan.arena.duplicate_match
+    master = random.Random(seed)  # the board seeds of guandan.evaluation.arena.duplicate_match
     board_seeds = [master.getrandbits(48) for _ in range(n)]
     for i, bs in enumerate(board_seeds):
         if i % parts != part:

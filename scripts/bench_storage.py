@@ -44,14 +44,14 @@ def main(argv: list[str] | None = None) -> int:
 
     from sqlalchemy import text
 
-    from guandan.agents.base import make_agent
+    from guandan.agents.registry import make_agent
     from guandan.core.match import Game
     from guandan.core.rules import RuleSet
     from guandan.core.views import seat_view
     from guandan.records import dumps, record_header
     from guandan.server import db as gdb
     from guandan.server import models
-    from guandan.server.tables import RoomStore
+    from guandan.server.roomstore import RoomStore
 
     url = gdb.database_url(args.db)
     engine = gdb.make_engine(url)

@@ -28,7 +28,7 @@ from guandan.agents.endgame import EndgameSolver
 from guandan.agents.fast_rollout import FastRolloutPolicy
 from guandan.agents.heuristic import HeuristicAgent
 from guandan.agents.search import candidate_actions, rollout
-from guandan.search_audit import late_positions
+from guandan.evaluation.search_audit import late_positions
 
 BUCKETS = ((0, 20), (21, 30), (31, 40), (41, 50), (51, 108))
 

@@ -17,7 +17,7 @@ import sys
 
 from guandan.agents.heuristic import HeuristicAgent
 from guandan.agents.search import candidate_actions, rollout
-from guandan.search_audit import late_positions
+from guandan.evaluation.search_audit import late_positions
 
 
 def main(late: int, games: int, first: int = 500) -> None:

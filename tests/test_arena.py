@@ -1,4 +1,4 @@
-"""Duplicate arena (``guandan.arena``) and the ``guandan arena`` command."""
+"""Duplicate arena (``guandan.evaluation.arena``) and the ``guandan arena`` command."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 import pytest
 from typer.testing import CliRunner
 
-from guandan.arena import (
+from guandan.evaluation.arena import (
     ArenaResult,
     duplicate_match,
     normal_ci,

@@ -1,4 +1,4 @@
-"""``guandan bench`` and :mod:`guandan.bench`: the JSON shape and the pinned move counts.
+"""``guandan bench`` and :mod:`guandan.evaluation.bench`: the JSON shape and the pinned move counts.
 
 Timings are not asserted (the speed targets live in the benchmark itself, not in tests).
 
@@ -17,8 +17,8 @@ import pathlib
 import pytest
 from typer.testing import CliRunner
 
-from guandan import bench
 from guandan.cli import app
+from guandan.evaluation import bench
 
 PERF = pathlib.Path(__file__).resolve().parents[2] / "shared" / "perf-hands.json"
 

@@ -419,10 +419,10 @@ def store_game(server: Any, names: list[str | None], seed: int, preset: str = "o
     """Play a whole game with heuristic bots and store it as if these people (or bots, None) had
     played it (rules: ``preset`` with ``options``; default the official rules with target 8);
     return the stored game's id."""
-    from guandan.agents.base import make_agent
+    from guandan.agents.driver import run_game
+    from guandan.agents.registry import make_agent
     from guandan.core.match import Game
     from guandan.core.rules import RuleSet
-    from guandan.driver import run_game
     from guandan.records import record_lines
     from guandan.server.api_accounts import record_finished_game
     from guandan.server.models import User

@@ -130,7 +130,7 @@ def test_two_processes_racing_for_free_tables_exactly_one_owns_each(offsets: lis
 def test_a_process_that_lost_the_lease_writes_no_record_line(tmp_path: Any) -> None:
     from guandan.server import db as gdb
     from guandan.server.cluster import LeaseLost, make_store_fenced
-    from guandan.server.tables import RoomStore
+    from guandan.server.roomstore import RoomStore
 
     a = _leases("node-a")
     url = f"sqlite:///{tmp_path / 'g.db'}"

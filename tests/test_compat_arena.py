@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from guandan.arena import wilson
 from guandan.cli import app
 from guandan.compat.arena import fill_command, percentile
+from guandan.evaluation.arena import wilson
 
 GUANDAN = Path(sys.executable).parent / "guandan"
 JOIN = f"{GUANDAN} compat join {{url}} --bot random --seed {{seat}}"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from guandan.conformance import run_case, run_file
+from guandan.evaluation.conformance import run_case, run_file
 
 CASES = Path(__file__).resolve().parents[2] / "shared" / "cases" / "cases.jsonl"
 

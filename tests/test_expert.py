@@ -14,7 +14,7 @@ import pytest
 
 pytest.importorskip("numpy", reason="the learned bots need NumPy (pip install -e '.[bots]')")
 
-from guandan.agents.base import AGENT_NAMES, make_agent  # noqa: E402
+from guandan.agents import AGENT_NAMES, make_agent  # noqa: E402
 from guandan.agents.expert import NetValueFn, PolicyCandidates, make_expert  # noqa: E402
 from guandan.agents.heuristic import HeuristicAgent  # noqa: E402
 from guandan.agents.levels import LEVEL_NAMES  # noqa: E402

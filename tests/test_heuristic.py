@@ -12,8 +12,10 @@ import time
 
 import pytest
 
-from guandan.agents.base import RandomAgent, make_agent
+from guandan.agents.base import RandomAgent
+
 from guandan.agents.heuristic import HeuristicAgent, decompose
+from guandan.agents.registry import make_agent
 from guandan.core import Game, RuleSet, parse_card, parse_cards, seat_view
 from guandan.core.cards import counts_of
 from guandan.core.plays import PASS

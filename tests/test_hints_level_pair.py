@@ -14,7 +14,7 @@ from guandan.core.cards import parse_cards
 from guandan.core.match import Game, shuffle_deal
 from guandan.core.plays import BOMB_TYPES
 from guandan.core.views import seat_view
-from guandan.server.hints import hint_actions
+from guandan.server.table.hints import hint_actions
 
 
 def _deal(wanted: dict[int, str], seed: int) -> list[list[int]]:

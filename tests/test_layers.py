@@ -3,10 +3,11 @@
 * Importing ``guandan.core`` in a fresh interpreter loads no third-party module.
 * Import-layer check over the AST of every file (imports inside functions and
   ``TYPE_CHECKING`` blocks count too): ``guandan.core`` imports only the standard library and
-  itself; ``guandan.agents``, ``guandan.records`` and ``guandan.conformance`` import only the
-  core (+ the standard library, + their own package); ``guandan.arena`` may also import
-  ``guandan.agents``; ``guandan.agents`` may also import NumPy (inference of shipped weights,
-  DESIGN.md section 6), never PyTorch.
+  itself; ``guandan.agents``, ``guandan.records`` and ``guandan.evaluation.conformance`` import
+  only the core (+ the standard library, + their own package); ``guandan.evaluation`` may also
+  import ``guandan.agents``; ``guandan.agents`` may also import NumPy (inference of shipped weights,
+  DESIGN.md section 6), never PyTorch. The compatibility modules at the old paths
+  (``guandan.arena``, ``guandan.conformance``, ``guandan.gctune``) import only their new home.
 """
 
 from __future__ import annotations
@@ -91,25 +92,35 @@ LAYERS = {
     "guandan.agents": ("guandan.core", "guandan.agents", "numpy"),
     "guandan.records": ("guandan.core", "guandan.records"),
     # garbage-collector settings shared by the server and the stepping processes: standard library only
-    "guandan.gctune": ("guandan.gctune",),
-    "guandan.conformance": ("guandan.core", "guandan.conformance"),
-    "guandan.arena": ("guandan.core", "guandan.agents", "guandan.arena"),
+    "guandan.runtime": ("guandan.runtime",),
+    # the evaluation tools (arena, benchmarks, the search audit, the rules-case runner): core and
+    # agents; the rules-case runner checks the core alone
+    "guandan.evaluation": ("guandan.core", "guandan.agents", "guandan.evaluation"),
+    "guandan.evaluation.conformance": ("guandan.core", "guandan.evaluation.conformance"),
+    # the terminal game: core and agents, drawn with Rich; never the command line or the server
+    "guandan.terminal": ("guandan.core", "guandan.agents", "guandan.terminal", "rich"),
+    # compatibility modules at the old paths (CHANGELOG.md, "Moved modules"): their new home only
+    "guandan.gctune": ("guandan.gctune", "guandan.runtime.gctune"),
+    "guandan.conformance": ("guandan.conformance", "guandan.evaluation.conformance"),
+    "guandan.arena": ("guandan.arena", "guandan.evaluation.arena"),
     # the AI-competition host and client: core, agents, arena, records (+ websockets/Starlette/uvicorn),
     # never the server or the research environment
-    "guandan.compat": ("guandan.core", "guandan.agents", "guandan.arena", "guandan.records", "guandan.compat",
+    "guandan.compat": ("guandan.core", "guandan.agents", "guandan.evaluation.arena", "guandan.records", "guandan.compat",
                        "websockets", "starlette", "uvicorn"),
     # the research environment: core and agents (+ its optional extra), never the server. One arrow
     # goes sideways, on purpose: rl.protocol runs protocol bots as opponents through the compat host
     # (issue 9 item 4); compat never imports rl (checked above), so the layers stay acyclic;
     # rlcard/douzero only inside the benchmark's functions (reference envs, never a dependency);
     # ray only inside the scale-out functions (optional extra [ray])
-    "guandan.rl": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.gctune", "guandan.compat",
+    "guandan.rl": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.runtime", "guandan.compat",
                    "numpy", "pettingzoo", "gymnasium",
                    "rlcard", "douzero", "ray"),
     # training: the only package that imports PyTorch (DESIGN.md section 6); its actor processes
     # apply the shared collector settings (gctune) and its evaluations use the arena's Wilson interval
-    "guandan.train": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.train", "guandan.gctune",
-                      "guandan.arena", "numpy", "torch"),
+    # competitions (issue 21): plain pairing and scoring code; networkx for the maximum-weight matching
+    "guandan.tournament": ("guandan.core", "guandan.agents", "guandan.tournament", "networkx"),
+    "guandan.train": ("guandan.core", "guandan.agents", "guandan.rl", "guandan.train", "guandan.runtime",
+                      "guandan.evaluation.arena", "numpy", "torch"),
 }
 
 
@@ -144,7 +155,7 @@ def test_core_exists_and_checker_sees_its_imports():
     assert "random.Random" in found or "random" in found
     assert not _allowed("typer", LAYERS["guandan.core"])
     assert not _allowed("guandan.agents.base", LAYERS["guandan.core"])
-    assert _allowed("guandan.agents.base", LAYERS["guandan.arena"])
+    assert _allowed("guandan.agents.base", LAYERS["guandan.evaluation"])
     assert not _allowed("guandan.cli.app", LAYERS["guandan.agents"])
 
 

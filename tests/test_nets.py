@@ -244,8 +244,8 @@ def test_shipped_weights_play_a_game_without_pytorch() -> None:
                     raise ImportError("torch is blocked in this test")
                 return None
         sys.meta_path.insert(0, Block())
-        from guandan.agents.base import make_agent
         from guandan.agents.nets import shipped_value_net
+        from guandan.agents.registry import make_agent
         from guandan.core.match import Game
         from guandan.core.views import seat_view
         game = Game(seed=5)
@@ -277,7 +277,7 @@ def test_policy_agent_without_numpy_reports_how_to_install() -> None:
                     raise ImportError("numpy is blocked in this test")
                 return None
         sys.meta_path.insert(0, Block())
-        from guandan.agents.base import make_agent
+        from guandan.agents.registry import make_agent
         make_agent("heuristic", 0)
         try:
             make_agent("policy", 0)

@@ -16,25 +16,26 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from guandan.cli.play_cmd import PlaySession, render_view
 from guandan.core.cards import parse_card, parse_cards, parse_rank
 from guandan.core.errors import NotationError
 from guandan.core.match import Game
 from guandan.core.plays import PASS, classify
 from guandan.core.rules import RuleSet
 from guandan.core.views import seat_view
-from guandan.tui import (
+from guandan.terminal.commands import parse_command
+from guandan.terminal.render import (
     card_label,
     counts_cell,
     group_hand,
-    parse_command,
     play_plain,
     render_hand,
+    render_view,
     return_rule_text,
     seat_name,
     sort_hand,
     typed,
 )
+from guandan.terminal.session import PlaySession
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 RULE_ID = re.compile(r"\b(R\d+|AMB-\d+|EC-\d+)\b")

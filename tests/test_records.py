@@ -14,10 +14,10 @@ from functools import cache
 import pytest
 
 from guandan.agents.base import RandomAgent
+from guandan.agents.driver import run_game
 from guandan.core.cards import card_text, parse_card, wild_face
 from guandan.core.match import Game, action_from_json, shuffle_deal
 from guandan.core.rules import PRESET_NAMES, RuleSet
-from guandan.driver import run_game
 from guandan.records import (
     EVENT_FIELDS,
     FORMAT,

@@ -156,7 +156,7 @@ def test_worker_cpu_seconds_counts_each_workers_stepping():
 def test_tune_gc_freezes_and_raises_the_young_threshold():
     import gc
 
-    from guandan.gctune import tune_gc
+    from guandan.runtime.gctune import tune_gc
 
     old = gc.get_threshold()
     try:

@@ -13,6 +13,7 @@ import random
 import pytest
 
 from guandan.agents import AGENT_NAMES, make_agent
+from guandan.agents.driver import run_game
 from guandan.agents.easy import EasyAgent
 from guandan.agents.heuristic import HeuristicAgent
 from guandan.agents.levels import LEVEL_NAMES, parse_spec
@@ -21,7 +22,6 @@ from guandan.core.match import Game
 from guandan.core.plays import BOMB_TYPES, PASS
 from guandan.core.views import seat_view
 from guandan.core.worlds import sample_world, world_deal
-from guandan.driver import run_game
 
 
 def _views(seed: int, n: int, min_choices: int = 3, skip: int = 0):

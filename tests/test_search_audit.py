@@ -1,4 +1,4 @@
-"""The deviation audit (:mod:`guandan.search_audit`, ``guandan bench-search --audit``).
+"""The deviation audit (:mod:`guandan.evaluation.search_audit`, ``guandan bench-search --audit``).
 
 The audit walks heuristic self-play and, where a spec deviates from the heuristic, plays both
 moves out on the real hands (R29-R33) and scores the deal for the deciding seat's team (R35).
@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from guandan.cli import app
-from guandan.search_audit import run_search_audit
+from guandan.evaluation.search_audit import run_search_audit
 
 runner = CliRunner()
 

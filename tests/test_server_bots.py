@@ -1,7 +1,7 @@
 """Searching bots (``hard``, ``expert``) in the web server: decided off the event loop.
 
 The table takes the bot's view under its lock, the search runs in the bot process pool
-(:func:`guandan.server.tables.think_off_loop`) without the lock, and the answer is applied only if
+(:func:`guandan.server.table.bots.think_off_loop`) without the lock, and the answer is applied only if
 the table is still in that position. These tests assert ordering facts (what happened while a bot
 was thinking), never wall-clock durations.
 """
@@ -23,9 +23,11 @@ from test_server_table_play import _act_json, _NoStore, drain, send, unit_table 
 from guandan.agents.heuristic import HeuristicAgent
 from guandan.core.match import Game
 from guandan.core.views import seat_view
-from guandan.server import tables
+from guandan.server.table import bots as tables
 from guandan.server.settings import Settings
-from guandan.server.tables import RoomInfo, SeatInfo, Table, TableManager
+from guandan.server.manager import TableManager
+from guandan.server.table.flow import Table
+from guandan.server.table.info import RoomInfo, SeatInfo
 
 
 def bot_table(bots: dict[int, str], room: str = "bots0001", seed: int = 3) -> Table:

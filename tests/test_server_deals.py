@@ -24,7 +24,7 @@ pytest.importorskip("websockets")
 
 from test_server_tables import LiveServer, _fill_and_start, _play_until_over, my_turn, ws_client
 
-from guandan.agents.base import make_agent
+from guandan.agents.registry import make_agent
 from guandan.core.match import Game
 from guandan.core.rules import RuleSet
 from guandan.core.views import seat_view

@@ -12,11 +12,11 @@ import json
 
 import pytest
 
-from guandan.agents.base import make_agent
+from guandan.agents.registry import make_agent
 from guandan.core.match import Game
 from guandan.core.rules import RuleSet
 from guandan.core.views import seat_view
-from guandan.server.tables import _seat_json
+from guandan.server.table.views import _seat_json
 
 
 @pytest.mark.parametrize("preset", ["official", "anhui"])

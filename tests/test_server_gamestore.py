@@ -2,7 +2,7 @@
 
 Every test runs on a real SQLite file and on a real PostgreSQL database (fixtures of
 ``test_server_storage.py``: ``GUANDAN_TEST_POSTGRES_URL``). Games are played through the live
-table (:class:`guandan.server.tables.Table`: ``act`` and ``ready`` as the websocket calls them) by
+table (:class:`guandan.server.table.flow.Table`: ``act`` and ``ready`` as the websocket calls them) by
 four seated people whose moves come from the heuristic bot, on seeded deals, so the tests reach
 known phases: a deal in progress, tribute (RULES.md R39-R41) and return (R42).
 
@@ -35,7 +35,7 @@ from test_server_storage import (
     pg_session_url,  # noqa: F401 (fixture)
 )
 
-from guandan.agents.base import make_agent
+from guandan.agents.registry import make_agent
 from guandan.core.deal import PLAY, RETURN, TRIBUTE
 from guandan.core.match import Game, action_from_json
 from guandan.core.rules import RuleSet
@@ -45,7 +45,10 @@ from guandan.server import db as gdb
 from guandan.server import models
 from guandan.server.gamestore import DuplicateEventError, GameStore, StoredRecordError
 from guandan.server.settings import Settings
-from guandan.server.tables import Conn, Table, TableManager, view_for
+from guandan.server.connections import Conn
+from guandan.server.manager import TableManager
+from guandan.server.table.flow import Table
+from guandan.server.table.views import view_for
 
 SEED = 11
 

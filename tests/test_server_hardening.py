@@ -49,7 +49,9 @@ from guandan.server import auth, models
 from guandan.server import db as gdb
 from guandan.server.app import create_app, uvicorn_options
 from guandan.server.settings import Settings
-from guandan.server.tables import DAMAGED, PLAYING, RoomStore, TableManager
+from guandan.server.manager import TableManager
+from guandan.server.roomstore import RoomStore
+from guandan.server.table.info import DAMAGED, PLAYING
 
 
 @pytest.fixture(autouse=True)
@@ -394,7 +396,7 @@ def _room(db: Any, room_id: str, owner_id: int, record: str) -> None:
 
 def _partial_record() -> str:
     game = Game(RuleSet.official(), seed=5, max_games=1)
-    from guandan.agents.base import make_agent
+    from guandan.agents.registry import make_agent
     from guandan.core.views import seat_view
 
     agents = [make_agent("random", s) for s in range(4)]
@@ -608,7 +610,7 @@ def test_a_silently_dropped_client_does_not_stall_the_table(serve):
 
 
 def test_slow_consumer_is_closed_with_1013_and_a_reason():
-    from guandan.server.tables import MAX_QUEUE, Conn
+    from guandan.server.connections import MAX_QUEUE, Conn
 
     async def main() -> Conn:
         c = Conn(1, "p")
@@ -623,8 +625,9 @@ def test_slow_consumer_is_closed_with_1013_and_a_reason():
 def test_state_frames_are_serialised_once_per_seat(monkeypatch):
     from test_server_security import _table
 
-    from guandan.server import tables as tmod
-    from guandan.server.tables import Conn, frame_json
+    from guandan.server.table import frames as tmod
+    from guandan.server.connections import Conn
+    from guandan.server.table.frames import frame_json
 
     async def main() -> list[Conn]:
         table, _ = _table(_hands())

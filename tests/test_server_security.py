@@ -27,7 +27,11 @@ from websockets.exceptions import ConnectionClosed
 
 from guandan.core.cards import parse_card, parse_cards
 from guandan.core.match import Game, shuffle_deal
-from guandan.server.tables import Conn, RoomInfo, SeatInfo, Table, TableManager, view_for
+from guandan.server.connections import Conn
+from guandan.server.manager import TableManager
+from guandan.server.table.flow import Table
+from guandan.server.table.info import RoomInfo, SeatInfo
+from guandan.server.table.views import view_for
 from guandan.server.ws import handle_message
 
 PING = {"type": "ping"}

@@ -26,10 +26,10 @@ from sqlalchemy import create_engine, inspect, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from guandan.agents.base import make_agent
+from guandan.agents.driver import run_game
+from guandan.agents.registry import make_agent
 from guandan.core.match import Game
 from guandan.core.rules import RuleSet
-from guandan.driver import run_game
 from guandan.records import record_lines
 from guandan.server import db as gdb
 from guandan.server import models

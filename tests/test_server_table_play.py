@@ -1,7 +1,7 @@
 """The table as players use it (issue 7; docs/table-contract.md): hints, the pause between deals
 with its result screen, play again, quick games, default clocks, error codes, 404 and offline docs.
 
-Unit tests drive a :class:`~guandan.server.tables.Table` directly (no database: a store that keeps
+Unit tests drive a :class:`~guandan.server.table.flow.Table` directly (no database: a store that keeps
 nothing); the others run the real server (the ``live`` fixture of ``test_server_tables``) or the
 whole application (``create_app``) through HTTP and websockets. Expected values come from the rules
 (RULES.md R23-R26 beating, R35 upgrades, R44-R50 tribute and return, R53 clocks) and from the
@@ -36,9 +36,13 @@ from guandan.core.cards import FACE_RANK, card_text, parse_card, parse_cards, wi
 from guandan.core.match import Game, shuffle_deal
 from guandan.core.plays import BOMB_TYPES, play_key
 from guandan.core.views import seat_view
-from guandan.server.hints import hint_actions
+from guandan.server.table.hints import hint_actions
 from guandan.server.settings import Settings
-from guandan.server.tables import DIFFICULTIES, Conn, RoomInfo, SeatInfo, Table, TableManager
+from guandan.server.connections import Conn
+from guandan.server.manager import TableManager
+from guandan.server.table.bots import DIFFICULTIES
+from guandan.server.table.flow import Table
+from guandan.server.table.info import RoomInfo, SeatInfo
 from guandan.server.ws import handle_message
 
 # -- helpers ---------------------------------------------------------------------------------------

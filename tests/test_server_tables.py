@@ -2,7 +2,7 @@
 
 The server runs for real: uvicorn on a loopback port chosen by the OS, a fresh SQLite file per
 test, the rooms and websocket routers of :mod:`guandan.server.api_rooms` / :mod:`guandan.server.ws`
-over a :class:`~guandan.server.tables.TableManager`; clients are ``httpx`` and ``websockets``.
+over a :class:`~guandan.server.manager.TableManager`; clients are ``httpx`` and ``websockets``.
 Accounts are made directly with :mod:`guandan.server.auth` (session cookie ``gd_session``).
 
 What is checked against the rules (RULES.md):
@@ -48,7 +48,7 @@ from guandan.server import db as dbmod
 from guandan.server.api_rooms import make_rooms_router
 from guandan.server.gamestore import GameStore
 from guandan.server.settings import Settings
-from guandan.server.tables import TableManager
+from guandan.server.manager import TableManager
 from guandan.server.ws import make_ws_router
 
 TIMEOUT = 20.0

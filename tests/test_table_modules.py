@@ -41,7 +41,7 @@ def run_node(script: str, timeout: float = 120) -> Any:
 def recorded_games(tmp_path: Path) -> Path:
     """Random-agent games (official and anhui presets, several deals each) with, after every event,
     seat 0's view and the core's truth: the other hands by rank and the current trick."""
-    from guandan.agents.base import make_agent
+    from guandan.agents.registry import make_agent
     from guandan.core.cards import card_text
     from guandan.core.match import Game, action_to_json
     from guandan.core.rules import RuleSet

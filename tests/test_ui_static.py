@@ -215,7 +215,7 @@ def test_every_room_status_has_a_label_in_both_languages() -> None:
     """The lobby and room page show ``t(`room_status_${status}`)`` for every status the server
     stores (``rooms.status``: waiting, playing, finished and damaged, issue 11), in both languages;
     a missing key showed the raw key ``room_status_damaged`` in the lobby."""
-    from guandan.server.tables import DAMAGED, FINISHED, PLAYING, WAITING
+    from guandan.server.table.info import DAMAGED, FINISHED, PLAYING, WAITING
 
     tables = i18n_tables()
     for status in (WAITING, PLAYING, FINISHED, DAMAGED):
@@ -310,7 +310,7 @@ def test_replay_hands_follow_the_core(tmp_path: Path) -> None:
     """The replay viewer's hands equal the core's hands after every event (cards leave a hand
     when played; tribute and return cards reach their receivers when revealed, R50), and its
     finishing order agrees with each ``deal_end`` event."""
-    from guandan.agents.base import make_agent
+    from guandan.agents.registry import make_agent
     from guandan.core.cards import card_text
     from guandan.core.match import Game
     from guandan.core.rules import RuleSet

@@ -1,51 +1,11 @@
-"""Garbage-collector settings for the project's own long-running processes (never applied on import).
+"""Compatibility module: the garbage-collector settings now live in :mod:`guandan.runtime.gctune`.
 
-A step of the environment allocates many short-lived containers (tuples of plays, small lists of
-ids, per-trick arrays) and hardly any reference cycles, yet CPython's default generation-0
-threshold (700 allocations) runs a collection every few decisions, and every generation-2 pass
-walks the whole heap (rules tables, move-generator caches, a network's parameters). Processes the
-project starts itself for stepping tables (:class:`~guandan.rl.vec.VecEnv` worker processes,
-``guandan bench rl``, ``guandan train-rl``, ``guandan rl selfplay``/``arena`` and their worker
-processes or Ray actors) call :func:`tune_gc` once their set-up is done, and so does ``guandan
-serve`` (:func:`guandan.server.app.tune_gc`, with its own thresholds). A library user's process
-keeps its own settings: importing :mod:`guandan` or :mod:`guandan.rl` changes nothing. Standard
-library only (the server imports it without the ``[rl]`` extra).
+``from guandan.gctune import tune_gc`` keeps working; new code imports
+``guandan.runtime.gctune`` (CHANGELOG.md, "Moved modules").
 """
 
 from __future__ import annotations
 
-import gc
+from guandan.runtime.gctune import GEN0_THRESHOLD, tune_gc
 
-#: Generation-0 threshold set by :func:`tune_gc` (allocations minus deallocations between
-#: collections of the youngest generation; CPython's default is 700).
-GEN0_THRESHOLD = 50_000
-
-
-def tune_gc(
-    gen0: int = GEN0_THRESHOLD, gen1: int = 50, gen2: int = 50, collect: bool = True
-) -> tuple[int, int, int]:
-    """Collect once, move every object alive after set-up to the permanent generation
-    (:func:`gc.freeze`: later collections no longer walk them) and set the thresholds to
-    ``(gen0, gen1, gen2)`` (CPython's default is 700, 10, 10). Cycles are still collected, less often.
-
-    Args:
-        gen0: allocations (minus deallocations) between two collections of the youngest generation.
-        gen1: young collections per collection of the middle generation.
-        gen2: middle collections per full collection.
-        collect: collect once before freezing. A process made by ``fork`` passes False: what it
-            inherited is frozen as it is, so the parent's garbage is never finalized in the child
-            (finalizers of sockets, event loops or thread-bound libraries must not run there).
-    Returns:
-        The previous thresholds ``(gen0, gen1, gen2)`` (for :func:`gc.set_threshold`).
-    Raises:
-        ValueError: a threshold below 1.
-    """
-    for name, value in (("gen0", gen0), ("gen1", gen1), ("gen2", gen2)):
-        if value < 1:
-            raise ValueError(f"{name} must be at least 1, not {value}")
-    before = gc.get_threshold()
-    if collect:
-        gc.collect()
-    gc.freeze()
-    gc.set_threshold(gen0, gen1, gen2)
-    return before  # type: ignore[return-value]
+__all__ = ["GEN0_THRESHOLD", "tune_gc"]

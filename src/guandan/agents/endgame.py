@@ -48,7 +48,7 @@ from guandan.core.plays import (
     play_key,
 )
 
-from .heuristic import _sf_candidates
+from .decomposition import _sf_candidates
 
 __all__ = ["EndgameSolver", "SolveStopped", "solve", "solve_actions"]
 

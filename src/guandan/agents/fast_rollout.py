@@ -64,18 +64,8 @@ from guandan.core.plays import (
 )
 from guandan.core.views import SeatView
 
-from .heuristic import (
-    Combo,
-    Decomposition,
-    HeuristicAgent,
-    _CtxBase,
-    _materialize,
-    _minus,
-    _sf_candidates,
-    decompose,
-    distinct_answers,
-    lead_order,
-)
+from .decomposition import Combo, Decomposition, _sf_candidates, decompose
+from .heuristic import HeuristicAgent, _CtxBase, _materialize, _minus, distinct_answers, lead_order
 
 __all__ = ["FastRolloutPolicy"]
 

@@ -1,4 +1,5 @@
-"""Difficulty levels and agent specs: names → agents (DESIGN.md section 6).
+"""Difficulty levels and agent specs: parsing ``name:key=value`` and the levels' settings (DESIGN.md
+section 6); :mod:`guandan.agents.registry` builds the agents from them.
 
 Levels (issue: difficulty levels everywhere a bot can sit):
 
@@ -138,7 +139,7 @@ _ALIASES = {"hard": "search", "normal": "heuristic"}
 #: positions only (someone holds 10 cards or fewer), weight sampled worlds by the other seats'
 #: last 4 decisions (factor 4 per decision the heuristic would have made with that world's
 #: hands), and switch from the heuristic's move at 2.5 standard errors of the paired gain (up to
-#: 7 other candidates are compared at once: a looser test switches on noise). ``make_level_agent``
+#: 7 other candidates are compared at once: a looser test switches on noise). ``registry.make_level_agent``
 #: adds the fast rollout policy and the fast model of the other players (``rollout=fast``,
 #: ``belief_model=fast``) unless the spec names others.
 HARD_DEFAULTS: dict[str, Any] = {"late_cards": 10, "belief_weight": 4, "belief_depth": 4, "switch_z": 2.5}
@@ -188,17 +189,3 @@ def fast_policies(kwargs: dict[str, Any]) -> dict[str, Any]:
         kwargs["late_rollout_policy"] = FastRolloutPolicy()
     kwargs.setdefault("belief_model", belief_model_option("fast"))
     return kwargs
-
-
-def make_level_agent(base: str, seed: int | None, kwargs: dict[str, Any]) -> Any:
-    """Build ``easy`` or ``search`` with options; ``None`` for other names."""
-    if base == "search":
-        from .search import SearchAgent, default_workers
-
-        kwargs = fast_policies({**HARD_DEFAULTS, "workers": default_workers(), **kwargs})
-        return SearchAgent(seed, **kwargs)
-    if base == "easy":
-        from .easy import EasyAgent
-
-        return EasyAgent(seed, **kwargs)
-    return None

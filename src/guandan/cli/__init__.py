@@ -19,6 +19,8 @@ from . import search_bench_cmd  # noqa: F401,E402
 from . import train_cmd  # noqa: F401,E402
 from . import train_rl_cmd  # noqa: F401,E402
 from . import rl_cmd  # noqa: F401,E402
+from . import tournament_cmd  # noqa: F401,E402
+from . import review_cmd  # noqa: F401,E402
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""``guandan arena``: two agents play duplicate deals and games (see :mod:`guandan.arena`)."""
+"""``guandan arena``: two agents play duplicate deals and games (see :mod:`guandan.evaluation.arena`)."""
 
 from __future__ import annotations
 
@@ -33,8 +33,8 @@ def arena_command(
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from guandan.agents.base import make_agent
-    from guandan.arena import duplicate_match
+    from guandan.agents.registry import make_agent
+    from guandan.evaluation.arena import duplicate_match
 
     from .rates import ci, pct, rate_table
 

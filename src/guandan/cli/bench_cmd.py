@@ -1,4 +1,4 @@
-"""``guandan bench``: move-generation and self-play speed (see :mod:`guandan.bench`)."""
+"""``guandan bench``: move-generation and self-play speed (see :mod:`guandan.evaluation.bench`)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def _fmt_us(us: float) -> str:
 
 
 def render(result: dict[str, Any]) -> Any:
-    """A Rich renderable (tables) of a :func:`guandan.bench.run_bench` result."""
+    """A Rich renderable (tables) of a :func:`guandan.evaluation.bench.run_bench` result."""
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -105,7 +105,7 @@ def bench_command(
         typer.Option("--hands", help="Scenario file in the perf-hands.json format (default: the built-in ten)."),
     ] = None,
 ) -> None:
-    """Run :func:`guandan.bench.run_bench` and print a Rich table (or JSON with ``--json``).
+    """Run :func:`guandan.evaluation.bench.run_bench` and print a Rich table (or JSON with ``--json``).
 
     Exits with status 2 and a one-line message on bad options or an unreadable ``--hands`` file.
     """
@@ -116,7 +116,7 @@ def bench_command(
         return
     if suite != "engine":
         _fail(f"unknown benchmark {suite!r}; valid: engine, rl")
-    from guandan import bench
+    from guandan.evaluation import bench
 
     if repeat < 1:
         _fail(f"--repeat must be at least 1, not {repeat}")

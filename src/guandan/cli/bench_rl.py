@@ -113,10 +113,10 @@ def bench_rl(as_json: bool, seconds: float, fail: Callable[[str], None]) -> None
         fail(f"--deals-seconds must be > 0 and at most 3600 for `guandan bench rl` (seconds per figure), not {seconds}")
     try:
         from guandan.rl import bench
-        from guandan.gctune import tune_gc
+        from guandan.runtime.gctune import tune_gc
     except ImportError as e:
         fail(f"guandan bench rl needs the [rl] extra (pip install -e '.[rl]' in the pyguandan checkout): {e}")
-    tune_gc()  # this process only steps tables: frozen set-up, rarer young collections (guandan.gctune)
+    tune_gc()  # this process only steps tables: frozen set-up, rarer young collections (guandan.runtime.gctune)
     if as_json:
         typer.echo(json.dumps(bench.run_rl_bench(seconds)))
         return

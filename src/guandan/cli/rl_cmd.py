@@ -30,7 +30,7 @@ def _fail(message: str) -> None:
 def _scale() -> Any:
     try:
         from guandan.rl import scale
-        from guandan.gctune import tune_gc
+        from guandan.runtime.gctune import tune_gc
     except ImportError as e:
         _fail(f"this command needs the [rl] extra (pip install -e '.[rl]' in the pyguandan checkout): {e}")
     tune_gc()  # this command's process steps tables: frozen set-up, rarer young collections

@@ -1,4 +1,4 @@
-"""``guandan bench-search``: speed of the search path (see :mod:`guandan.search_bench`)."""
+"""``guandan bench-search``: speed of the search path (see :mod:`guandan.evaluation.search_bench`)."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def bench_search_command(
     from rich.console import Console
     from rich.table import Table
 
-    from guandan.search_bench import run_search_bench
+    from guandan.evaluation.search_bench import run_search_bench
 
     err = Console(stderr=True)
     if audit:
@@ -76,7 +76,7 @@ def bench_search_command(
 
 
 def _audit(games: int, specs: list[str], late: str, seed: int, as_json: bool) -> None:
-    """``--audit``: run :func:`guandan.search_audit.run_search_audit` with a progress bar."""
+    """``--audit``: run :func:`guandan.evaluation.search_audit.run_search_audit` with a progress bar."""
     import json
 
     from rich.console import Console
@@ -85,7 +85,7 @@ def _audit(games: int, specs: list[str], late: str, seed: int, as_json: bool) ->
 
     from guandan.agents import make_agent
     from guandan.agents.levels import late_option
-    from guandan.search_audit import run_search_audit
+    from guandan.evaluation.search_audit import run_search_audit
 
     try:
         late_cards = late_option(late)

@@ -96,8 +96,8 @@ def simulate_command(
     from rich.text import Text
 
     from guandan.agents import make_agent
+    from guandan.agents.driver import run_game
     from guandan.core.match import Game
-    from guandan.driver import run_game
     from guandan.records import write_record
 
     err = Console(stderr=True, soft_wrap=True)

@@ -99,7 +99,7 @@ def train_rl_command(
             _fail(str(e))
         if decay_minutes is None:  # decay over the whole training, the resumed part included
             trainer.cfg.decay_minutes = trainer.taught_s / 60.0 + minutes
-    from guandan.gctune import tune_gc
+    from guandan.runtime.gctune import tune_gc
 
     tune_gc()  # this process steps tables and trains: frozen set-up, rarer young collections
     out.mkdir(parents=True, exist_ok=True)

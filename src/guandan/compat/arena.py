@@ -20,7 +20,7 @@ Statistics
 ----------
 A deal is won by the team of 头游 (first out, R35); a game by the team that passes the target
 (R37); a game still running after ``max_deals`` deals counts half for each team. Rates carry 95 %
-Wilson score intervals (:func:`guandan.arena.wilson`, deals and games taken as independent
+Wilson score intervals (:func:`guandan.evaluation.arena.wilson`, deals and games taken as independent
 trials). "Levels per deal" is the mean number of levels each side gains per deal (R35, the
 preset's ``upgrade``). Decision times are our bot's (wall clock of ``Agent.act``, seconds).
 """
@@ -38,10 +38,12 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from guandan.agents.base import Agent, make_agent
-from guandan.arena import wilson
+from guandan.agents.base import Agent
+
+from guandan.agents.registry import make_agent
 from guandan.core.rules import RuleSet
 from guandan.core.views import SeatView
+from guandan.evaluation.arena import wilson
 
 from .client import join
 from .host import CompatHost, RunSummary, serve

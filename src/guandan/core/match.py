@@ -311,6 +311,58 @@ class Game:
         """Level (rank index) of team 0 (seats 0/2) or 1 (seats 1/3)."""
         return self.score.levels[team]
 
+    @classmethod
+    def from_start(
+        cls,
+        rules: RuleSet,
+        hands: Sequence[Sequence[int]],
+        level: int,
+        levels: Sequence[int],
+        *,
+        prev: DealResult | None = None,
+        first_leader: int | None = None,
+        rng: random.Random | None = None,
+    ) -> Game:
+        """A game whose first deal starts from a fixed position (a duplicate board, a puzzle).
+
+        The deal is dealt ``hands`` at ``level`` with team levels ``levels``; with ``prev`` (the
+        previous deal's result) tribute, return or anti-tribute follow from it (R44-R49), else
+        ``first_leader`` leads (R51). After that deal the game goes on as usual (the next deal
+        is shuffled from ``rng``); ``max_games`` is 1.
+
+        Args:
+            rules: the rule set.
+            hands: four hands of faces (the deal's hands before any tribute).
+            level: the deal's level (rank index 0..12); R7: one of the team levels.
+            levels: the team levels ``[team02, team13]`` (rank indices).
+            prev: the previous deal's result (tribute follows), or ``None``.
+            first_leader: the leader when ``prev`` is ``None`` (required then).
+            rng: the game's randomness (random double-tribute ties, AMB-04; later deals).
+        Raises:
+            GuandanError: a level outside 0..12, a deal level that is neither team's level
+                (R7), no first leader without ``prev``, or malformed hands.
+        """
+        lv = list(levels)
+        if len(lv) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 12 for x in lv):
+            raise GuandanError(f"levels must be two rank indices 0..12, not {levels!r}")
+        if isinstance(level, bool) or not isinstance(level, int) or level not in lv:
+            raise GuandanError(f"the deal's level {level!r} must be one of the team levels {lv} (R7)")
+        if prev is None and first_leader is None:
+            raise GuandanError("a deal without tribute needs a first leader (R51)")
+        # built as a first deal at level 2 with a fixed leader (no random draw), then restarted
+        game = cls(rules, rng=rng if rng is not None else random.Random(0),
+                   hands=[list(h) for h in hands],
+                   first_leader=first_leader if first_leader is not None else next(
+                       (s for s in range(4) if len(hands[s]) > 0), 0))
+        game.fixed_first_leader = first_leader
+        game.score.levels = lv
+        game.level = level
+        game._prev = prev
+        game.events = []
+        game.deal_number = 0
+        game._new_deal()
+        return game
+
     def clone(self) -> Game:
         """An independent copy (the deal and score are copied; events are shared-prefix copies)."""
         new = Game.__new__(Game)

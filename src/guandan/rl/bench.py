@@ -30,7 +30,7 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
   (``cpu_s / wall_s``) and the per-decision cost (decisions per worker-CPU-second), and this
   process's CPU seconds give the caller's share (``parent_cpu_s / wall_s``); on a machine shared
   with other jobs these say more than the wall-clock figure.
-* The command (``guandan bench rl``) calls :func:`guandan.gctune.tune_gc` first, as every
+* The command (``guandan bench rl``) calls :func:`guandan.runtime.gctune.tune_gc` first, as every
   process the project starts for stepping tables does; calling these functions from another
   process measures them under that process's collector settings.
 * references, measured only when their packages are installed (benchmark-only, never a

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .abstract import N_ABSTRACT
-from guandan.gctune import tune_gc
+from guandan.runtime.gctune import tune_gc
 from .table import Table
 
 Policy = Any  # "random" | "heuristic" | Callable[[np.ndarray, np.ndarray], np.ndarray]
@@ -51,7 +51,7 @@ class TableWorker:
         seed: table ``i`` is seeded ``seed + i``; the named policies' randomness too.
         preset: rule preset.
         own_process: the worker has a process of its own (a Ray actor): after set-up it applies
-            :func:`guandan.gctune.tune_gc` there (never in the caller's process).
+            :func:`guandan.runtime.gctune.tune_gc` there (never in the caller's process).
     """
 
     def __init__(self, n_tables: int, seed: int = 0, preset: str = "aicomp", own_process: bool = False) -> None:

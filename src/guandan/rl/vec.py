@@ -21,7 +21,7 @@ arrays in place in one shared-memory block, features included; a step is a five-
 worker (command and group) and the same five bytes back (the actions are written into shared memory too), nothing is
 pickled per step; a worker sleeps in the pipe's ``recv`` between commands and the caller in its
 own ``recv`` while waiting, neither polls). Returned arrays are copies, safe to keep. Each worker
-process, once its tables are set up, applies :func:`guandan.gctune.tune_gc` (frozen set-up, rarer
+process, once its tables are set up, applies :func:`guandan.runtime.gctune.tune_gc` (frozen set-up, rarer
 young collections: stepping makes no reference cycles); the ``sync`` backend leaves the calling
 process's collector alone. :meth:`VecEnv.worker_cpu_seconds` reports the CPU time each worker
 used (for benchmarks). An exception inside a worker (a bug: the actions are checked before any
@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from guandan.gctune import tune_gc
+from guandan.runtime.gctune import tune_gc
 from .table import Table
 
 
@@ -217,7 +217,7 @@ def _worker(conn: Any, shm_name: str, dims: tuple[int, int, int, tuple[int, int]
             for lo, hi in chunks:
                 views = _views(shm.buf, *dims, lo=lo, hi=hi)
                 blocks.append((_Block(hi - lo, seed + lo, kwargs, views), views["actions"]))
-            # our own process: freeze the set-up, rarer young collections (guandan.gctune); no
+            # our own process: freeze the set-up, rarer young collections (guandan.runtime.gctune); no
             # collection first: a forked worker must never finalize what it inherited from its parent
             # (a crash seen in the full test suite, whose process held Ray/gRPC, torch and browser state)
             tune_gc(collect=False)

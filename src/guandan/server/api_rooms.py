@@ -9,7 +9,7 @@ codes are listed in docs/table-contract.md section 14.
 
 A new room is ``waiting`` with its creator in seat 0; people take and change seats while it waits;
 the owner fills the empty seats with bots and starts the game once four seats are filled, after
-which the live :class:`~guandan.server.tables.Table` plays it.
+which the live :class:`~guandan.server.table.flow.Table` plays it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import secrets
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
@@ -30,18 +30,12 @@ from guandan.core.rules import PRESET_NAMES, RuleSet
 from .errors import error_body
 from .gamestore import GameStore
 from .hardening import bad_text, valid_room_id
-from .tables import (
-    BOT_NAMES,
-    DAMAGED,
-    DIFFICULTIES,
-    DIFFICULTY_AGENTS,
-    FINISHED,
-    PLAYING,
-    WAITING,
-    TableManager,
-    bot_agent,
-    room_info,
-)
+from .roomstore import room_info
+from .table.bots import BOT_NAMES, DIFFICULTIES, DIFFICULTY_AGENTS, bot_agent
+from .table.info import DAMAGED, FINISHED, PLAYING, WAITING
+
+if TYPE_CHECKING:
+    from .manager import TableManager
 
 #: Longest room name (characters).
 ROOM_NAME_MAX = 64

@@ -32,7 +32,8 @@ from . import api_accounts
 from .api_rooms import make_rooms_router
 from .hardening import GuardMiddleware, install_catch_all
 from .settings import Settings
-from .tables import TableManager, shutdown_bot_pool
+from .manager import TableManager
+from .table.bots import shutdown_bot_pool
 from .ws import make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
@@ -70,6 +71,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   docs_url=None if docs_assets is not None else "/api/docs", redoc_url=None)
     session_factory = api_accounts.setup_storage(app, settings)
     manager = TableManager(session_factory, settings)
+    if getattr(settings, "redis_url", None):  # cluster mode: the node owns the tables through leases
+        from .cluster import ClusterNode, make_store_fenced
+
+        manager.attach_cluster(ClusterNode(manager, settings.redis_url, getattr(settings, "node_name", "node"),
+                                           float(getattr(settings, "lease_s", 3.0))))
+        make_store_fenced(manager.store, manager.cluster.check_lease)
     manager.restore()
     manager_box["manager"] = manager
     app.state.manager = manager
@@ -173,7 +180,7 @@ def tune_gc() -> None:
     over the heap of hundreds of live games stopped every table for 100-600 ms (issue 10: the
     p99 of ``guandan loadtest``). Unreachable cycles are still collected.
     """
-    from guandan.gctune import tune_gc as _tune
+    from guandan.runtime.gctune import tune_gc as _tune
 
     _tune(*GC_THRESHOLDS)
 

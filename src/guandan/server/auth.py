@@ -23,7 +23,7 @@ import unicodedata
 from collections import deque
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Annotated, Any
+from typing import Annotated
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection
 
 from guandan.server.db import DbSession
+from guandan.server.errors import AuthError
 from guandan.server.models import NAME_MAX, User, UserSession, utcnow
 
 COOKIE_NAME = "gd_session"
@@ -50,24 +51,6 @@ _NAME_RE = re.compile(f"[{_NAME_CHAR}]+")
 _hasher = PasswordHasher()
 # Verified against when the name is unknown, so that a login takes as long either way.
 _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
-
-
-class AuthError(ValueError):
-    """Bad account input or failed authentication.
-
-    Attributes:
-        status: HTTP status to answer (400 bad input, 401 not logged in / wrong password,
-            409 name taken, 429 too many attempts).
-        message: one line for the person.
-    """
-
-    def __init__(self, status: int, message: str, code: str | None = None,
-                 params: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.code = code
-        self.params = params or {}
 
 
 # -- passwords and names ---------------------------------------------------------------------------

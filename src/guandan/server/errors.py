@@ -4,6 +4,10 @@ An error is ``{"error": message, "code": code, "params": {...}}``: ``code`` is a
 identifier (``name_taken``, ``seat_taken``, ...) that the UI translates with ``params`` filled in, and
 ``message`` is the English sentence for scripts and logs. ``code`` is ``null`` only for errors that
 have not been given one.
+
+:class:`AuthError` lives here, below both :mod:`guandan.server.auth` (which raises it for account
+input) and :mod:`guandan.server.hardening` (which raises it for text no database stores), so that
+neither imports the other to raise it.
 """
 
 from __future__ import annotations
@@ -29,3 +33,21 @@ def error_body(message: str, code: str | None = None, params: dict[str, Any] | N
         ``{"error": message, "code": code, "params": params}``.
     """
     return {"error": message.splitlines()[0] if message else "error", "code": code, "params": params or {}}
+
+
+class AuthError(ValueError):
+    """Bad account input or failed authentication.
+
+    Attributes:
+        status: HTTP status to answer (400 bad input, 401 not logged in / wrong password,
+            409 name taken, 429 too many attempts).
+        message: one line for the person.
+    """
+
+    def __init__(self, status: int, message: str, code: str | None = None,
+                 params: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.code = code
+        self.params = params or {}

@@ -13,7 +13,7 @@ game is over (:meth:`GameStore.finish` stores it in ``games`` and ``rooms.record
 rows), and for restore after a restart (:meth:`GameStore.load`).
 
 Every method is blocking database work: call it from a worker thread
-(:meth:`guandan.server.tables.TableManager.run_db`), never on the event loop.
+(:meth:`guandan.server.manager.TableManager.run_db`), never on the event loop.
 
 API summary::
 
@@ -217,7 +217,7 @@ class GameStore:
         """Store the finished (or abandoned) game, in one transaction: the room becomes
         ``finished`` (only if it is still ``playing``: compare-and-set, so a game is never stored
         twice), the complete record is assembled from the rows into ``rooms.record`` and a new
-        ``games`` row (with ratings and points: ``api_accounts.record_finished_game``), and the
+        ``games`` row (with ratings and points: ``games.record_finished_game``), and the
         rows are deleted.
 
         Args:
@@ -232,7 +232,7 @@ class GameStore:
         from sqlalchemy import select, update
 
         from . import models
-        from .api_accounts import record_finished_game
+        from .games import record_finished_game
 
         ev = models.GameEvent.__table__
         with self.session_factory() as db:

@@ -23,7 +23,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
-from .errors import error_body
+from .errors import AuthError, error_body
 
 log = logging.getLogger("guandan.server")
 
@@ -65,8 +65,6 @@ def check_text(value: object, field: str) -> None:
             holds a NUL character or a lone UTF-16 surrogate.
     """
     if bad_text(value):
-        from .auth import AuthError
-
         raise AuthError(400, f"{field} holds a character that is not allowed (NUL or a lone surrogate)",
                         "invalid_text", {"field": field})
 

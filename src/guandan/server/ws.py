@@ -21,7 +21,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect, WebSocketState
@@ -31,7 +31,12 @@ from guandan.core.errors import GuandanError, IllegalAction
 from guandan.core.match import action_from_json, action_to_json
 
 from .hardening import valid_room_id
-from .tables import Conn, Table, TableManager, error_frame, frame_json
+from .connections import Conn
+from .table.flow import Table
+from .table.frames import error_frame, frame_json
+
+if TYPE_CHECKING:
+    from .manager import TableManager
 
 log = logging.getLogger("guandan.server.ws")
 

@@ -560,7 +560,7 @@ def _actor_main(cfg: dict[str, Any], index: int, model: QNet, out: Any, run: Any
     """Body of actor process ``index``: step ``cfg["tables"]`` tables with the shared ``model``
     and send ``(obs [n, D], act [n], ret [n], decisions, deals)`` chunks of labelled samples
     to ``out``; waits while ``run`` is clear, ends when ``stop`` is set."""
-    from guandan.gctune import tune_gc
+    from guandan.runtime.gctune import tune_gc
 
     cfg = dict(cfg, hidden=tuple(cfg["hidden"]))
     tr = DMCTrainer(DMCConfig(**cfg), actor=index, model=model)
@@ -641,7 +641,7 @@ def evaluate(model: QNet, deals: int = 100, seed: int = 10_000, preset: str = "a
         over the ``2 × deals`` games (as ``guandan arena``); ``both_won``/``both_lost``: duplicate
         pairs won/lost in both seatings.
     """
-    from guandan.arena import wilson
+    from guandan.evaluation.arena import wilson
 
     opp = RandomAgent(seed=seed)
     won = both_won = both_lost = 0

@@ -37,8 +37,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from guandan.agents.base import Agent, make_agent
+from guandan.agents.base import Agent
+
 from guandan.agents.nets import ACTION_DIM, STATE_DIM, VIEW_DIM, encode_actions, encode_state, encode_view, require_numpy
+from guandan.agents.registry import make_agent
 from guandan.core.match import Game
 from guandan.core.plays import PASS_TYPE
 from guandan.core.rules import RuleSet

@@ -1,30 +1,5 @@
-"""Game records: JSON Lines files that replay a game exactly (DESIGN.md section 3, RULES.md section P).
-
-Format (version 1), one JSON object per line, UTF-8, ``\\n`` line ends:
-
-* line 1, the header::
-
-    {"format":"pyguandan-record","version":1,"preset":"official","options":{...every RuleSet option...},
-     "seed":7,"hands":"shuffled","first_leader":null,"max_games":1,"players":["heuristic",...]}
-
-  ``preset`` is informational (the preset the options started from, or ``null``); ``options`` is
-  authoritative (:meth:`RuleSet.to_dict`). ``seed`` seeds the game's ``random.Random`` (``null``:
-  unknown). ``hands`` is ``"shuffled"`` (every deal was shuffled from the seed) or ``"explicit"``
-  (some deals were supplied; their hands are taken from the ``deal`` events). ``first_leader`` and
-  ``max_games`` are the :class:`~guandan.core.match.Game` arguments. ``players`` names the four
-  seats. An optional ``created`` field (ISO time) is written only when asked for, so that by
-  default the same seed gives byte-identical files; replay ignores it and any unknown header key.
-
-* then one line per entry of :attr:`Game.events`, in order, exactly as the game produced them:
-  ``deal``, ``anti_tribute``, ``action``, ``tribute_paid``, ``returns_revealed``, ``jiefeng``,
-  ``deal_end``, ``game_over``.
-
-Every line is ``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))``; events carry no
-timestamps. :func:`replay` rebuilds the game from the header, re-applies every ``action`` event
-through :meth:`Game.check` / :meth:`Game.apply` with the recorded seat, and requires every other
-event the replayed game produces to equal the recorded one (compared as canonical JSON with sorted
-keys), in the same place; ``action`` events are verified by the legality check itself.
-"""
+"""Reading and replaying records (:mod:`guandan.records`): every action re-applied through the rules
+engine, every other event compared with the one the replayed game produces."""
 
 from __future__ import annotations
 
@@ -40,147 +15,8 @@ from guandan.core.errors import GuandanError, IllegalAction, RuleConfigError
 from guandan.core.match import Game, action_from_json, shuffle_deal
 from guandan.core.rules import RuleSet
 
-FORMAT = "pyguandan-record"
-VERSION = 1
-HANDS_KINDS = ("shuffled", "explicit")
+from .writer import _OPTIONAL_FIELDS, EVENT_FIELDS, FORMAT, HANDS_KINDS, VERSION, RecordError, _canon, _is_int
 
-#: Required fields of each event type (besides ``type``); optional ones in :data:`_OPTIONAL_FIELDS`.
-EVENT_FIELDS: dict[str, tuple[str, ...]] = {
-    "deal": ("game", "deal", "level", "levels", "hands"),
-    "anti_tribute": ("seats", "leader"),
-    "action": ("seat", "action"),
-    "tribute_paid": ("tributes",),
-    "returns_revealed": ("returns", "leader"),
-    "jiefeng": ("leader",),
-    "deal_end": (
-        "finish_order", "result", "winner_team", "upgrade", "levels", "passed", "failed", "demoted", "a_fails",
-    ),
-    "game_over": ("game", "winner_team"),
-}
-_OPTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
-    "deal": ("first_leader",),
-    "deal_end": ("points", "points_total"),
-}
-
-
-class RecordError(GuandanError):
-    """A record that cannot be replayed: corrupt line, illegal action or mismatch.
-
-    ``line`` is the 1-based line number (``len(lines) + 1`` when the record ends too early);
-    ``reason`` the explanation; ``str(error)`` is ``"line N: reason"``. A ``ValueError``.
-    """
-
-    def __init__(self, line: int, reason: str) -> None:
-        self.line = line
-        self.reason = reason
-        super().__init__(f"line {line}: {reason}")
-
-
-def dumps(obj: Any) -> str:
-    """The record's canonical JSON text of one line (no spaces, UTF-8 kept, key order kept)."""
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
-
-
-def _canon(obj: Any) -> str:
-    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-
-
-# -- writing ---------------------------------------------------------------------------------------
-
-
-def record_header(
-    game: Game,
-    preset: str | None = None,
-    players: Sequence[str] | None = None,
-    *,
-    seed: int | None | str = "game",
-    hands: str | None = None,
-    created: str | None = None,
-) -> dict[str, Any]:
-    """The header object of ``game``'s record (see the module docstring).
-
-    Args:
-        game: the game.
-        preset: preset name to store (default: the preset equal to ``game.rules``, else ``None``).
-        players: four seat names (default ``["seat0", ...]``).
-        seed: the seed to store (an int or ``None``); the default ``"game"`` means ``game.seed``.
-        hands: ``"shuffled"`` or ``"explicit"``; default ``"explicit"`` when the game was given
-            hands or has no seed, else ``"shuffled"``.
-        created: optional ISO time stamp to include (omitted by default: byte-for-byte determinism).
-    Raises:
-        ValueError: not four player names, a seed that is not an int, or a bad ``hands`` value.
-    """
-    names = list(players) if players is not None else [f"seat{s}" for s in range(4)]
-    if len(names) != 4 or not all(isinstance(n, str) for n in names):
-        raise ValueError("a record needs four player names")
-    the_seed = game.seed if seed == "game" else seed
-    if the_seed is not None and not _is_int(the_seed):
-        raise ValueError(f"the seed must be an integer or None, not {the_seed!r}")
-    if hands is None:
-        given = game.hands_given
-        hands = "explicit" if given or the_seed is None else "shuffled"
-    if hands not in HANDS_KINDS:
-        raise ValueError(f"hands must be one of {', '.join(HANDS_KINDS)}, not {hands!r}")
-    header: dict[str, Any] = {
-        "format": FORMAT,
-        "version": VERSION,
-        "preset": preset if preset is not None else game.rules.preset_name(),
-        "options": game.rules.to_dict(),
-        "seed": the_seed,
-        "hands": hands,
-        "first_leader": game.fixed_first_leader,
-        "max_games": game.max_games,
-        "players": names,
-    }
-    if created is not None:
-        header["created"] = created
-    return header
-
-
-def record_lines(
-    game: Game,
-    preset: str | None = None,
-    players: Sequence[str] | None = None,
-    *,
-    seed: int | None | str = "game",
-    hands: str | None = None,
-    created: str | None = None,
-) -> list[str]:
-    """The record of ``game`` so far as lines without line ends: the header then every event.
-
-    Arguments as :func:`record_header`. Deterministic: the same seed and actions give the same lines.
-    """
-    header = record_header(game, preset, players, seed=seed, hands=hands, created=created)
-    return [dumps(header)] + [dumps(ev) for ev in game.events]
-
-
-def write_record(
-    path_or_file: str | os.PathLike[str] | IO[str],
-    game: Game,
-    preset: str | None = None,
-    players: Sequence[str] | None = None,
-    *,
-    seed: int | None | str = "game",
-    hands: str | None = None,
-    created: str | None = None,
-) -> int:
-    """Write ``game``'s record (UTF-8, one ``\\n`` after every line) to a path or a text file.
-
-    Arguments as :func:`record_header`. Returns the number of lines written.
-    Raises:
-        OSError: the file cannot be written.
-    """
-    lines = record_lines(game, preset, players, seed=seed, hands=hands, created=created)
-    text = "".join(line + "\n" for line in lines)
-    if hasattr(path_or_file, "write"):
-        path_or_file.write(text)
-    else:
-        with open(path_or_file, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-    return len(lines)
-
-
-# -- reading and replaying -------------------------------------------------------------------------
 
 
 @dataclass
@@ -247,10 +83,6 @@ def _load(line_no: int, text: str) -> dict[str, Any]:
     if not isinstance(obj, dict):
         raise RecordError(line_no, f"expected a JSON object, found {type(obj).__name__}")
     return obj
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def parse_header(line_no: int, obj: dict[str, Any]) -> RuleSet:
@@ -546,22 +378,3 @@ def iter_records(paths: Iterable[str | os.PathLike[str]]) -> Iterable[tuple[str,
             yield str(p), replay(p)
         except RecordError as e:
             yield str(p), e
-
-
-__all__ = [
-    "RecordedDraws",
-    "EVENT_FIELDS",
-    "FORMAT",
-    "VERSION",
-    "RecordError",
-    "ReplayResult",
-    "dumps",
-    "iter_records",
-    "parse_header",
-    "read_lines",
-    "record_header",
-    "record_lines",
-    "replay",
-    "replay_lines",
-    "write_record",
-]

@@ -1,8 +1,9 @@
-"""Terminal rendering and input helpers for ``guandan play`` (pure functions, no game loop).
+"""Rendering of the terminal game (pure functions, no game loop).
 
 Everything here turns engine values (faces, plays, seat views) into Rich renderables or plain
-strings, or reads one line of player input into a :class:`Command`. Nothing prints and nothing
-reads from the terminal, so the helpers are unit-testable.
+strings; :func:`render_view` draws the whole table for the person's decision. Nothing prints and
+nothing reads from the terminal, so the helpers are unit-testable. Reading the person's input is
+:mod:`guandan.terminal.commands`; the game loop is :mod:`guandan.terminal.session`.
 
 Seats (RULES.md R2-R3): seats 0-3 in play order, counter-clockwise; the person sits at seat 0
 ("You", south), the partner at seat 2 (north), opponents at seats 1 (east) and 3 (west).
@@ -10,9 +11,8 @@ Seats (RULES.md R2-R3): seats 0-3 in play order, counter-clockwise; the person s
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from rich.console import Group
 from rich.text import Text
@@ -21,17 +21,22 @@ from guandan.core.cards import (
     BIG_JOKER,
     FACE_RANK,
     FACE_SUIT,
-    RANK_CHARS,
     SMALL_JOKER,
     SUIT_SYMBOLS,
     card_text,
-    parse_cards,
     rank_char,
     wild_face,
 )
-from guandan.core.errors import NotationError
 from guandan.core.plays import BOMB, JOKER_BOMB, PASS_TYPE, STRENGTH, Play, as_play, play_text, wild_assignment
-from guandan.play_i18n import language, tr
+
+from .i18n import language, tr
+
+if TYPE_CHECKING:  # pragma: no cover
+    from guandan.core.match import Game
+    from guandan.core.views import SeatView
+
+#: The person's seat (South); the others are bots.
+HUMAN = 0
 
 #: Display names of seats 0-3 (seat 0 is the person at the keyboard).
 SEAT_NAMES: tuple[str, ...] = ("You", "East", "North", "West")
@@ -274,246 +279,123 @@ def return_rule_text(return_rule: str, to_partner: bool) -> str:
 TRIBUTE_RULE = "your highest card in level order; the ♥ level cards (wilds) do not count"
 
 
-@dataclass(frozen=True)
-class Command:
-    """One line of player input.
-
-    ``kind`` is ``'cards'`` (``faces`` holds the parsed faces, ascending), ``'ranks'`` (some
-    cards were typed by rank only: ``ranks`` holds those ranks, ascending, ``faces`` the cards
-    typed in full), ``'pass'``, ``'hint'``, ``'quit'``, ``'help'``, ``'table'`` or ``'empty'``.
-    """
-
-    kind: str
-    faces: tuple[int, ...] = ()
-    ranks: tuple[int, ...] = ()
-
-
-_WORDS = {
-    "p": "pass",
-    "pass": "pass",
-    "h": "hint",
-    "hint": "hint",
-    "q": "quit",
-    "quit": "quit",
-    "exit": "quit",
-    "?": "help",
-    "help": "help",
-    "t": "table",
-    "table": "table",
-}
-
-
-def parse_command(text: str) -> Command:
-    """Read one input line: a command word or cards (``'TH th 9s'``, ``'10h'``, commas allowed).
-
-    Raises:
-        NotationError: the line is neither a command nor valid card notation (names the token).
-    """
-    t = text.strip()
-    if not t:
-        return Command("empty")
-    word = _WORDS.get(t.lower())
-    if word is not None:
-        return Command(word)
-    try:
-        return Command("cards", parse_cards(t))
-    except NotationError as first:
-        ranks = _parse_ranks(t)
-        if ranks is None:
-            raise first from None
-        return ranks
-
-
-_RANK_RUN = re.compile(r"(?:10|[2-9TJQKA])+", re.IGNORECASE)
-_RANK_TOKEN = re.compile(r"10|[2-9TJQKA]", re.IGNORECASE)
-
-
-def _parse_ranks(text: str) -> Command | None:
-    """Read a line where some cards are given by rank only (``'QQQ'``, ``'10 10'``, ``'55 3H'``).
-
-    Each token is a full card (``TH``, ``SJ``) or a run of ranks (``QQQ``, ``1010``);
-    ``None`` when a token is neither (the caller reports the card-notation error).
-    """
-    faces: list[int] = []
-    ranks: list[int] = []
-    for tok in text.replace(",", " ").split():
-        try:
-            faces.extend(parse_cards(tok))
-            continue
-        except NotationError:
-            pass
-        if not _RANK_RUN.fullmatch(tok):
-            return None
-        ranks.extend(RANK_CHARS.index("T" if r == "10" else r.upper()) for r in _RANK_TOKEN.findall(tok))
-    if not ranks:
-        return None
-    return Command("ranks", tuple(sorted(faces)), tuple(sorted(ranks)))
-
-
-#: The ``?`` help of the terminal game (English message ids: print ``tr(line)``).
-HELP_LINES: tuple[str, ...] = (
-    "Type cards rank then suit, separated by spaces: TH TD (10h works too); suits S H C D; jokers SJ BJ.",
-    "Or type ranks only when the suits do not matter: QQQ, 10 10, 55566; the suits are picked for you.",
-    "Ranks: 2-9, T (or 10), J, Q, K, A.  The two ♥ level cards are wild (marked *).",
-    "If your cards can be read several ways you are asked which reading you mean.",
-    "p = pass   h = hint (a bot's suggestion)   t = table again   q = quit   ? = this help",
-)
-
-
-class RankShortage(ValueError):
-    """Cards typed by rank only that the hand cannot supply. ``rank``: rank index; ``have``:
-    natural cards of that rank held; ``wilds``: wild cards that could stand in; ``want``."""
-
-    def __init__(self, rank: int, have: int, wilds: int, want: int) -> None:
-        self.rank, self.have, self.wilds, self.want = rank, have, wilds, want
-        super().__init__(self.message())
-
-    def message(self) -> str:
-        """One line in the current language."""
-        rank = rank_label(self.rank)
-        if self.have == 0 and self.wilds == 0:
-            return tr("you have no {rank}", rank=rank)
-        if self.wilds == 0:
-            return tr("you hold {have} × {rank} and no wild card to stand for more", have=self.have, rank=rank)
-        return tr(
-            "you hold {have} × {rank} and {wilds} wild card(s): not enough for {want}",
-            have=self.have, rank=rank, wilds=self.wilds, want=self.want,
-        )
-
-
-def _multisets(items: list[tuple[int, int]], k: int) -> Iterable[tuple[int, ...]]:
-    """Every multiset of ``k`` faces from ``items`` (``(face, copies held)``), as sorted tuples."""
-    if k == 0:
-        yield ()
-        return
-    if not items:
-        return
-    (face, n), rest = items[0], items[1:]
-    for take in range(min(n, k), -1, -1):
-        for more in _multisets(rest, k - take):
-            yield (face,) * take + more
-
-
-def rank_selections(
-    hand: Sequence[int], faces: Sequence[int], ranks: Sequence[int], level: int, limit: int = 20000
-) -> list[tuple[tuple[int, ...], int]]:
-    """The ways to pick actual cards for ranks typed without suits (``'QQQ'``, ``'10 10'``).
+def render_view(game: Game, view: SeatView, width: int = 100) -> Any:
+    """The table for seat 0's decision: header, levels, seats (cards, this trick, place), the
+    play to beat and the hand. Hidden card counts (``card_counts=le10``, R32) show as ``?``.
 
     Args:
-        hand: the hand as 54 per-face counts.
-        faces: cards typed in full on the same line (already taken from the hand).
-        ranks: the ranks typed without a suit (0..12), one entry per card.
-        level: the deal's level; its heart card is wild (R8) and stands in for a missing card
-            only when the hand has too few natural cards of a rank.
-        limit: at most this many selections are returned.
+        game: the game (for rules and the deal's tribute plan; nothing hidden is shown).
+        view: ``seat_view(game, 0)``.
+        width: console width in cells.
     Returns:
-        ``[(selected faces sorted, wild cards used), ...]`` (fewest wilds first).
-    Raises:
-        RankShortage: the hand cannot supply one of the ranks, even with its wilds.
+        A Rich ``Group``.
     """
-    counts = list(hand)
-    for f in faces:
-        counts[f] -= 1
-    w = wild_face(level)
-    wilds = max(0, counts[w])
-    need: dict[int, int] = {}
-    for r in ranks:
-        need[r] = need.get(r, 0) + 1
-    per_rank: list[list[tuple[tuple[int, ...], int]]] = []
-    for r, k in sorted(need.items()):
-        natural = [(f, counts[f]) for f in range(4 * r, 4 * r + 4) if f != w and counts[f] > 0]
-        have = sum(n for _, n in natural)
-        if have == 0 and r != FACE_RANK[w] and len(need) == 1:
-            raise RankShortage(r, 0, 0, k)  # wilds alone are level cards, never another rank (R8)
-        options = [
-            (combo + (w,) * (k - j), k - j)
-            for j in range(min(k, have), max(0, k - wilds) - 1, -1)
-            for combo in _multisets(natural, j)
-        ]
-        if not options:
-            raise RankShortage(r, have, wilds, k)
-        per_rank.append(options)
-    out: list[tuple[tuple[int, ...], int]] = []
+    from rich import box
+    from rich.console import Group
+    from rich.rule import Rule
+    from rich.table import Table
+    from rich.text import Text
 
-    def build(i: int, acc: tuple[int, ...], used: int) -> None:
-        if len(out) >= limit:
-            return
-        if i == len(per_rank):
-            out.append((tuple(sorted(acc)), used))
-            return
-        for sel, u in per_rank[i]:
-            if used + u <= wilds:
-                build(i + 1, acc + sel, used + u)
+    from guandan.core.deal import partner
+    from guandan.core.scoring import anhui_title
 
-    build(0, (), 0)
-    if not out:  # each rank alone was possible but not all together: too few wilds
-        r, k = max(need.items(), key=lambda rk: rk[1])
-        raise RankShortage(r, sum(counts[f] for f in range(4 * r, 4 * r + 4) if f != w), wilds, k)
-    out.sort(key=lambda sel: sel[1])
-    return out
+    level = view.level
+    lv = level_text(level)
+    parts: list[Any] = []
+    parts.append(
+        Rule(
+            tr("Game {game} · Deal {deal} · level {level} · wilds {level}♥ (shown *)", game=view.game_number,
+               deal=view.deal_number, level=lv),
+            style="cyan",
+        )
+    )
+    own = tr("yours") if view.levels[0] == level else (tr("theirs") if view.levels[1] == level else "")
+    if view.levels[0] == level and view.levels[1] == level:
+        own = tr("both teams'")
+    head = Text(tr("Levels: "))
+    head.append(f"{team_name(0)} {level_text(view.levels[0])}", style="bold green")
+    head.append(" · ")
+    head.append(f"{team_name(1)} {level_text(view.levels[1])}", style="bold red")
+    head.append(tr("   deal level {level}", level=lv) + (tr(" ({whose})", whose=own) if own else ""))
+    if any(view.a_fails):
+        head.append(tr("   failed {target} attempts: you {n0}, them {n1}", target=game.rules.target_level,
+                       n0=view.a_fails[0], n1=view.a_fails[1]))
+    if game.rules.points:
+        head.append(tr("   points {points} ({title})", points=view.points[0], title=anhui_title(view.points[0])))
+    parts.append(head)
 
-
-def reading_ranks(play: Sequence[object], level: int) -> tuple[int, ...]:
-    """The ranks a play's cards stand for, ascending: a wild counts as the card it stands for
-    (R8, as :func:`guandan.core.plays.wild_assignment` reads it). Used to keep only the readings
-    of cards picked for typed ranks that match those ranks (``KK`` is never two wilds read as a
-    pair of level cards)."""
-    p = _play_obj(play)
-    w = wild_face(level)
-    subs: list[int] = []
-    if w in p.cards and p.type not in ("tribute", "return", JOKER_BOMB):
-        try:
-            subs = wild_assignment(p, level)
-        except (ValueError, AssertionError):
-            subs = []
-    out: list[int] = []
-    k = 0
-    for f in p.cards:
-        if f == w and k < len(subs):
-            out.append(FACE_RANK[subs[k]])
-            k += 1
+    last: dict[int, Any] = {}
+    for s, a in view.trick:
+        last[s] = a
+    tbl = Table(box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False, pad_edge=False)
+    tbl.add_column(" ", width=1)
+    tbl.add_column(tr("seat"))
+    tbl.add_column(tr("cards"), justify="right")
+    tbl.add_column(tr("this trick"))
+    tbl.add_column("")
+    for s in range(4):
+        mark = "▶" if view.to_act == s else ""
+        name = seat_name(s) + (tr(" partner") if s == partner(HUMAN) else "")
+        played = play_line(last[s], level) if s in last else Text("")
+        note = ""
+        if s in view.finished:
+            note = tr("out {place}", place=place_name(view.finished.index(s)))
+        elif view.phase == "play" and view.top_seat == s and view.top is not None:
+            note = tr("top")
+        style = "bold" if s == HUMAN else ""
+        tbl.add_row(mark, name, counts_cell(view.card_counts[s]), played, note, style=style)
+    parts.append(tbl)
+    if view.finished:
+        parts.append(
+            Text(
+                tr("Out so far: ")
+                + ", ".join(f"{place_name(i)} {seat_name(s, False)}" for i, s in enumerate(view.finished))
+            )
+        )
+    turn = Text()
+    if view.phase == "play":
+        if view.top is None:
+            turn.append(tr("Your turn: you lead — play any combination."), style="bold")
         else:
-            out.append(FACE_RANK[f])
-    return tuple(sorted(out))
+            turn.append(tr("Your turn: beat "), style="bold")
+            turn.append_text(play_line(view.top, level))
+            top = view.top_seat or 0
+            who = seat_name(top, False) + (tr(", your partner") if top == partner(HUMAN) else "")
+            turn.append(tr(" ({who}) or pass.", who=who), style="bold")
+    elif view.phase == "tribute":
+        plan = game.deal.plan
+        to = tr("the winners")
+        if plan is not None and not plan.double:
+            to = seat_name(plan.head)
+        turn.append(tr("Your turn: pay tribute (进贡) to {to} — {rule}.\n", to=to, rule=tr(TRIBUTE_RULE)), style="bold")
+        turn.append(tr("Allowed: ") + ", ".join(_both(a[2][0]) for a in view.legal_actions))
+    elif view.phase == "return":
+        plan = game.deal.plan
+        target = dict(plan.returns_due)[HUMAN] if plan is not None else 1
+        got = ""
+        if plan is not None:
+            got = ", ".join(
+                tr("{card} from {who}", card=card_label(plan.paid[p]), who=seat_name(p, False))
+                for p, r in plan.to.items()
+                if r == HUMAN
+            )
+        turn.append(tr("Your turn: return a card (还贡) to {who}", who=seat_name(target)), style="bold")
+        turn.append(tr(" — you received {got}.\n", got=got) if got else ".\n", style="bold")
+        turn.append(tr("Rule: ") + return_rule_text(game.rules.return_rule, target == partner(HUMAN)) + ".\n")
+        turn.append(tr("Allowed: ") + " ".join(_txt(a[2][0]) for a in view.legal_actions))
+    parts.append(turn)
+    parts.append(Text(tr("Your hand ({n} cards):", n=len(view.hand)), style="bold"))
+    parts.append(render_hand(view.hand, level, width))
+    return Group(*parts)
 
 
-def straight_flushes_left(counts: Sequence[int]) -> int:
-    """How many five-card straight flushes (R14: same suit, A low or high) ``counts`` still holds
-    (per-face counts; each suit and run counted once)."""
-    order = [12, *range(13)]  # A-2-3-4-5 up to 10-J-Q-K-A
-    total = 0
-    for suit in range(4):
-        present = [counts[4 * r + suit] > 0 for r in order]
-        total += sum(all(present[i : i + 5]) for i in range(len(order) - 4))
-    return total
+def _both(face: int) -> str:
+    """``'A♠ (AS)'``: display label and typed notation (just ``'BJ'`` for jokers)."""
+    label, txt = card_label(face), _txt(face)
+    return txt if label == txt else f"{label} ({txt})"
 
 
-__all__ = [
-    "HELP_LINES",
-    "RankShortage",
-    "rank_selections",
-    "reading_ranks",
-    "straight_flushes_left",
-    "team_name",
-    "SEAT_NAMES",
-    "TEAM_NAMES",
-    "TRIBUTE_RULE",
-    "Command",
-    "card_label",
-    "card_rich",
-    "card_style",
-    "counts_cell",
-    "group_hand",
-    "level_text",
-    "parse_command",
-    "place_name",
-    "play_line",
-    "play_plain",
-    "rank_label",
-    "reading_name",
-    "render_hand",
-    "return_rule_text",
-    "seat_name",
-    "sort_hand",
-    "typed",
-]
+def _txt(face: int) -> str:
+    from guandan.core.cards import card_text
+
+    return card_text(face)

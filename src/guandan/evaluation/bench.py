@@ -19,7 +19,7 @@ Figures measured (all on this process, single thread):
   :class:`~guandan.core.match.Game` (new shuffle, level 2, no tribute), played until it ends;
   the settlement, which also shuffles and deals the next deal, is included. A second figure,
   ``random_deals_per_s_views``, plays deals the same way through the real driver path: four
-  :class:`~guandan.agents.base.RandomAgent` fed by :func:`guandan.driver.step`, so a seat view
+  :class:`~guandan.agents.base.RandomAgent` fed by :func:`guandan.agents.driver.step`, so a seat view
   (:func:`guandan.core.views.seat_view`) is built before every action. Both are wall-clock
   rates: on a shared machine they move with its load more than the medians do.
 * **peak memory**: the process's peak resident set size (``resource.getrusage(...).ru_maxrss``),
@@ -212,7 +212,7 @@ def random_deals(seconds: float = 3.0, seed: int = 1, views: bool = False, max_d
     the checking :meth:`Game.apply`. Without ``views`` one ``random.Random(seed + i)`` draws
     straight from ``game.legal_actions()``; with ``views`` each seat is a
     :class:`~guandan.agents.base.RandomAgent` seeded ``4 * (seed + i) + seat`` and driven by
-    :func:`guandan.driver.step` (a seat view is built before every action).
+    :func:`guandan.agents.driver.step` (a seat view is built before every action).
 
     Args:
         seconds: wall-clock budget in seconds (> 0).
@@ -227,9 +227,9 @@ def random_deals(seconds: float = 3.0, seed: int = 1, views: bool = False, max_d
     if seconds <= 0:
         raise ValueError("seconds must be positive")
     from guandan.agents.base import RandomAgent
+    from guandan.agents.driver import step
     from guandan.core.match import Game
     from guandan.core.rules import RuleSet
-    from guandan.driver import step
 
     rules = RuleSet.official()
     deals = 0

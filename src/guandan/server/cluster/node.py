@@ -1,0 +1,574 @@
+"""This process's part of the cluster (:class:`ClusterNode`): taking tables over (leases, snapshots,
+presence), its background loops, and (from :mod:`~guandan.server.cluster.routing`) routing client
+messages and operations to each table's owner and publishing frames once their record lines are
+stored. See :mod:`guandan.server.cluster` for the protocol."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import secrets
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from ..table.flow import Table
+from ..table.info import PLAYING
+from .keys import RELEASE_LUA, RENEW_LUA, SPEC, Keys, _shown, import_redis
+from .leases import LeaseLost, Leases
+from .proxy import ChannelConn, ProxyTable
+from .routing import Routing
+
+if TYPE_CHECKING:
+    from ..manager import TableManager
+
+log = logging.getLogger("guandan.server.cluster")
+
+
+class ClusterNode(Routing):
+    """This process's part of the cluster: leases, pub/sub, forwarding and failover.
+
+    Args:
+        manager: the process's :class:`~guandan.server.manager.TableManager` (owned tables live in
+            ``manager.tables``).
+        url: Redis URL. node_name: this process's name. lease_s: lease time (seconds).
+        prefix: key prefix (separates clusters sharing a Redis database).
+    Raises:
+        RuntimeError: redis-py is missing.
+    """
+
+    def __init__(self, manager: TableManager, url: str, node_name: str, lease_s: float = 3.0,
+                 prefix: str = "gd:") -> None:
+        redis = import_redis()
+        self.manager = manager
+        self.url = url
+        self.node = node_name
+        #: this run of the process (name and a random token): its presence counts, ``alive`` key
+        #: and reply channel. A process restarted under the same name (or a second process given
+        #: the same name) is another member, so the counts of a dead run are never believed again.
+        self.member = f"{node_name}:{secrets.token_hex(4)}"
+        self.lease_s = float(lease_s)
+        self.lease_ms = max(100, int(self.lease_s * 1000))
+        self.keys = Keys(prefix)
+        self.sync = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+        self.leases = Leases(self.sync, node_name, self.lease_ms, self.keys)
+        self.r: Any = None
+        self.pubsub: Any = None
+        #: room -> lease token of the tables this process owns
+        self.owned: dict[str, str] = {}
+        #: owned room -> the other members whose connections it counted at its last presence sync
+        #: (the renewal loop syncs again when one of them dies, so its sockets stop counting)
+        self._pres_members: dict[str, set[str]] = {}
+        self.proxies: dict[str, ProxyTable] = {}
+        self._out_refs: dict[str, int] = {}
+        self._pending: dict[str, asyncio.Future[Any]] = {}
+        #: per room, frames waiting for their record lines to be stored, and the task sending them
+        self._outq: dict[str, deque[tuple[str, str, int]]] = {}
+        self._pub_tasks: dict[str, asyncio.Task[None]] = {}
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._take_locks: dict[str, asyncio.Lock] = {}
+        self._proxy_locks: dict[str, asyncio.Lock] = {}
+        self._sub_lock = asyncio.Lock()
+        self.closing = False
+        #: takeovers done by this process (monitoring and tests)
+        self.takeovers = 0
+
+    # -- life cycle ------------------------------------------------------------------------------
+    async def start(self) -> None:
+        """Connect, listen, and start the lease renewal, sweeper and publisher tasks.
+
+        Raises:
+            redis.exceptions.ConnectionError: Redis cannot be reached.
+        """
+        redis = import_redis()
+        # a bounded pool that waits for a free connection (a burst of tables must not fail with
+        # "Too many connections"; the pub/sub listener holds one of them)
+        pool = redis.asyncio.BlockingConnectionPool.from_url(self.url, max_connections=256, timeout=20,
+                                                             socket_connect_timeout=5)
+        self.r = redis.asyncio.Redis(connection_pool=pool)
+        await self.r.ping()
+        self._renew_script = self.r.register_script(RENEW_LUA)
+        self._release_script = self.r.register_script(RELEASE_LUA)
+        self.pubsub = self.r.pubsub()
+        await self.pubsub.subscribe(self.keys.reply(self.member), self.keys.ctl)
+        await self.r.set(self.keys.alive(self.member), "1", px=self.lease_ms * 3)
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._listen(), name="cluster-listen"),
+                       loop.create_task(self._renew_loop(), name="cluster-renew"),
+                       loop.create_task(self._sweep_loop(), name="cluster-sweep")]
+        log.info("node %s joined the cluster at %s (lease %.1f s)", self.node, _shown(self.url), self.lease_s,
+                 extra={"node": self.node})
+
+    async def stop(self) -> None:
+        """Graceful shutdown: finish each owned table's action in progress, store it, release the
+        lease and announce the room as free so that another process takes it at once."""
+        self.closing = True
+        rooms = list(self.owned)
+        if rooms:
+            # no new message reaches these tables: a sender gets the retryable owner_unavailable
+            # (never an action applied after the handover); messages already here finish first
+            try:
+                await self.pubsub.unsubscribe(*[self.keys.inbox(r) for r in rooms])
+            except Exception:  # noqa: BLE001, S110 - Redis gone: nothing arrives anyway
+                pass
+        for room in rooms:
+            table = self.manager.tables.get(room)
+            if table is not None:
+                async with table.lock:  # after the action in progress
+                    table._closed = True
+                    table._cancel()
+                await self.manager.writer.wait(room)
+        await self._drain_publisher()
+        for room in rooms:
+            token = self.owned.pop(room, None)
+            self.manager.tables.pop(room, None)
+            if token is not None:
+                try:
+                    await self._release_script(keys=[self.keys.lease(room)], args=[token])
+                    await self.r.publish(self.keys.ctl, json.dumps({"k": "free", "room": room}))
+                except Exception:  # noqa: BLE001 - Redis gone: the lease expires by itself
+                    log.warning("room %s: releasing the lease failed", room, extra={"room": room, "node": self.node})
+        if rooms:
+            log.info("node %s handed over %d tables", self.node, len(rooms), extra={"node": self.node})
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            try:
+                await t
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001, S110
+                pass
+        try:
+            await self.r.delete(self.keys.alive(self.member))
+            await self.pubsub.aclose()
+            await self.r.aclose()
+        except Exception:  # noqa: BLE001, S110 - Redis gone
+            pass
+        self.sync.close()
+
+    def ready(self) -> bool:
+        """Whether Redis answers (``/readyz``; blocking, run it in a thread)."""
+        try:
+            return bool(self.sync.ping())
+        except Exception:  # noqa: BLE001
+            return False
+
+    # -- subscriptions ---------------------------------------------------------------------------
+    async def sub_out(self, room: str, key: str) -> None:
+        """Count one more local connection on the frames channel ``room``/``key`` (subscribe at 1)."""
+        ch = self.keys.out(room, key)
+        async with self._sub_lock:
+            n = self._out_refs.get(ch, 0)
+            self._out_refs[ch] = n + 1
+            if n == 0:
+                await self.pubsub.subscribe(ch)
+
+    async def unsub_out(self, room: str, key: str) -> None:
+        """One local connection less on ``room``/``key`` (unsubscribe at 0)."""
+        ch = self.keys.out(room, key)
+        async with self._sub_lock:
+            n = self._out_refs.get(ch, 0) - 1
+            if n <= 0:
+                self._out_refs.pop(ch, None)
+                await self.pubsub.unsubscribe(ch)
+            else:
+                self._out_refs[ch] = n
+
+    # -- connections (any process) ---------------------------------------------------------------
+    async def open(self, room_id: str) -> ProxyTable | None:
+        """The :class:`ProxyTable` of ``room_id`` for a new local connection (``None``: no such room)."""
+        proxy = self.proxies.get(room_id)
+        if proxy is not None:
+            return proxy
+        lock = self._proxy_locks.setdefault(room_id, asyncio.Lock())
+        async with lock:
+            proxy = self.proxies.get(room_id)
+            if proxy is None:
+                info = await self.manager.run_db(self.manager.store.load, room_id)
+                if info is None:
+                    return None
+                proxy = self.proxies[room_id] = ProxyTable(self, info)
+        return proxy
+
+    def forget_if_idle(self, room_id: str) -> None:
+        """Drop the proxy of ``room_id`` once it holds no connection."""
+        p = self.proxies.get(room_id)
+        if p is not None and not p.conns:
+            self.proxies.pop(room_id, None)
+            self._proxy_locks.pop(room_id, None)
+
+    async def presence_changed(self, proxy: ProxyTable) -> None:
+        """Store this process's connection counts of the room and tell its owner; with no owner
+        listening, try to become it (a room with connections always has an owner)."""
+        counts = proxy.counts()
+        key = self.keys.presence(proxy.id)
+        pipe = self.r.pipeline(transaction=False)
+        if any(counts):
+            pipe.hset(key, self.member, json.dumps(counts))
+            pipe.pexpire(key, 24 * 3600 * 1000)
+        else:
+            pipe.hdel(key, self.member)
+        pipe.publish(self.keys.inbox(proxy.id), json.dumps({"k": "pres"}))
+        *_, receivers = await pipe.execute()
+        if not receivers and any(counts) and not self.closing:
+            asyncio.get_running_loop().create_task(self.take(proxy.id))
+
+    def connected(self, room_id: str) -> list[bool]:
+        """Per seat: whether the seated person has a connection on some live process (blocking)."""
+        out = [False] * 4
+        try:
+            raw = self.sync.hgetall(self.keys.presence(room_id))
+            if not raw:
+                return out
+            nodes = [n.decode() if isinstance(n, bytes) else n for n in raw]
+            alive = self.sync.mget([self.keys.alive(n) for n in nodes])
+            for n, a in zip(nodes, alive, strict=True):
+                if a is None:
+                    continue
+                counts = json.loads(raw[n.encode()] if n.encode() in raw else raw[n])
+                for s in range(4):
+                    out[s] = out[s] or counts[s] > 0
+        except Exception:  # noqa: BLE001 - only a flag of the lobby
+            log.warning("room %s: reading presence failed", room_id, extra={"room": room_id})
+        return out
+
+    # -- ownership -------------------------------------------------------------------------------
+    async def take(self, room: str) -> Table | None:
+        """Become ``room``'s owner if its lease is free: load the room from the database, replay
+        its record, restore clocks and 托管 from the snapshot, and serve the connections.
+
+        Returns:
+            The owned table, or ``None`` (another process owns it, or no such room).
+        """
+        if self.closing:
+            return None
+        lock = self._take_locks.setdefault(room, asyncio.Lock())
+        async with lock:
+            table = self.manager.tables.get(room)
+            if table is not None and room in self.owned:
+                return table
+            token = self.leases.new_token()
+            ok = await self.r.set(self.keys.lease(room), token, nx=True, px=self.lease_ms)
+            if not ok:
+                return None
+            self.owned[room] = token
+            t0 = time.monotonic()
+            try:
+                table = await self.manager.load_table(room, schedule=False)
+            except Exception:
+                log.exception("room %s: taking the table failed", room, extra={"room": room, "node": self.node})
+                table = None
+            if table is None:
+                self.owned.pop(room, None)
+                await self._release_script(keys=[self.keys.lease(room)], args=[token])
+                return None
+            self.manager.tables[room] = table
+            if table.game is not None and not table.game.over:
+                table._store_new_lines()  # lines not stored yet (a first deal dealt again) go first
+                await self._restore_snapshot(table)
+            await self.pubsub.subscribe(self.keys.inbox(room))
+            self.takeovers += 1
+            log.info("room %s: owned by %s (status %s, %d events, %.0f ms)", room, self.node, table.info.status,
+                     0 if table.game is None else len(table.game.events), (time.monotonic() - t0) * 1000,
+                     extra={"room": room, "node": self.node})
+            await self.sync_presence(table)
+            return table
+
+    async def _restore_snapshot(self, table: Table) -> None:
+        """Clocks, 托管 and the pause between deals as the previous owner last published them, when
+        the snapshot matches the stored game (same number of events)."""
+        raw = await self.r.get(self.keys.snapshot(table.id))
+        table.restored_grace_until = time.monotonic() + self.manager.restart_grace_s
+        if raw is None or table.game is None:
+            return
+        try:
+            snap = json.loads(raw)
+            if snap.get("events") != len(table.game.events):
+                return
+            table.auto = [bool(x) for x in snap["auto"]]
+            table.auto_reason = list(snap["auto_reason"])
+            table.timeouts = [int(x) for x in snap["timeouts"]]
+            if snap.get("deadline") is not None:
+                seat, when = snap["deadline"]
+                table.resume_deadline = (int(seat), float(when))
+            b = snap.get("between")
+            if b is None:
+                table.between = None  # the pause had ended (the record alone cannot tell)
+            elif table.between is not None and table.between["deal"] == b["deal"]:
+                table.between["pressed"] = [bool(x) for x in b["pressed"]]
+                table.between["deadline"] = float(b["deadline"])
+        except (ValueError, KeyError, TypeError):
+            log.warning("room %s: ignoring a malformed snapshot", table.id, extra={"room": table.id})
+
+    def snapshot(self, table: Table) -> str | None:
+        """The JSON snapshot of ``table``'s clocks, 托管 and pause (``None`` before the game)."""
+        if table.game is None:
+            return None
+        b = table.between
+        return json.dumps({
+            "events": len(table.game.events),
+            "auto": table.auto, "auto_reason": table.auto_reason, "timeouts": table.timeouts,
+            "deadline": list(table.deadline) if table.deadline is not None else None,
+            "between": None if b is None else {"deal": b["deal"], "pressed": b["pressed"], "deadline": b["deadline"]},
+        })
+
+    async def sync_presence(self, table: Table) -> None:
+        """At the owner: read every live process's connection counts of the room, keep one
+        :class:`ChannelConn` per seat/spectators channel that has connections, and send everyone
+        the state (a new connection gets its first frame this way)."""
+        room = table.id
+        raw = await self.r.hgetall(self.keys.presence(room))
+        want: set[str] = set()
+        members: set[str] = set()
+        if raw:
+            names = [n.decode() if isinstance(n, bytes) else n for n in raw]
+            alive = await self.r.mget([self.keys.alive(n) for n in names])
+            dead = []
+            for n, v, a in zip(names, raw.values(), alive, strict=True):
+                if a is None and n != self.member:
+                    dead.append(n)  # a process that died holding sockets: they are gone
+                    continue
+                counts = json.loads(v)
+                if n != self.member and any(counts):
+                    members.add(n)
+                want.update(str(s) for s in range(4) if counts[s] > 0)
+                if counts[4] > 0:
+                    want.add(SPEC)
+            if dead:
+                await self.r.hdel(self.keys.presence(room), *dead)
+        async with table.lock:
+            if room not in self.owned or self.manager.tables.get(room) is not table:
+                return
+            self._pres_members[room] = members
+            old = {c.key: c for c in table.conns if isinstance(c, ChannelConn)}
+            before = table.connected()
+            for c in old.values():
+                table.conns.discard(c)
+                c.closed = True
+            for key in sorted(want):
+                uid = None if key == SPEC else table.info.seats[int(key)].user_id
+                table.conns.add(ChannelConn(self, room, key, uid, table))
+            after = table.connected()
+            reports = []
+            if table.game is not None and not table.game.over:
+                for s in range(4):
+                    if after[s] and not before[s] and table.auto_reason[s] == "away":
+                        reports.append(table._end_auto(s, notify=False))
+            table._schedule()
+            table._broadcast()
+            for report in reports:
+                if report is not None:
+                    table.notice("bot_played", **report)
+            idle = not want and table.info.status != PLAYING
+        if idle:
+            await self.release(room)
+
+    async def release(self, room: str) -> None:
+        """Stop owning ``room`` (a waiting or finished room nobody looks at any more)."""
+        table = self.manager.tables.get(room)
+        if table is not None:
+            async with table.lock:
+                if any(isinstance(c, ChannelConn) for c in table.conns) or table.info.status == PLAYING:
+                    return
+                table._closed = True
+                table._cancel()
+        await self.manager.writer.wait(room)
+        await self._drain_publisher(room)
+        self.manager.tables.pop(room, None)
+        self._take_locks.pop(room, None)
+        token = self.owned.pop(room, None)
+        self.manager.writer.forget(room)
+        await self.pubsub.unsubscribe(self.keys.inbox(room))
+        if token is not None:
+            await self._release_script(keys=[self.keys.lease(room)], args=[token])
+
+    def demote(self, room: str, why: str) -> None:
+        """The lease is lost (a stall): stop the table here at once; the new owner has it."""
+        self.owned.pop(room, None)
+        self._take_locks.pop(room, None)
+        table = self.manager.tables.pop(room, None)
+        self.manager.writer.forget(room)
+        if table is not None:
+            table._closed = True
+            table._cancel()
+            for c in table.conns:
+                if isinstance(c, ChannelConn):
+                    c.closed = True
+        if self.pubsub is not None:
+            asyncio.get_running_loop().create_task(self.pubsub.unsubscribe(self.keys.inbox(room)))
+        log.warning("room %s: lease lost (%s); the table is dropped here", room, why,
+                    extra={"room": room, "node": self.node})
+
+    def check_lease(self, room: str) -> None:
+        """Fencing before a write (blocking; database threads call it).
+
+        Raises:
+            LeaseLost: this process no longer holds ``room``'s lease.
+        """
+        token = self.owned.get(room)
+        if token is None or self.leases.holder(room) != token:
+            raise LeaseLost(f"room {room}: this server no longer owns the table")
+
+    # -- background loops ------------------------------------------------------------------------
+    async def _listen(self) -> None:
+        reply_ch = self.keys.reply(self.member)
+        ctl = self.keys.ctl
+        in_prefix = self.keys.inbox("")
+        out_prefix = self.keys.out("", "")[:-1]
+        while True:
+            try:
+                if not self.pubsub.subscribed:
+                    await asyncio.sleep(0.05)
+                    continue
+                m = await self.pubsub.get_message(ignore_subscribe_messages=True, timeout=1.0)
+                if m is None:
+                    continue
+                ch = m["channel"].decode() if isinstance(m["channel"], bytes) else m["channel"]
+                data = m["data"].decode() if isinstance(m["data"], bytes) else m["data"]
+                if ch.startswith(out_prefix):
+                    room, key = ch[len(out_prefix):].rsplit(":", 1)
+                    proxy = self.proxies.get(room)
+                    if proxy is not None:
+                        proxy.deliver(key, data)
+                elif ch == reply_ch:
+                    msg = json.loads(data)
+                    fut = self._pending.get(msg.get("req"))
+                    if fut is not None and not fut.done():
+                        fut.set_result(msg)
+                elif ch.startswith(in_prefix):
+                    room = ch[len(in_prefix):]
+                    asyncio.get_running_loop().create_task(self._guarded(self._on_inbox(room, json.loads(data))))
+                elif ch == ctl:
+                    asyncio.get_running_loop().create_task(self._guarded(self._on_ctl(json.loads(data))))
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - keep listening
+                log.exception("cluster listener failed", extra={"node": self.node})
+                await asyncio.sleep(0.2)
+
+    async def _guarded(self, coro: Any) -> None:
+        try:
+            await coro
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001
+            log.exception("cluster message failed", extra={"node": self.node})
+
+    async def _on_ctl(self, msg: dict[str, Any]) -> None:
+        kind = msg.get("k")
+        if kind == "free" and not self.closing:
+            # a graceful shutdown handed the room over: one process takes it now (SET NX)
+            await asyncio.sleep(random.uniform(0, 0.02))
+            await self.take(msg["room"])
+        elif kind == "changed":
+            proxy = self.proxies.get(msg["room"])
+            if proxy is not None:
+                info = await self.manager.run_db(self.manager.store.load, msg["room"])
+                if info is not None:
+                    await proxy.reseat(info)
+        elif kind == "revoke":
+            for proxy in list(self.proxies.values()):
+                for c in list(proxy.conns):
+                    if c.session_key is not None and c.session_key == msg["key"]:
+                        c.close(4401, "logged out")
+
+    async def _renew_loop(self) -> None:
+        period = self.lease_s / 3
+        while True:
+            await asyncio.sleep(period)
+            try:
+                rooms = list(self.owned.items())
+                pipe = self.r.pipeline(transaction=False)
+                pipe.get(self.keys.alive(self.member))
+                pipe.set(self.keys.alive(self.member), "1", px=self.lease_ms * 3)
+                for room, token in rooms:
+                    pipe.eval(RENEW_LUA, 1, self.keys.lease(room), token, self.lease_ms)
+                results = await pipe.execute()
+                for (room, token), ok in zip(rooms, results[2:], strict=True):
+                    if not ok and self.owned.get(room) == token:
+                        self.demote(room, "not renewed in time")
+                if results[0] is None:
+                    self._announce_presence()
+                await self._forget_dead_members()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - Redis unreachable: keep trying; the leases may expire
+                log.warning("renewing leases failed", exc_info=True, extra={"node": self.node})
+
+    def _announce_presence(self) -> None:
+        """This process was taken for dead (its ``alive`` key expired: Redis was out of reach, or
+        the process stalled, for three leases), so the owners stopped counting its connections:
+        store its counts again and tell every owner, which sends its connections the state."""
+        rooms = [p for p in self.proxies.values() if p.conns]
+        if rooms:
+            log.warning("node %s was out of touch with the cluster; announcing its connections of %d rooms again",
+                        self.node, len(rooms), extra={"node": self.node})
+        for proxy in rooms:
+            asyncio.get_running_loop().create_task(self._guarded(self.presence_changed(proxy)))
+
+    async def _forget_dead_members(self) -> None:
+        """Sync the presence of every owned room that counted a connection of a process that has
+        died since (its ``alive`` key expired; it could not say its sockets closed), so that the
+        seat counts as away and the bot covers it as on one server."""
+        for room in [r for r in self._pres_members if r not in self.owned]:
+            self._pres_members.pop(room, None)
+        members = sorted(set().union(*self._pres_members.values())) if self._pres_members else []
+        if not members:
+            return
+        alive = await self.r.mget([self.keys.alive(m) for m in members])
+        dead = {m for m, a in zip(members, alive, strict=True) if a is None}
+        for room, counted in list(self._pres_members.items()):
+            table = self.manager.tables.get(room)
+            if counted & dead and table is not None and room in self.owned:
+                log.info("room %s: connections of %s are gone (the process died)", room,
+                         ", ".join(sorted(counted & dead)), extra={"room": room, "node": self.node})
+                self._pres_members[room] = counted - dead
+                asyncio.get_running_loop().create_task(self._guarded(self.sync_presence(table)))
+
+    async def _sweep_loop(self) -> None:
+        """Take the playing rooms whose lease is free (their owner died or stalled)."""
+        period = self.lease_s / 3
+        while True:
+            await asyncio.sleep(period * random.uniform(0.8, 1.2))
+            if self.closing:
+                continue
+            try:
+                ids = await self.manager.run_db(self.manager.store.playing_ids)
+                # and any room this process holds sockets for (a waiting or finished room whose
+                # owner died has no other way back to an owner)
+                ids = list(dict.fromkeys([*ids, *[r for r, p in self.proxies.items() if p.conns]]))
+                ids = [r for r in ids if r not in self.owned]
+                if not ids:
+                    continue
+                holders = await self.r.mget([self.keys.lease(r) for r in ids])
+                for room, holder in zip(ids, holders, strict=True):
+                    if holder is None:
+                        await self.take(room)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001
+                log.warning("sweeping for free tables failed", exc_info=True, extra={"node": self.node})
+
+    # -- shared state of the API -----------------------------------------------------------------
+    def next_room(self, room_id: str) -> str | None:
+        """The room "play again" made of ``room_id`` (any process), or ``None`` (blocking)."""
+        v = self.sync.get(self.keys.next_room(room_id))
+        return v.decode() if isinstance(v, bytes) else v
+
+    def set_next_room(self, room_id: str, new_id: str) -> bool:
+        """Record "play again" (blocking). Returns False when another room was recorded first."""
+        return bool(self.sync.set(self.keys.next_room(room_id), new_id, nx=True, ex=30 * 24 * 3600))
+
+    def lock(self, name: str, timeout_s: float = 30.0) -> Any:
+        """A lock shared by every process (``redis.lock.Lock``; a context manager, blocking)."""
+        return self.sync.lock(f"{self.keys.p}lock:{name}", timeout=timeout_s, blocking_timeout=timeout_s)
+
+    async def room_changed(self, room_id: str) -> None:
+        """Seats changed in the database: tell the owner (if any) and every process's proxies."""
+        await self.r.publish(self.keys.ctl, json.dumps({"k": "changed", "room": room_id}))
+        await self.call(room_id, "changed", take=False)
+
+    async def revoke_session(self, session_key: str) -> None:
+        """Close the connections of a logged-out session on every process."""
+        await self.r.publish(self.keys.ctl, json.dumps({"k": "revoke", "key": session_key}))

@@ -1,0 +1,320 @@
+"""The tournament's data: plain dataclasses and their versioned JSON form.
+
+A :class:`Tournament` holds its settings, its :class:`Entry` list (pairs, teams of two pairs, bot pairs),
+the :class:`Round` list with each round's :class:`Match` (one table, or two tables for a team match) and
+the :class:`LogEntry` list of everything the organiser and the tables did (who, when, before, after).
+Timestamps are strings passed in by the caller (ISO 8601 by convention); the engine never reads a clock.
+
+Levels are ints 2..14 with 11=J, 12=Q, 13=K, 14=A (R6); :func:`parse_level` reads ``"A"``, ``"K"``,
+``"10"``/``"T"`` or a number.
+
+JSON: :func:`to_json` / :func:`from_json` round-trip the whole state; the object carries
+``"version": STATE_VERSION`` and reading refuses another version with :class:`StateError`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import ImpossibleLevel, StateError
+
+STATE_VERSION = 1
+LEVEL_MIN = 2
+LEVEL_A = 14
+_NAMES = {11: "J", 12: "Q", 13: "K", 14: "A"}
+_PARSE = {"J": 11, "Q": 12, "K": 13, "A": 14, "T": 10}
+
+FORMATS = ("swiss", "round_robin", "groups_knockout")
+SIDES = ("a", "b")
+
+
+def parse_level(value: int | str, what: str = "level") -> int:
+    """Level 2..14 from ``"2".."10"``, ``"T"``, ``"J"``, ``"Q"``, ``"K"``, ``"A"`` or an int.
+
+    Raises :class:`ImpossibleLevel` (params ``field``, ``value``) outside 2..A (R6).
+    """
+    if isinstance(value, str):
+        v = value.strip().upper()
+        if v in _PARSE:
+            n = _PARSE[v]
+        elif v.isdigit():
+            n = int(v)
+        else:
+            raise ImpossibleLevel(f"{what}: {value!r} is not a level (2..10, J, Q, K, A)", field=what, value=value)
+    else:
+        n = int(value)
+    if not LEVEL_MIN <= n <= LEVEL_A:
+        raise ImpossibleLevel(f"{what}: {value!r} is outside 2..A", field=what, value=value)
+    return n
+
+
+def level_name(level: int) -> str:
+    """``14 → "A"``, ``10 → "10"``."""
+    return _NAMES.get(level, str(level))
+
+
+@dataclass
+class Player:
+    """One player: ``name`` as shown; ``account`` is the site account's name, or None for a name typed
+    by the organiser (an event at physical tables)."""
+
+    name: str
+    account: str | None = None
+
+
+@dataclass
+class Entry:
+    """A pair (two partners for the whole event) or, with ``kind == "team"``, a team of two pairs
+    (``players[0:2]`` and ``players[2:4]``).
+
+    ``bot``: the bot level that plays this entry (e.g. ``"hard"``), None for people. ``seed``: the
+    organiser's seeding number (1 = strongest); ``rating``: used for seeding when no seed is given.
+    ``joined_round``: the first round it may be paired in (late entries start with no points).
+    ``withdrawn_after``: the last round it took part in once withdrawn (it is never paired again).
+    """
+
+    id: int
+    name: str
+    players: list[Player]
+    kind: str = "pair"
+    club: str | None = None
+    rating: float | None = None
+    seed: int | None = None
+    bot: str | None = None
+    joined_round: int = 1
+    withdrawn_after: int | None = None
+    group: int | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.withdrawn_after is None
+
+
+@dataclass
+class Penalty:
+    """A penalty against ``side`` (``"a"`` or ``"b"``) of one match (R54): the opponents gain ``levels``.
+
+    ``kind``: ``"timeouts"`` (from the 3rd timeout on, +1 each), ``"late"`` (+1 per full 5 minutes) or
+    ``"manual"`` (the organiser's, with ``reason``). ``loses_match``: the penalty loses the game outright
+    (R54: hiding cards a 3rd time, signalling 3 times).
+    """
+
+    side: str
+    levels: int
+    reason: str
+    kind: str = "manual"
+    loses_match: bool = False
+
+
+@dataclass
+class MatchResult:
+    """What a table reports for one match (R58): the levels reached by side a and side b (2..14),
+    which side passed A (``passed_a``, None when nobody did), whether time was called, each side's
+    timeouts count and minutes late, the organiser's manual ``penalties``, ``absent`` (``"a"``, ``"b"``,
+    ``"both"`` or None), and for a drawn knock-out match ``extra_deal``: the side that took 头游 in the
+    extra deal at level 2. ``team_deals`` (team matches only): one ``[t1, t2]`` per deal, the deal's result
+    for team a at table 1 and at table 2 (+3/+2/+1 when team a's pair took 头游 with 1-2/1-3/1-4, negative
+    when team b's pair did), see :mod:`guandan.tournament.teams`.
+    """
+
+    level_a: int = LEVEL_MIN
+    level_b: int = LEVEL_MIN
+    passed_a: str | None = None
+    time_called: bool = False
+    timeouts_a: int = 0
+    timeouts_b: int = 0
+    late_a: int = 0
+    late_b: int = 0
+    penalties: list[Penalty] = field(default_factory=list)
+    absent: str | None = None
+    extra_deal: str | None = None
+    team_deals: list[list[int]] | None = None
+
+
+@dataclass
+class Match:
+    """One table of a round (two tables for a team match): entry ``a`` against entry ``b``; ``b`` is None
+    for a bye. ``result`` is the final result; ``claims`` holds the results the two pairs entered at a
+    physical table, keyed ``"a"``/``"b"``, until they agree (then ``result`` is set) or the organiser
+    decides a dispute. ``stage``: the knock-out stage (``"final"``, ``"semi"``, ``"r8"``...) or the group
+    number as ``"g1"``..; None in Swiss and round robin."""
+
+    table: int
+    a: int
+    b: int | None
+    result: MatchResult | None = None
+    claims: dict[str, MatchResult] = field(default_factory=dict)
+    stage: str | None = None
+
+    @property
+    def is_bye(self) -> bool:
+        return self.b is None
+
+    @property
+    def status(self) -> str:
+        """``"bye"``, ``"final"``, ``"disputed"`` (two claims that differ), ``"claimed"`` (one claim) or
+        ``"pending"``."""
+        if self.b is None:
+            return "bye"
+        if self.result is not None:
+            return "final"
+        if len(self.claims) == 2:
+            return "disputed"
+        return "claimed" if self.claims else "pending"
+
+
+@dataclass
+class Round:
+    """A paired round: ``number`` from 1, ``kind`` (``"swiss"``, ``"round_robin"``, ``"group"``,
+    ``"knockout"``), its matches (tables numbered from 1, byes last), and when it was paired."""
+
+    number: int
+    kind: str
+    matches: list[Match]
+    paired_at: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return all(m.status in ("final", "bye") for m in self.matches)
+
+    @property
+    def has_results(self) -> bool:
+        return any(m.result is not None or m.claims for m in self.matches)
+
+
+@dataclass
+class LogEntry:
+    """One logged action: ``action`` (``"pair"``, ``"repair"``, ``"claim"``, ``"enter"``, ``"decide"``,
+    ``"correct"``, ``"withdraw"``, ``"add_entry"``, ``"penalty"``), by whom, when (passed in), the round and
+    table concerned, the value ``before`` and ``after`` (JSON form) and the reason given."""
+
+    action: str
+    by: str
+    at: str | None
+    round: int | None = None
+    table: int | None = None
+    before: Any = None
+    after: Any = None
+    reason: str | None = None
+
+
+@dataclass
+class Options:
+    """Scoring and pairing options (R58 defaults).
+
+    ``tiebreaks``: order of the tie-breaks after field points, any of ``"net"`` (净积小分),
+    ``"cumulative"`` (累积小分), ``"opponents"`` (opponents' field points), ``"head_to_head"``, ``"seed"``;
+    the entry id always settles what is left. ``first_round``: ``"seeded"`` or ``"random"`` (with
+    ``random_seed``). ``bye_net``/``bye_cumulative``: small scores credited for a bye or a walkover.
+    ``late_minutes_per_level``: R54's 5. ``free_timeouts``: R54's 2 (the 3rd timeout is the first penalised).
+    ``groups``/``knockout_size``: for ``groups_knockout``. ``prizes``: the top K places in the prize list.
+    """
+
+    tiebreaks: list[str] = field(default_factory=lambda: ["net", "cumulative", "opponents", "head_to_head", "seed"])
+    first_round: str = "seeded"
+    random_seed: int | None = None
+    bye_net: int = 0
+    bye_cumulative: int = 0
+    late_minutes_per_level: int = 5
+    free_timeouts: int = 2
+    groups: int = 2
+    knockout_size: int = 4
+    prizes: int = 3
+
+
+@dataclass
+class Tournament:
+    """The whole event. ``preset`` and ``overrides``: the rule preset of its games (RULES.md section P) and
+    single option changes. ``format``: one of :data:`FORMATS`. ``rounds``: Swiss rounds (for round robin and
+    groups it is worked out from the field). ``match_minutes``: time limit of a match (R58: 70 in Swiss and
+    groups), ``knockout_minutes`` (120); None for untimed. ``team``: entries are teams (复式 matches).
+    ``directors``: who may pair, enter, correct and penalise (empty: anyone, e.g. the local CLI)."""
+
+    name: str
+    format: str = "swiss"
+    rounds: int = 5
+    preset: str = "official"
+    overrides: dict[str, str] = field(default_factory=dict)
+    match_minutes: int | None = 70
+    knockout_minutes: int | None = 120
+    team: bool = False
+    entries: list[Entry] = field(default_factory=list)
+    played: list[Round] = field(default_factory=list)
+    options: Options = field(default_factory=Options)
+    directors: list[str] = field(default_factory=list)
+    log: list[LogEntry] = field(default_factory=list)
+
+    def entry(self, entry_id: int) -> Entry:
+        """The entry with that id; :class:`~guandan.tournament.errors.UnknownEntry` otherwise."""
+        from .errors import UnknownEntry
+
+        for e in self.entries:
+            if e.id == entry_id:
+                return e
+        raise UnknownEntry(f"no entry with id {entry_id}", entry=entry_id)
+
+
+# --- JSON -----------------------------------------------------------------------------------------------
+
+
+def result_to_dict(r: MatchResult | None) -> dict[str, Any] | None:
+    return None if r is None else dataclasses.asdict(r)
+
+
+def result_from_dict(d: dict[str, Any] | None) -> MatchResult | None:
+    if d is None:
+        return None
+    d = dict(d)
+    d["penalties"] = [Penalty(**p) for p in d.get("penalties", [])]
+    return MatchResult(**d)
+
+
+def to_dict(t: Tournament) -> dict[str, Any]:
+    """The whole state as plain JSON values, with ``"version"``."""
+    d = dataclasses.asdict(t)
+    d["version"] = STATE_VERSION
+    return d
+
+
+def from_dict(d: dict[str, Any]) -> Tournament:
+    """Rebuild a :class:`Tournament` from :func:`to_dict`'s output.
+
+    Raises :class:`StateError` (params ``reason``) for another version or a malformed object.
+    """
+    if not isinstance(d, dict):
+        raise StateError("a tournament state is a JSON object", reason="not_object")
+    if d.get("version") != STATE_VERSION:
+        raise StateError(f"state version {d.get('version')!r} is not {STATE_VERSION}", reason="version",
+                         version=d.get("version"))
+    try:
+        d = dict(d)
+        d.pop("version")
+        entries = [Entry(**{**e, "players": [Player(**p) for p in e["players"]]}) for e in d.pop("entries", [])]
+        rounds = []
+        for r in d.pop("played", []):
+            matches = [Match(table=m["table"], a=m["a"], b=m["b"], result=result_from_dict(m.get("result")),
+                             claims={k: result_from_dict(v) for k, v in m.get("claims", {}).items()},  # type: ignore[misc]
+                             stage=m.get("stage")) for m in r["matches"]]
+            rounds.append(Round(number=r["number"], kind=r["kind"], matches=matches, paired_at=r.get("paired_at")))
+        options = Options(**d.pop("options", {}))
+        log = [LogEntry(**x) for x in d.pop("log", [])]
+        return Tournament(**d, entries=entries, played=rounds, options=options, log=log)
+    except (KeyError, TypeError, AttributeError) as e:
+        raise StateError(f"malformed tournament state: {e}", reason="malformed", detail=str(e)) from None
+
+
+def to_json(t: Tournament) -> str:
+    """:func:`to_dict` as indented JSON text (UTF-8 friendly, Chinese names kept)."""
+    return json.dumps(to_dict(t), ensure_ascii=False, indent=1)
+
+
+def from_json(text: str) -> Tournament:
+    """Parse :func:`to_json`'s text; :class:`StateError` for text that is not JSON."""
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise StateError(f"not JSON: {e}", reason="not_json", detail=str(e)) from None
+    return from_dict(d)

@@ -1,0 +1,124 @@
+"""Round robin (Berger tables), groups by snake seeding, and the knock-out with its bracket and
+extra deal (R58)."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from guandan.tournament.brackets import berger_rounds, bracket_order, first_knockout_round, snake_groups
+from guandan.tournament.director import add_entry, enter_result, groups_of, pair_next_round
+from guandan.tournament.errors import ConfigError, InvalidResult, NoMoreRounds, NotEnoughEntries
+from guandan.tournament.model import MatchResult, Options, Player, Tournament
+from guandan.tournament.scoring import standings
+
+
+@pytest.mark.parametrize("n", range(2, 13))
+def test_berger_every_pair_meets_exactly_once(n: int) -> None:
+    ids = list(range(1, n + 1))
+    rounds = berger_rounds(ids)
+    assert len(rounds) == (n if n % 2 else n - 1)
+    meetings = [frozenset((a, b)) for r in rounds for a, b in r if b is not None]
+    assert sorted(map(sorted, meetings)) == sorted(map(sorted, map(frozenset, itertools.combinations(ids, 2))))
+    for r in rounds:
+        seen = [x for a, b in r for x in (a, b) if x is not None]
+        assert sorted(seen) == ids  # everyone once per round
+    byes = [a for r in rounds for a, b in r if b is None]
+    assert sorted(byes) == (ids if n % 2 else [])  # odd: everyone sits out exactly once
+
+
+def test_snake_groups_and_bracket_order() -> None:
+    assert snake_groups([1, 2, 3, 4, 5, 6, 7, 8], 2) == [[1, 4, 5, 8], [2, 3, 6, 7]]
+    assert snake_groups([1, 2, 3, 4, 5, 6], 3) == [[1, 6], [2, 5], [3, 4]]
+    assert bracket_order(4) == [1, 4, 2, 3]
+    assert bracket_order(8) == [1, 8, 4, 5, 2, 7, 3, 6]
+    # 6 qualifiers in a bracket of 8: seeds 1 and 2 get byes
+    assert first_knockout_round([11, 12, 13, 14, 15, 16], 8) == [(11, None), (14, 15), (12, None), (13, 16)]
+
+
+def _lower_id_wins(t: Tournament, rnd) -> None:
+    for m in rnd.matches:
+        if m.b is not None:
+            r = MatchResult(10, 5) if m.a < m.b else MatchResult(5, 10)
+            enter_result(t, rnd.number, m.table, r)
+
+
+def test_groups_then_knockout_with_an_extra_deal() -> None:
+    t = Tournament(name="gk", format="groups_knockout", options=Options(groups=2, knockout_size=4))
+    for i in range(1, 9):
+        add_entry(t, f"E{i}", [Player(f"p{i}"), Player(f"q{i}")], seed=i)
+    for _ in range(3):  # groups of 4: three rounds
+        rnd = pair_next_round(t)
+        assert rnd.kind == "group"
+        _lower_id_wins(t, rnd)
+    assert groups_of(t) == [[1, 4, 5, 8], [2, 3, 6, 7]]
+    # group winners 1 and 2 (9 points, net +15 each), runners-up 3 and 4 (7, net +5): seeds 1 2 3 4
+    semi = pair_next_round(t)
+    assert semi.kind == "knockout" and [(m.a, m.b, m.stage) for m in semi.matches] == [(1, 4, "semi"), (2, 3, "semi")]
+    with pytest.raises(InvalidResult):  # a drawn knock-out match needs its extra deal
+        enter_result(t, semi.number, 1, MatchResult(10, 10, time_called=True))
+    enter_result(t, semi.number, 1, MatchResult(10, 10, time_called=True, extra_deal="b"))
+    enter_result(t, semi.number, 2, MatchResult(12, 6))
+    final = pair_next_round(t)
+    assert [(m.a, m.b, m.stage) for m in final.matches] == [(4, 2, "final")]
+    enter_result(t, final.number, 1, MatchResult(14, 11, passed_a="a"))
+    table = standings(t)
+    # champion 4, finalist 2, then the semi-final losers by field points: 1 (9 + 1) before 3 (7 + 1)
+    assert [s.id for s in table[:4]] == [4, 2, 1, 3]
+    assert table[0].knockout_out == final.number + 1
+    with pytest.raises(NoMoreRounds):
+        pair_next_round(t)
+
+
+def test_round_robin_runs_out_of_rounds_and_bad_configs() -> None:
+    t = Tournament(name="rr", format="round_robin")
+    for i in range(1, 4):
+        add_entry(t, f"E{i}", [Player(f"p{i}"), Player(f"q{i}")])
+    for _ in range(3):
+        rnd = pair_next_round(t)
+        assert sum(m.b is None for m in rnd.matches) == 1
+        _lower_id_wins(t, rnd)
+    with pytest.raises(NoMoreRounds):
+        pair_next_round(t)
+    with pytest.raises(ConfigError):
+        pair_next_round(Tournament(name="x", format="ladder"))
+    with pytest.raises(ConfigError):
+        pair_next_round(Tournament(name="x", format="groups_knockout", options=Options(knockout_size=6)))
+    with pytest.raises(ConfigError):
+        pair_next_round(Tournament(name="x", options=Options(tiebreaks=["net", "luck"])))
+    with pytest.raises(NotEnoughEntries):
+        pair_next_round(Tournament(name="x"))
+
+
+def test_knockout_correction_cannot_change_an_advanced_winner() -> None:
+    from guandan.tournament.director import correct_result
+
+    t = Tournament(name="ko", format="groups_knockout", options=Options(groups=1, knockout_size=4))
+    for i in range(1, 5):
+        add_entry(t, f"E{i}", [Player(f"p{i}"), Player(f"q{i}")], seed=i)
+    for _ in range(3):
+        _lower_id_wins(t, pair_next_round(t))
+    semi = pair_next_round(t)  # 1 v 4, 2 v 3
+    _lower_id_wins(t, semi)
+    pair_next_round(t)  # final 1 v 2
+    with pytest.raises(InvalidResult) as e:
+        correct_result(t, semi.number, 1, MatchResult(5, 10))
+    assert e.value.params["reason"] == "knockout_advanced"
+    correct_result(t, semi.number, 1, MatchResult(11, 10), reason="level misread")  # same winner: fine
+    assert t.log[-1].before["level_a"] == 10 and t.log[-1].after["level_a"] == 11
+
+
+def test_round_robin_withdrawal_gives_the_opponent_a_bye_and_random_needs_a_seed() -> None:
+    from guandan.tournament.director import withdraw
+
+    t = Tournament(name="rr", format="round_robin")
+    for i in range(1, 5):
+        add_entry(t, f"E{i}", [Player(f"p{i}"), Player(f"q{i}")])
+    _lower_id_wins(t, pair_next_round(t))  # 1-4, 2-3
+    withdraw(t, 3)
+    rnd = pair_next_round(t)  # Berger round 2: 4-3, 1-2 -> 4 has a bye
+    assert [(m.a, m.b) for m in rnd.matches] == [(1, 2), (4, None)]
+    with pytest.raises(ConfigError) as e:
+        pair_next_round(Tournament(name="x", options=Options(first_round="random")))
+    assert e.value.params["field"] == "random_seed"
