@@ -95,7 +95,7 @@ from .agreement import (
 __all__ = [
     "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "SeatAgreement", "belief_chain",
     "candidate_actions", "deal_view", "is_late",
-    "past_decisions", "rollout", "world_agreement",
+    "past_decisions", "rollout", "world_agreement", "world_sampler",
 ]
 
 #: Share of the time budget kept back for choosing and answering (workers stop this early).
@@ -218,6 +218,7 @@ class _Task:
     belief_moves: int = 0
     solver_nodes: int = 0
     solver_cards: int = 40
+    world_sampler: str = "greedy"
 
 
 #: Worlds whose agreements set the reference of the belief roulette (``belief_slack``).
@@ -262,6 +263,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
     """
     view = task.view
     cons = WorldConstraints(view)
+    sample = world_sampler(task.world_sampler, view, cons)
     team = view.seat & 1
     k = len(task.candidates)
     sums: list[Any] = [0] * (2 * k + 3)
@@ -273,7 +275,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
     ref = 0
     if checks and task.belief_slack is not None:
         # the reference agreement: the best of the first worlds (the same for every worker)
-        ref = max(world_agreement(view, cons.sample(random.Random(f"{task.seed_key}:{j}")), checks,
+        ref = max(world_agreement(view, sample(random.Random(f"{task.seed_key}:{j}")), checks,
                                   task.belief_model)  # type: ignore[arg-type]
                   for j in range(BELIEF_PILOT if task.count is None else min(BELIEF_PILOT, task.count)))
     reset = getattr(task.policy, "reset", None)
@@ -292,7 +294,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
         if task.deadline is not None and clock() >= task.deadline:
             break
         rng = random.Random(f"{task.seed_key}:{i}")
-        world = cons.sample(rng)
+        world = sample(rng)
         w = 1
         if checks and task.belief_moves > 0:
             assert task.belief_model is not None
@@ -382,6 +384,34 @@ def _shutdown_pools() -> None:
     _POOLS.clear()
 
 
+#: The world samplers of :func:`world_sampler` (``SearchAgent(world_sampler=...)``).
+WORLD_SAMPLERS = ("greedy", "exact", "table")
+_PRIORS: dict[str, Any] = {}
+
+
+def world_sampler(kind: str, view: SeatView, cons: WorldConstraints) -> Callable[[random.Random], Any]:
+    """The draw of one world for a decision: ``greedy`` (:meth:`WorldConstraints.sample`),
+    ``exact`` (exact uniform, :meth:`WorldConstraints.exact`) or ``table`` (exact, tilted by the
+    shipped counted prior :class:`~guandan.agents.belief.TablePrior`, loaded once per process;
+    NumPy only). Every draw keeps every hard fact of the view (R4, R31, R32, R44-R50).
+
+    Raises:
+        ValueError: an unknown ``kind``.
+    """
+    if kind == "greedy":
+        return cons.sample
+    if kind == "exact":
+        return cons.exact().sample
+    if kind == "table":
+        prior = _PRIORS.get(kind)
+        if prior is None:
+            from .belief import TablePrior
+
+            prior = _PRIORS[kind] = TablePrior.load()
+        return cons.exact(prior.weights(view, cons)).sample
+    raise ValueError(f"unknown world sampler {kind!r} (one of {', '.join(WORLD_SAMPLERS)})")
+
+
 #: Longest time budget per decision (seconds) a search agent accepts: an hour.
 MAX_BUDGET_S = 3600.0
 
@@ -437,6 +467,10 @@ class SearchAgent:
             budget, about 2.5 s at 20,000 nodes), a decision may end with few or no worlds and
             keep the heuristic's move; use a small budget (e.g. 2,000) or ``worlds=N``.
         solver_cards: most cards left in all (the four hands) for the solver to be tried.
+        world_sampler: how worlds are drawn (:func:`world_sampler`): ``greedy`` (the default,
+            :meth:`WorldConstraints.sample`), ``exact`` (exact uniform draws by rank groups,
+            :meth:`WorldConstraints.exact`) or ``table`` (exact draws tilted by the counted
+            belief prior, :class:`~guandan.agents.belief.TablePrior`).
     Raises:
         ValueError: a bad budget, world count, worker count or candidate limit.
     """
@@ -469,6 +503,7 @@ class SearchAgent:
         belief_moves: int = 0,
         solver_nodes: int = 0,
         solver_cards: int = 40,
+        world_sampler: str = "greedy",
     ) -> None:
         if not 0 < budget_s <= MAX_BUDGET_S:
             raise ValueError(f"budget_s must be > 0 and at most {MAX_BUDGET_S:g} seconds, not {budget_s!r}")
@@ -493,6 +528,8 @@ class SearchAgent:
             raise ValueError(f"solver_nodes must be an int >= 0, not {solver_nodes!r}")
         if isinstance(solver_cards, bool) or not isinstance(solver_cards, int) or solver_cards < 0:
             raise ValueError(f"solver_cards must be an int >= 0, not {solver_cards!r}")
+        if world_sampler not in WORLD_SAMPLERS:
+            raise ValueError(f"world_sampler must be one of {', '.join(WORLD_SAMPLERS)}, not {world_sampler!r}")
         if late_candidates < 1:
             raise ValueError(f"late_candidates must be >= 1, not {late_candidates!r}")
         if rollout_depth is not None and value_fn is None:
@@ -523,6 +560,7 @@ class SearchAgent:
         self.belief_moves = belief_moves
         self.solver_nodes = solver_nodes
         self.solver_cards = solver_cards
+        self.world_sampler = world_sampler
         #: decisions answered by the heuristic without search (early positions, ``late_cards``)
         self.skipped = 0
         #: decisions that fell back to the heuristic because the search failed
@@ -624,7 +662,8 @@ class SearchAgent:
             task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
                          self.level_units, self._policy(view), self.value_fn, self.rollout_depth,
                          self.belief_weight, self.belief_model, self.belief_depth,
-                         self.belief_slack, self.belief_moves, self.solver_nodes, self.solver_cards)
+                         self.belief_slack, self.belief_moves, self.solver_nodes, self.solver_cards,
+                         self.world_sampler)
             result = _run_worlds(task, self.clock)
         done, sums = result
         if done == 0 or sums[2 * len(cands)] == 0:  # no world (or every world rejected)
@@ -655,7 +694,8 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
                 _Task(view, tuple(cands), seed_key, w, agent.workers, agent.worlds, wall_deadline,
                       agent.level_units, agent._policy(view), agent.value_fn, agent.rollout_depth,
                       agent.belief_weight, agent.belief_model, agent.belief_depth,
-                      agent.belief_slack, agent.belief_moves, agent.solver_nodes, agent.solver_cards),
+                      agent.belief_slack, agent.belief_moves, agent.solver_nodes, agent.solver_cards,
+                      agent.world_sampler),
             )
             for w in range(agent.workers)
         ]
