@@ -4,14 +4,16 @@ late-position deviation experiment (G2). Measurement only; prints one JSON objec
   python scripts/belief_gates.py hands [--worlds 24]
       Positions of ``late_positions(700, 16, 10, HeuristicAgent(1))``, every 4th (the issue's
       52 positions, 156 hidden hands): mean ``heuristic.hand_cost`` of the real hidden hands
-      and of each sampler's hidden hands (``greedy``, ``exact``, ``table``), overall and for
+      and of each sampler's hidden hands (``greedy``, ``exact``, ``table``, ``net``), overall and for
       hands of 10 cards or fewer, with bombs per hand (bombs in the hand's best decomposition).
 
   python scripts/belief_gates.py positions --spec SPEC [--spec SPEC ...]
       Positions of ``late_positions(900, 14, 10, HeuristicAgent(1))``, every 2nd (the issue's
       106): each spec's move against the heuristic's; every changed move and the heuristic's
       are played out on the real hands with the heuristic (as ``bench-search --audit``):
-      moves changed, deals gained / lost.
+      moves changed, deals gained / lost. A spec with ``sampler=oracle`` draws worlds with the
+      exact sampler given every hidden seat's real count of every rank group (suits shuffled),
+      the issue's upper bound, through the same code path as ``sampler=table``.
 """
 
 from __future__ import annotations
@@ -78,7 +80,33 @@ def hands(worlds: int, samplers: list[str]) -> dict[str, object]:
     return out
 
 
+_TRUTH: dict[str, list[list[int]]] = {}
+
+
+def _install_oracle() -> None:
+    """Add the ``oracle`` world sampler to the search (this process only; measurement)."""
+    import guandan.agents.search as search
+
+    if "oracle" in search.WORLD_SAMPLERS:
+        return
+    search.WORLD_SAMPLERS = search.WORLD_SAMPLERS + ("oracle",)
+    plain = search.world_sampler
+
+    def patched(kind, view, cons):  # type: ignore[no-untyped-def]
+        if kind != "oracle":
+            return plain(kind, view, cons)
+        y = _TRUTH["groups"]
+        w = [[[1.0 if k == y[s][g] else 0.0 for k in range(9)] for g in range(16)] for s in range(4)]
+        return cons.exact(w).sample
+
+    search.world_sampler = patched
+
+
 def positions(specs: list[str], step: int = 2) -> dict[str, object]:
+    if any("sampler=oracle" in s for s in specs):
+        _install_oracle()
+    from guandan.core.exact_worlds import group_of_faces
+
     heuristic = HeuristicAgent(1)
     agents = [make_agent(s, 1) for s in specs]
     stats = {s: {"positions": 0, "changed": 0, "gained": 0, "lost": 0, "even": 0, "seconds": 0.0,
@@ -88,6 +116,9 @@ def positions(specs: list[str], step: int = 2) -> dict[str, object]:
         if i % step:
             continue
         truth: dict[object, int] = {}
+        gof = group_of_faces(view.level)
+        _TRUTH["groups"] = [[sum(game.deal.hands[s][f] for f in range(N_FACES) if gof[f] == g) for g in range(16)]
+                            for s in range(4)]
 
         def outcome(a: object) -> int:
             if a not in truth:
@@ -128,7 +159,7 @@ def main() -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     h = sub.add_parser("hands")
     h.add_argument("--worlds", type=int, default=24)
-    h.add_argument("--sampler", action="append", default=None)
+    h.add_argument("--sampler", action="append", default=None, help="greedy, exact, table, net")
     p = sub.add_parser("positions")
     p.add_argument("--spec", action="append", required=True)
     p.add_argument("--step", type=int, default=2)

@@ -385,15 +385,16 @@ def _shutdown_pools() -> None:
 
 
 #: The world samplers of :func:`world_sampler` (``SearchAgent(world_sampler=...)``).
-WORLD_SAMPLERS = ("greedy", "exact", "table")
+WORLD_SAMPLERS = ("greedy", "exact", "table", "net")
 _PRIORS: dict[str, Any] = {}
 
 
 def world_sampler(kind: str, view: SeatView, cons: WorldConstraints) -> Callable[[random.Random], Any]:
     """The draw of one world for a decision: ``greedy`` (:meth:`WorldConstraints.sample`),
-    ``exact`` (exact uniform, :meth:`WorldConstraints.exact`) or ``table`` (exact, tilted by the
-    shipped counted prior :class:`~guandan.agents.belief.TablePrior`, loaded once per process;
-    NumPy only). Every draw keeps every hard fact of the view (R4, R31, R32, R44-R50).
+    ``exact`` (exact uniform, :meth:`WorldConstraints.exact`), ``table`` (exact, tilted by the
+    shipped counted prior :class:`~guandan.agents.belief.TablePrior`) or ``net`` (exact, tilted
+    by the shipped belief network :class:`~guandan.agents.belief_net.NetPrior`); the priors are
+    loaded once per process, NumPy only. Every draw keeps every hard fact of the view (R4, R31, R32, R44-R50).
 
     Raises:
         ValueError: an unknown ``kind``.
@@ -402,12 +403,13 @@ def world_sampler(kind: str, view: SeatView, cons: WorldConstraints) -> Callable
         return cons.sample
     if kind == "exact":
         return cons.exact().sample
-    if kind == "table":
+    if kind in ("table", "net"):
         prior = _PRIORS.get(kind)
         if prior is None:
             from .belief import TablePrior
+            from .belief_net import NetPrior
 
-            prior = _PRIORS[kind] = TablePrior.load()
+            prior = _PRIORS[kind] = TablePrior.load() if kind == "table" else NetPrior.load()
         return cons.exact(prior.weights(view, cons)).sample
     raise ValueError(f"unknown world sampler {kind!r} (one of {', '.join(WORLD_SAMPLERS)})")
 
@@ -469,8 +471,9 @@ class SearchAgent:
         solver_cards: most cards left in all (the four hands) for the solver to be tried.
         world_sampler: how worlds are drawn (:func:`world_sampler`): ``greedy`` (the default,
             :meth:`WorldConstraints.sample`), ``exact`` (exact uniform draws by rank groups,
-            :meth:`WorldConstraints.exact`) or ``table`` (exact draws tilted by the counted
-            belief prior, :class:`~guandan.agents.belief.TablePrior`).
+            :meth:`WorldConstraints.exact`), ``table`` (exact draws tilted by the counted
+            belief prior, :class:`~guandan.agents.belief.TablePrior`) or ``net`` (tilted by the
+            belief network, :class:`~guandan.agents.belief_net.NetPrior`).
     Raises:
         ValueError: a bad budget, world count, worker count or candidate limit.
     """

@@ -153,12 +153,16 @@ class ExactSampler:
                 if w > 0:
                     row.append((t, w))
             self.gweights.append(row)
-        # the most each seat can still take from groups g.. (pruning)
-        self.cap = [[0] * len(seats) for _ in range(N_GROUPS + 1)]
+        # the fewest and most each seat can still take from groups g.. (pruning)
+        m = len(seats)
+        self.cap = [[0] * m for _ in range(N_GROUPS + 1)]
+        self.floor = [[0] * m for _ in range(N_GROUPS + 1)]
         for g in range(N_GROUPS - 1, -1, -1):
-            for i in range(len(seats)):
+            for i in range(m):
                 self.cap[g][i] = self.cap[g + 1][i] + max((t[i] for t, _w in self.gweights[g]), default=0)
+                self.floor[g][i] = self.floor[g + 1][i] + min((t[i] for t, _w in self.gweights[g]), default=0)
         self._memo: dict[tuple[int, tuple[int, ...]], float] = {}
+        self._choices: dict[tuple[int, tuple[int, ...]], tuple[list[tuple[tuple[int, ...], float]], float]] = {}
         self.need = tuple(cons.counts[s] for s in seats)
         if self._mass(0, self.need) <= 0:
             raise InconsistentView("no deal of the unseen cards with a positive belief weight satisfies the view")
@@ -166,23 +170,40 @@ class ExactSampler:
     def _mass(self, g: int, need: tuple[int, ...]) -> float:
         """Total weight of the completions of groups ``g..15`` that give each seat ``need``."""
         if g == N_GROUPS:
-            return 1.0 if not any(need) else 0.0
+            return 0.0 if any(need) else 1.0
         key = (g, need)
-        got = self._memo.get(key)
+        memo = self._memo
+        got = memo.get(key)
         if got is not None:
             return got
-        cap = self.cap[g]
-        if any(n < 0 or n > c for n, c in zip(need, cap)):
-            self._memo[key] = 0.0
-            return 0.0
+        cap, floor = self.cap[g], self.floor[g]
+        for n, lo, hi in zip(need, floor, cap):
+            if n < lo or n > hi:
+                memo[key] = 0.0
+                return 0.0
         total = 0.0
         for t, w in self.gweights[g]:
-            nxt = tuple(n - x for n, x in zip(need, t))
-            if min(nxt, default=0) < 0:
-                continue
-            total += w * self._mass(g + 1, nxt)
-        self._memo[key] = total
+            nxt = tuple([n - x for n, x in zip(need, t)])
+            sub = memo.get((g + 1, nxt))
+            if sub is None:
+                sub = self._mass(g + 1, nxt)
+            total += w * sub
+        memo[key] = total
         return total
+
+    def _options(self, g: int, need: tuple[int, ...]) -> tuple[list[tuple[tuple[int, ...], float]], float]:
+        key = (g, need)
+        got = self._choices.get(key)
+        if got is None:
+            choices = []
+            total = 0.0
+            for t, w in self.gweights[g]:
+                m = w * self._mass(g + 1, tuple([n - x for n, x in zip(need, t)]))
+                if m > 0:
+                    choices.append((t, m))
+                    total += m
+            got = self._choices[key] = (choices, total)
+        return got
 
     def sample(self, rng: random.Random) -> World:
         """One world (four sorted hands, the viewer's own hand unchanged) from the exact law.
@@ -194,16 +215,7 @@ class ExactSampler:
         hands: list[list[int]] = [[] for _ in range(4)]
         need = self.need
         for g in range(N_GROUPS):
-            choices = []
-            total = 0.0
-            for t, w in self.gweights[g]:
-                nxt = tuple(n - x for n, x in zip(need, t))
-                if min(nxt, default=0) < 0:
-                    continue
-                m = w * self._mass(g + 1, nxt)
-                if m > 0:
-                    choices.append((t, m))
-                    total += m
+            choices, total = self._options(g, need)
             t = _pick(choices, total, rng)
             # faces within the group: the splits of this total, by their number of ways
             ways = self.options[g][t]

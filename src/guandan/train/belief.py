@@ -11,7 +11,9 @@ public features (:func:`guandan.agents.belief.seat_features`) and its true count
 
 Arrays (one row per hidden seat at a recorded decision; ``G`` = 16 groups): ``n``, ``total``,
 ``deal`` (game * 100 + deal number, for held-out splits), ``preset`` (0 official, 1 aicomp),
-``level``, and ``(rows, G)`` int8 ``u``, ``gs``, ``pl``, ``po``, ``lo``, ``hi``, ``y`` (the label).
+``level``, ``(rows, G)`` int8 ``u``, ``gs``, ``pl``, ``po``, ``lo``, ``hi``, ``y`` (the label), and
+``hist`` float16 ``(rows, N_HIST)``: the seat's history features
+(:func:`guandan.agents.belief_net.history_features`) for the belief network.
 
 Fit (:func:`fit_table`): counts per table cell (:data:`guandan.agents.belief.TABLE_SHAPE`) and
 back-off cell; :func:`log_loss` scores a predictor on held-out rows against the uniform law.
@@ -41,6 +43,7 @@ from guandan.agents.belief import (
     seat_features,
     uniform_predict,
 )
+from guandan.agents.belief_net import history_features
 from guandan.agents.easy import EasyAgent
 from guandan.agents.heuristic import HeuristicAgent
 from guandan.core.exact_worlds import MAX_GROUP, N_GROUPS, group_of_faces
@@ -76,7 +79,7 @@ def generate(games: int, seed: int = 0, deals: int = 6, rate: float = 0.25,
     """
     if games < 1 or not 0 < rate <= 1:
         raise ValueError("games must be >= 1 and rate in (0, 1]")
-    cols: dict[str, list[Any]] = {k: [] for k in ("n", "total", "deal", "preset", "level") + _KEYS}
+    cols: dict[str, list[Any]] = {k: [] for k in ("n", "total", "deal", "preset", "level", "hist") + _KEYS}
     for i in range(games):
         gseed = seed * 100003 + i
         rng = random.Random(gseed)
@@ -92,7 +95,9 @@ def generate(games: int, seed: int = 0, deals: int = 6, rate: float = 0.25,
             if view.phase == "play" and rng.random() < rate:
                 cons = WorldConstraints(view)
                 gof = group_of_faces(view.level)
+                hist = history_features(view)
                 for f in seat_features(view, cons):
+                    cols["hist"].append(hist[f.seat])
                     y = [0] * N_GROUPS
                     for face, c in enumerate(game.deal.hands[f.seat]):
                         y[gof[face]] += c
@@ -111,6 +116,7 @@ def generate(games: int, seed: int = 0, deals: int = 6, rate: float = 0.25,
     out = {k: np.asarray(cols[k], dtype=np.int16 if k in ("n", "total", "deal") else np.int8)
            for k in ("n", "total", "preset", "level") + _KEYS}
     out["deal"] = np.asarray(cols["deal"], dtype=np.int32)
+    out["hist"] = np.asarray(cols["hist"], dtype=np.float16)
     return out
 
 
@@ -142,13 +148,14 @@ def fit_table(data: dict[str, np.ndarray], rows: np.ndarray | None = None, alpha
     return TablePrior(counts, back, alpha, beta, meta)
 
 
-def log_loss(predict: Callable[[SeatFeatures], list[list[float]]], data: dict[str, np.ndarray],
-             rows: np.ndarray) -> float:
-    """Mean negative log-likelihood (nats) per hidden seat and group of the true counts."""
+def log_loss(predict: Callable[..., list[list[float]]], data: dict[str, np.ndarray],
+             rows: Sequence[int] | np.ndarray, with_row: bool = False) -> float:
+    """Mean negative log-likelihood (nats) per hidden seat and group of the true counts
+    (``predict(features)``, or ``predict(features, row)`` with ``with_row``)."""
     total = 0.0
     n = 0
     for r, f in zip(rows, rows_features(data, rows)):
-        q = predict(f)
+        q = predict(f, r) if with_row else predict(f)
         y = data["y"][r]
         for g in range(N_GROUPS):
             total -= math.log(max(q[g][int(y[g])], 1e-12))
