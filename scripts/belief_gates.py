@@ -166,7 +166,7 @@ def main() -> int:
     a = ap.parse_args()
     t0 = time.process_time()
     if a.cmd == "hands":
-        out = hands(a.worlds, a.sampler or ["greedy", "exact", "table"])
+        out = hands(a.worlds, a.sampler or ["greedy", "exact", "table", "net"])
     else:
         out = positions(a.spec, a.step)
     out["cpu_s"] = round(time.process_time() - t0, 1)
