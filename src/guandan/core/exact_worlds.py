@@ -34,14 +34,20 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from math import factorial
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .cards import BIG_JOKER, N_FACES, SMALL_JOKER, wild_face
 
-if TYPE_CHECKING:  # pragma: no cover
-    from .worlds import World, WorldConstraints
+__all__ = ["N_GROUPS", "MAX_GROUP", "ExactSampler", "InconsistentView", "group_faces", "group_of_faces"]
 
-__all__ = ["N_GROUPS", "MAX_GROUP", "ExactSampler", "group_faces", "group_of_faces"]
+#: Four hands of faces (as :data:`guandan.core.worlds.World`).
+World = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
+
+
+class InconsistentView(ValueError):
+    """No deal of the hidden cards agrees with the view (a malformed or hand-made view).
+
+    Re-exported by :mod:`guandan.core.worlds`, where it is raised too."""
 
 #: Rank groups: 13 ranks, the wild, small joker, big joker.
 N_GROUPS = 16
@@ -103,9 +109,8 @@ class ExactSampler:
         ValueError: ``weights`` has a bad shape or a negative entry.
     """
 
-    def __init__(self, cons: WorldConstraints, weights: Sequence[Sequence[Sequence[float]]] | None = None) -> None:
-        from .worlds import InconsistentView
-
+    def __init__(self, cons: Any, weights: Sequence[Sequence[Sequence[float]]] | None = None) -> None:
+        # cons: a guandan.core.worlds.WorldConstraints (typed loosely: worlds imports this module)
         self.cons = cons
         self.seats = [s for s in cons.others if cons.counts[s] > 0]
         seats = self.seats

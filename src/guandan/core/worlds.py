@@ -59,29 +59,21 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .cards import BIG_JOKER, FACE_RANK, N_FACES, parse_card, wild_face
 from .deal import PLAY, Deal, partner
+from .exact_worlds import ExactSampler, InconsistentView, World
 from .plays import PLAY_TYPES, STRENGTH, PlayT
 from .views import SeatView
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .exact_worlds import ExactSampler
 
 _TEN = 8  # rank index of T
 #: cards dealt to each seat (R4), used to recompute counts hidden by ``card_counts = le10``
 DEALT = 27
 
-World = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-
 __all__ = [
     "DEALT", "World", "WorldConstraints", "InconsistentView", "sample_world", "world_deal", "played_by_seat",
 ]
-
-
-class InconsistentView(ValueError):
-    """No deal of the hidden cards agrees with the view (a malformed or hand-made view)."""
 
 
 def played_by_seat(history: Sequence[tuple[int, PlayT]]) -> list[list[int]]:
@@ -273,8 +265,6 @@ class WorldConstraints:
             InconsistentView: no consistent world has a positive weight.
             ValueError: ``weights`` has a bad shape or a negative entry.
         """
-        from .exact_worlds import ExactSampler
-
         return ExactSampler(self, weights)
 
     def _start(self) -> tuple[list[list[int]], list[int], list[int]]:
