@@ -14,7 +14,10 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    (:class:`guandan.core.worlds.WorldConstraints`: counts, plays, tribute and return cards,
    anti-tribute jokers). World ``i`` of a decision comes from its own ``random.Random`` seeded by
    the agent's seed, the position (game, deal, actions so far, seat) and ``i``, so that a
-   decision is reproducible whatever the number of worker processes. With ``belief_weight``
+   decision is reproducible whatever the number of worker processes. ``world_sampler``
+   (:func:`world_sampler`) picks the draw: the default greedy uniform one, the exact uniform
+   one, or exact draws tilted by a learned belief (``table``, ``net``; :mod:`.belief`,
+   :mod:`.belief_net`, issue 23: not the default, docs/bot-strength.md). With ``belief_weight``
    > 1 a world is weighted by how many of the other seats' recent decisions the heuristic
    (``belief_model``) would have made with that world's hands (:func:`world_agreement`: the
    deal is replayed from the start of the play phase): sampled hands are uniform given the
