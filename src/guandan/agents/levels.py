@@ -119,6 +119,7 @@ _SEARCH_OPTIONS: dict[str, tuple[str, Any]] = {
     "rollout": ("late_rollout_policy", rollout_option),
     "belief_model": ("belief_model", belief_model_option),
     "chain": ("belief_moves", int),
+    "sampler": ("world_sampler", str),
     "solver": ("solver_nodes", int),
     "solver_cards": ("solver_cards", int),
 }
