@@ -30,7 +30,7 @@ from guandan.agents.search import rollout, world_sampler
 from guandan.core.cards import N_FACES
 from guandan.core.plays import BOMB_TYPES
 from guandan.core.worlds import WorldConstraints
-from guandan.search_audit import late_positions
+from guandan.evaluation.search_audit import late_positions
 
 
 def _stats(hand: tuple[int, ...], level: int) -> tuple[float, int]:
