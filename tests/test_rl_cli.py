@@ -38,6 +38,14 @@ def test_bench_rl_json_has_every_figure():
     assert v["groups"] == faster["groups"] and ("step_async" in v["path"]) == (faster["groups"] == 2)
     assert data["targets"] == {"single_core_steps_per_s": 20000, "vec_ratio": 2.0, "vec_decisions_per_s": 40000}
     assert data["checks"]["vec_target"] == (data["vec"]["process_decisions_per_s"] >= 40000)
+    # the PettingZoo AEC figure is measured in the same run, next to the Table's and RLCard's
+    pz = data["pettingzoo_steps_per_s"]
+    main = next(r["steps_per_s"] for r in data["env"]
+                if (r["action_mode"], r["obs"], r["reference"]) == ("abstract", "default", False))
+    assert pz > 0 and data["checks"]["pettingzoo_target"] == (pz >= 20000)
+    assert data["checks"]["pettingzoo_vs_table"] == pytest.approx(pz / main)
+    rlc = data["references"]["rlcard_doudizhu_steps_per_s"]
+    assert data["checks"]["pettingzoo_vs_rlcard_doudizhu"] == (None if rlc is None else pytest.approx(pz / rlc))
     assert set(data["load_average"]) == {"start", "end"}
     ref = data["references"]
     for key, note in (("rlcard_doudizhu_steps_per_s", "rlcard_note"), ("douzero_gameenv_steps_per_s", "douzero_note")):

@@ -9,6 +9,13 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
   encoding the env used before the fast paths: the "before" figure of the same run). A step = one decision: the action
   mask (or legal list) is built, a random legal action is drawn and applied; "with encoding"
   also encodes the acting seat's observation. Episodes reset (next deal) when they end.
+* ``pettingzoo``: the PettingZoo AEC env (:func:`guandan.rl.env`, abstract + default, wrapped
+  as users get it) driven the way PettingZoo documents: ``for agent in env.agent_iter()``,
+  ``env.last()``, a random legal id from ``obs["action_mask"]`` (the same choice as the ``env``
+  loop), ``env.step``; ``env.reset()`` (next deal) when the iterator ends. Steps counted are
+  decisions (the ``step(None)`` of the four finished agents at a deal's end are not counted,
+  their time is). Printed beside the one-core ``Table`` figure of the same run (the ratio is
+  what the PettingZoo layer costs) and beside RLCard's Doudizhu env.
 * ``vec``: :class:`~guandan.rl.vec.VecEnv` decisions/s (rows × steps / s) with the default
   encoding and abstract mode, random legal actions chosen by the caller from the masks
   (:meth:`VecEnv.random_actions`): sync (one process, lock-step ``step()``) and ``process``
@@ -40,7 +47,8 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
   To measure them without adding them to the environment: ``pip install --no-deps --target DIR
   rlcard==1.2.0 termcolor douzero==1.1.0`` then ``PYTHONPATH=DIR guandan bench rl``.
 
-Targets (issue 9): ≥ 20,000 steps/s for ``abstract`` + ``default`` on one core; the process
+Targets (issue 9; the PettingZoo figure: issue 26 item 18): ≥ 20,000 steps/s for ``abstract`` +
+``default`` on one core, through the ``Table`` and through PettingZoo's AEC API; the process
 VecEnv over two workers ≥ 2× that (40,000 decisions/s; its ratio to the single-core figure of the
 same run is printed too); per step faster than RLCard's Doudizhu env.
 """
@@ -99,6 +107,37 @@ def env_steps_per_s(action_mode: str, obs: str | None, seconds: float, seed: int
         now = time.perf_counter()
         if now >= deadline:
             return n / (now - start)
+
+
+def pettingzoo_steps_per_s(seconds: float, seed: int = 0, action_mode: str = "abstract", obs: str = "default") -> float:
+    """Decisions per second through PettingZoo's AEC API (see the module docstring): the
+    wrapped :func:`guandan.rl.env`, ``agent_iter`` / ``last`` / ``step`` with random legal actions.
+
+    Args:
+        seconds: wall time to run (s); seed: the game seed and the random choices' seed.
+        action_mode, obs: as :func:`guandan.rl.env`.
+    """
+    from . import env as make_env
+
+    e = make_env(action_mode=action_mode, obs=obs)
+    e.reset(seed=seed)
+    rng = random.Random(seed)
+    flatnonzero = np.flatnonzero
+    n = 0
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _agent in e.agent_iter():
+            ob, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            ids = flatnonzero(ob["action_mask"])
+            e.step(int(ids[rng.randrange(len(ids))]))
+            n += 1
+            if not n & 63 and time.perf_counter() >= deadline:
+                return n / (time.perf_counter() - start)
+        e.reset()
 
 
 def engine_steps_per_s(seconds: float, seed: int = 0) -> float:
@@ -248,7 +287,7 @@ def run_rl_bench(
     workers: int = 2,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Measure everything above; returns a JSON-ready dict (``env``, ``vec``, ``references``,
+    """Measure everything above; returns a JSON-ready dict (``env``, ``pettingzoo_steps_per_s``, ``vec``, ``references``,
     ``targets``, ``checks``, ``load_average``: the 1-minute load average at the start and the end,
     to report next to the figures).
 
@@ -275,6 +314,8 @@ def run_rl_bench(
             say(f"env {mode} / {obs or 'no encoding'}")
             env_rows.append({"action_mode": mode, "obs": obs or "none", "reference": False,
                              "steps_per_s": env_steps_per_s(mode, obs, seconds)})
+    say("PettingZoo AEC (agent_iter / last / step)")
+    pz = pettingzoo_steps_per_s(seconds)
     say("VecEnv sync")
     vec_sync = vec_decisions_per_s(tables, "sync", 1, seconds)
     say("VecEnv 1 process")
@@ -299,6 +340,9 @@ def run_rl_bench(
                   if r["action_mode"] == "abstract" and r["obs"] == "default" and r["reference"])
     checks = {
         "single_core_target": main >= TARGET_STEPS_PER_S,
+        "pettingzoo_target": pz >= TARGET_STEPS_PER_S,
+        "pettingzoo_vs_table": pz / main,
+        "pettingzoo_vs_rlcard_doudizhu": None if rlc is None else pz / rlc,
         "speedup_vs_reference": main / before,
         "vec_ratio": vec_proc / main,
         "vec_target": vec_proc >= TARGET_VEC_RATIO * TARGET_STEPS_PER_S,
@@ -311,6 +355,7 @@ def run_rl_bench(
         "load_average": {"start": load_start, "end": _load_average()},
         "engine_steps_per_s": engine,
         "env": env_rows,
+        "pettingzoo_steps_per_s": pz,
         "vec": {"tables": tables, "workers": workers, "groups": many["groups"], "path": path,
                 "sync_decisions_per_s": vec_sync, "process_decisions_per_s": vec_proc,
                 "process_candidates_decisions_per_s": vec_cand,
