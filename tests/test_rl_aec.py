@@ -132,6 +132,8 @@ def test_wrappers_keep_pettingzoo_checks():
 
     e = rl.env()
     assert isinstance(e, OrderEnforcingWrapper) and isinstance(e.env, AssertOutOfBoundsWrapper)
+    with pytest.raises(Exception, match="reset"):
+        e.agent_iter()
     assert str(e) == "guandan_v1"
     with pytest.raises(AttributeError, match="cannot be accessed before reset"):
         _ = e.agent_selection
@@ -148,3 +150,7 @@ def test_wrappers_keep_pettingzoo_checks():
         e.step(masked)
     e.step(np.int64(int(np.flatnonzero(ob["action_mask"])[0])))  # NumPy integers still pass the check
     assert e.unwrapped.table.game.deal.history
+    it = iter(e.agent_iter(max_iter=3))
+    assert next(it) == e.agent_selection
+    with pytest.raises(AssertionError, match="need to call step"):
+        next(it)  # no step() since the last agent was handed out

@@ -32,6 +32,7 @@ goes through it).
 
 from __future__ import annotations
 
+import operator
 import random
 from typing import Any
 
@@ -39,6 +40,8 @@ import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers.order_enforcing import AECOrderEnforcingIterable, AECOrderEnforcingIterator
 
 from guandan.core.rules import RuleSet
 
@@ -99,10 +102,11 @@ class GuandanAEC(AECEnv):  # type: ignore[misc]
         self._n_actions = t.n_actions
         self._cand = t.action_mode == "candidates"
         self._info_mode = t.action_mode if t.action_mode in ("cards", "candidates") else None
+        self._info_static = self._info_mode is None and not privileged
         self._info_base = tuple({"obs_version": t.encoder.version, "action_mode": t.action_mode, "seat": i}
                                 for i in range(4))
-        # per seat: the observation built last, as (table, table.version, observation, mask,
-        # candidate rows used), private copies (see observe)
+        # per seat: the observation built last, as (table, table.version, observation bytes,
+        # mask bytes, candidate rows used): private copies (see observe)
         self._obs_cache: list[tuple[Any, ...] | None] = [None, None, None, None]
         self._paid = False  # the last step paid a non-zero reward
         self._init_dicts()
@@ -122,17 +126,18 @@ class GuandanAEC(AECEnv):  # type: ignore[misc]
         self.truncations = {a: False for a in AGENTS}
         self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
         self._paid = False
-        self._update_selection()
-
-    def _update_selection(self) -> None:
         seat = self.table.to_act
         if seat is not None:
             self.agent_selection = AGENTS[seat]
-        self._fill_infos(seat)
+        self._fill_infos(seat, fresh=True)
 
-    def _fill_infos(self, seat: int | None) -> None:
-        """A fresh info dict per agent at every step (as before: nothing returned earlier is
-        modified later), copied from the per-seat constant part."""
+    def _fill_infos(self, seat: int | None, fresh: bool = False) -> None:
+        """Fresh info dicts for the agents (nothing returned earlier is modified later), copied
+        from the per-seat constant part. Where their content cannot change within an episode
+        (``abstract`` mode, not ``privileged``) they are made at ``reset`` only (``fresh``) and
+        kept for the episode, as PettingZoo's own classic environments keep theirs."""
+        if self._info_static and not fresh:
+            return
         infos = self.infos
         b0, b1, b2, b3 = self._info_base
         infos["seat_0"], infos["seat_1"], infos["seat_2"], infos["seat_3"] = b0.copy(), b1.copy(), b2.copy(), b3.copy()
@@ -167,7 +172,8 @@ class GuandanAEC(AECEnv):  # type: ignore[misc]
         t = self.table
         got = self._obs_cache[seat]
         if got is not None and got[0] is t and got[1] == t.version:  # asked again, nothing changed
-            out = {"observation": got[2].copy(), "action_mask": got[3].copy()}
+            out = {"observation": np.frombuffer(got[2], np.float32).copy(),
+                   "action_mask": np.frombuffer(got[3], np.int8).copy()}
             if self._cand:
                 c = np.zeros((t.max_candidates, t.encoder.action_size), dtype=np.float32)
                 c[: len(got[4])] = got[4]
@@ -189,8 +195,8 @@ class GuandanAEC(AECEnv):  # type: ignore[misc]
                 n = len(t.candidates())
             out["candidates"] = c
             rows = c[:n].copy()  # the rest is zero padding
-        # the cache keeps its own copies, so what the caller does to ``out`` cannot reach it
-        self._obs_cache[seat] = (t, t.version, obs.copy(), mask.copy(), rows)
+        # the cache keeps its own copies (bytes), so what the caller does to ``out`` cannot reach it
+        self._obs_cache[seat] = (t, t.version, obs.tobytes(), mask.tobytes(), rows)
         return out
 
     def step(self, action: Any) -> None:
@@ -296,21 +302,42 @@ class _Bounds(wrappers.AssertOutOfBoundsWrapper):  # type: ignore[misc]
 def _forward(name: str) -> property:
     """A property reading ``name`` from the unwrapped env once :meth:`reset` was called (before:
     the ``AttributeError`` of :class:`OrderEnforcingWrapper`)."""
+    read = operator.attrgetter(name)
 
     def get(self: _OrderEnforcing) -> Any:
-        if not self._has_reset:
-            raise AttributeError(f"{name} cannot be accessed before reset")
-        return getattr(self._raw, name)
+        if self._has_reset:
+            return read(self._raw)
+        raise AttributeError(f"{name} cannot be accessed before reset")
 
     return property(get, doc=f"The unwrapped env's ``{name}``.")
+
+
+class _Iterator(AECOrderEnforcingIterator):  # type: ignore[misc]
+    """PettingZoo's order-enforcing ``agent_iter`` iterator, the same stops and assertion,
+    reading the unwrapped env directly."""
+
+    def __next__(self) -> str:
+        env = self.env
+        raw = env._raw
+        if not raw.agents or self.iters_til_term <= 0:
+            raise StopIteration
+        self.iters_til_term -= 1
+        assert env._has_updated, "need to call step() or reset() in a loop over `agent_iter`"
+        env._has_updated = False
+        return raw.agent_selection  # type: ignore[no-any-return]
+
+
+class _Iterable(AECOrderEnforcingIterable):  # type: ignore[misc]
+    def __iter__(self) -> _Iterator:
+        return _Iterator(self.env, self.max_iter)
 
 
 class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
     """PettingZoo's :class:`OrderEnforcingWrapper` with the same checks, errors and warnings;
     the attributes an AEC loop reads at every step are properties reading the unwrapped env
     (PettingZoo's wrappers reach them through a failed lookup and ``__getattr__`` per wrapper),
-    and ``last`` / ``observe`` / ``step`` call it directly once the env was reset (nothing
-    between them but the out-of-bounds check, kept in ``step``)."""
+    and ``agent_iter`` / ``last`` / ``observe`` / ``step`` reach it directly once the env was
+    reset (``step`` still makes the out-of-bounds wrapper's check, see :class:`_Bounds`)."""
 
     agents = _forward("agents")
     agent_selection = _forward("agent_selection")
@@ -339,11 +366,20 @@ class _OrderEnforcing(wrappers.OrderEnforcingWrapper):  # type: ignore[misc]
         return self._raw.observe(agent)
 
     def step(self, action: Any) -> None:
-        if self._has_reset and self._raw.agents:
+        raw = self._raw
+        if self._has_reset and raw.agents:
             self._has_updated = True
-            self.env.step(action)
+            if type(action) is int and 0 <= action < raw._n_actions:  # _Bounds.step's check, inline
+                raw.step(action)
+            else:
+                self.env.step(action)
         else:
             super().step(action)
+
+    def agent_iter(self, max_iter: int = 2**63) -> _Iterable:
+        if not self._has_reset:
+            EnvLogger.error_agent_iter_before_reset()
+        return _Iterable(self, max_iter)
 
     def __str__(self) -> str:
         return str(self.env)
