@@ -101,6 +101,7 @@ class GuandanAEC(AECEnv):  # type: ignore[misc]
         self._last_text = ""
         self._n_actions = t.n_actions
         self._cand = t.action_mode == "candidates"
+        self._abstract = t.action_mode == "abstract"
         self._info_mode = t.action_mode if t.action_mode in ("cards", "candidates") else None
         self._info_static = self._info_mode is None and not privileged
         self._info_base = tuple({"obs_version": t.encoder.version, "action_mode": t.action_mode, "seat": i}
@@ -183,8 +184,11 @@ class GuandanAEC(AECEnv):  # type: ignore[misc]
         t.observe(seat, obs)
         mask = np.zeros(self._n_actions, dtype=np.int8)
         acting = t.to_act == seat
-        if acting:
-            t.mask(mask)  # writes 1 at the legal ids (the same mask as a bool array, as int8)
+        if acting:  # 1 at the legal ids: Table.mask's values, as int8, into the zeroed array
+            if self._abstract:
+                mask[t.legal_ids()] = 1
+            else:
+                t.mask(mask)
         out = {"observation": obs, "action_mask": mask}
         rows = None
         if self._cand:
