@@ -27,7 +27,9 @@ returned (every call returns fresh arrays, safe to keep or modify). :func:`env`'
 order-enforcing and out-of-bounds wrappers with the same checks, but they reach the env's
 attributes directly instead of through two ``__getattr__`` fallbacks per access, and an in-range
 Python ``int`` action is checked without Gymnasium's ``Discrete.contains`` (anything else still
-goes through it).
+goes through it). Where the infos cannot change within an episode (``abstract`` mode without
+``privileged``) they are made at ``reset`` and kept for the episode; elsewhere they are made anew
+at every step, as before.
 """
 
 from __future__ import annotations
