@@ -44,9 +44,9 @@ serve: setup-run
 play: setup-run
 	$(BIN)/guandan play
 
-# the tests run on one pytest-xdist worker per core (at most 4; TEST_WORKERS=0: one process, as
-# collected); each module runs whole on one worker, the long ones first (tests/conftest.py)
-TEST_WORKERS ?= auto
+# the tests run on one pytest-xdist worker per logical CPU (at most 4; TEST_WORKERS=0: one
+# process, as collected); each module runs whole on one worker, the long ones first (tests/conftest.py)
+TEST_WORKERS ?= logical
 PYTEST_PARALLEL = -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
 test: setup

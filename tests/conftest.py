@@ -2,9 +2,9 @@
 pytest import mode (the naive rules reference used by the differential and perft tests); the
 Chromium fixture of the browser tests; and the order in which a parallel run hands out the modules.
 
-Parallel runs (``make test``: pytest-xdist, ``-n auto --dist loadfile``): each module runs whole on
-one worker, so a module's live server, Chromium and cached records are made once and its tests
-keep their order; the long modules (:data:`LONG_FIRST`) are handed out first so that the workers
+Parallel runs (``make test``: pytest-xdist, ``-n logical --dist loadfile``): each module runs
+whole on one worker, so a module's live server, Chromium and cached records are made once and its
+tests keep their order; the long modules (:data:`LONG_FIRST`) are handed out first so that the workers
 finish together. A plain ``pytest`` run (one process) is left exactly as collected.
 """
 
