@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -239,6 +240,12 @@ def lease_holder(room: str) -> str | None:
     return None if v is None else v.decode().rsplit(":", 1)[0]
 
 
+#: Messages one :class:`Client` sends in any second at most: under the server's per-connection
+#: limit (``guandan.server.ws.RATE_LIMIT``, 20 a second), so that a quick driver (four people
+#: acting as soon as it is their turn) is paced instead of answered ``rate_limited``.
+SEND_LIMIT = 18
+
+
 class Client:
     """A table websocket read by a thread: every frame is kept (``frames``) and queued.
 
@@ -257,6 +264,7 @@ class Client:
         self.frames: list[dict[str, Any]] = []
         self.q: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.closed = threading.Event()
+        self._sent_at: deque[float] = deque()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -273,7 +281,14 @@ class Client:
             self.q.put(None)
 
     def send(self, msg: dict[str, Any]) -> None:
-        """Send one message (JSON)."""
+        """Send one message (JSON); first waits while :data:`SEND_LIMIT` messages went out in the
+        last second."""
+        now = time.monotonic()
+        while self._sent_at and now - self._sent_at[0] >= 1.0:
+            self._sent_at.popleft()
+        if len(self._sent_at) >= SEND_LIMIT:
+            time.sleep(1.0 - (now - self._sent_at.popleft()) + 0.02)
+        self._sent_at.append(time.monotonic())
         self.ws.send(json.dumps(msg))
 
     def next(self, timeout_s: float = 30.0) -> dict[str, Any] | None:
