@@ -5,7 +5,10 @@ database, guest accounts over HTTP, and table websockets read by a thread each.
 Services: PostgreSQL at ``GUANDAN_TEST_POSTGRES_URL`` (default
 ``postgresql+psycopg://postgres@127.0.0.1:5432/test``; each cluster gets a new database named
 ``<that database>_<random>``, dropped afterwards) and Redis at ``GUANDAN_TEST_REDIS_URL`` (default
-``redis://127.0.0.1:6379/1``; keys are per room and per node name, so runs do not collide). Ports
+``redis://127.0.0.1:6379/1``; keys are per room and per node name, but the channels are the
+cluster's: two test runs side by side on one Redis database can see each other's table handovers,
+so give each concurrent run its own database number). Within one run only ``tests/test_cluster.py``
+starts clusters, one at a time (the module runs whole on one pytest-xdist worker). Ports
 come from ``GUANDAN_TEST_PORT_BASE`` (default 18200) upwards. When a service is down the tests skip
 with the reason, except under ``CI=true`` where they fail.
 """
