@@ -49,7 +49,6 @@ def browser():  # type: ignore[no-untyped-def]
             b.close()
 
 
-
 #: Modules handed out first on parallel runs, longest first (seconds of one serial run on a loaded
 #: 2-core machine, 2026-12-03, ``pytest --durations=0``: 1,354 s in all). Only the order of the
 #: work changes; modules not named here follow in collection order.
