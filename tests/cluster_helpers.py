@@ -327,7 +327,7 @@ class Client:
 
 
 def check_redaction(client_frames: list[dict[str, Any]], seat: int | None, dealt: dict[int, set[str]]) -> int:
-    """Assert that no frame carries another seat's hidden cards (RULES.md R32, DESIGN.md section 2).
+    """Assert that no frame carries another seat's hidden cards (docs/rules.md R32, DESIGN.md section 2).
 
     A seated connection's state frames show its own seat only, and every card of their hand was dealt
     to that seat in that deal or given to it as tribute/return (R44-R50); a spectator's frames have

@@ -4,7 +4,7 @@ Timings are not asserted (the speed targets live in the benchmark itself, not in
 
 The move counts of the ten scenarios (level 7, wilds = the two 7H) are the numbers of plays
 ``legal_plays`` returns, PASS not counted. The four no-wild answers are derived by hand from
-RULES.md below; all ten are also pinned, with a fingerprint of the enumeration, in
+docs/rules.md below; all ten are also pinned, with a fingerprint of the enumeration, in
 ``tests/test_perft.py``, which checks them against the independent brute-force reference
 (``tests/reference.py``).
 """

@@ -1,7 +1,7 @@
 """The AI-competition protocol host and client over real websockets on loopback.
 
 The scripted client below is written only against docs/protocol.md (the project's copy of
-../shared/PROTOCOL.md): it checks every message kind and field it receives and answers with a
+docs/protocol.md): it checks every message kind and field it receives and answers with a
 random valid ``actIndex``.
 """
 

@@ -106,7 +106,7 @@ EXTRA = Path(__file__).resolve().parent / "cases" / "review_cases.jsonl"
 
 
 def test_project_corpus_from_rules_review() -> None:
-    """227 more cases written from RULES.md during the rules review (every EC and section P option)."""
+    """227 more cases written from docs/rules.md during the rules review (every EC and section P option)."""
     n = sum(1 for line in EXTRA.read_text(encoding="utf-8").splitlines() if line.strip())
     assert n >= 200
     proc = subprocess.run([sys.executable, "-m", "guandan.conformance", str(EXTRA)], capture_output=True, text=True, check=False)

@@ -1,10 +1,10 @@
 """Perft-style tables that pin the move generator (DESIGN.md section 4).
 
 1. The ten benchmark scenarios of ``tests/cases/perf-hands.json`` (the project's copy of
-   ``shared/perf-hands.json``; level 7, wilds = the two 7H): the exact number of legal plays
+   ``tests/cases/perf-hands.json``; level 7, wilds = the two 7H): the exact number of legal plays
    and a fingerprint (sha256 of the sorted enumeration in text notation). The pinned values
    were checked once against the brute-force reference (``tests/reference.py``, written from
-   RULES.md R9-R26), and that check also runs here.
+   docs/rules.md R9-R26), and that check also runs here.
 2. Fixed seeded deals: the number of legal actions at each of the first 12 decisions of
    ``Game(seed=s)`` under a fixed deterministic policy, and a fingerprint of all the
    enumerations. Also checked against the reference (slow: 27-card hands).
@@ -107,7 +107,7 @@ def _table(sc: dict):
 
 
 def test_perf_tables_are_what_rules_say():
-    """The four tables read as RULES.md says (level 7: 7C is natural, only 7H is wild)."""
+    """The four tables read as docs/rules.md says (level 7: 7C is natural, only 7H is wild)."""
     tables = {sc["id"]: _table(sc) for sc in _scenarios()}
     assert tables["single_wild"][:2] == ("single", parse_rank("8"))
     assert tables["pair_wild"][:2] == ("pair", parse_rank("6"))

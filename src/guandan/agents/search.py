@@ -38,7 +38,7 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    (:mod:`.endgame`: the race to 头游 with every hand known) and rolled out only when the
    solver's node budget does not settle every candidate.
 4. **Target**: the team of 头游 wins the deal (R35); levels are the tie-break. A rollout scores
-   ``±1 ± level_weight * levels`` (levels 3/2/1 for 1-2/1-3/1-4, RULES.md R35) from the searching
+   ``±1 ± level_weight * levels`` (levels 3/2/1 for 1-2/1-3/1-4, docs/rules.md R35) from the searching
    seat's team's side. The heuristic's choice stands unless another candidate beats it on the
    same (weighted) worlds by more than ``prior_bonus`` with ``switch_z`` standard errors of the
    paired difference to spare (over an effective number of worlds of at least ``min_worlds``,

@@ -4,7 +4,7 @@ The one world sampler of the project. The search bot, the RL environment and any
 call :func:`sample_world` (or :class:`WorldConstraints` when they sample many worlds from one
 view); nobody writes a second.
 
-What a seat knows (all of it public to that seat, RULES.md R32, R50)
+What a seat knows (all of it public to that seat, docs/rules.md R32, R50)
 --------------------------------------------------------------------
 * its own hand, and the cards every seat has played (``view.history``);
 * how many cards each seat holds (``view.card_counts``; with ``card_counts = le10`` a hidden

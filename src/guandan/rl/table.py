@@ -2,7 +2,7 @@
 action mode. The PettingZoo env, the Gymnasium wrapper and :class:`~guandan.rl.vec.VecEnv` are thin
 layers over :class:`Table`.
 
-Episodes and rewards (team-shared, zero-sum; RULES.md R33-R42)
+Episodes and rewards (team-shared, zero-sum; docs/rules.md R33-R42)
 --------------------------------------------------------------
 * ``reward="deal"`` (default): an episode is one deal; at its end every seat of the team of 头游
   (the first seat out, R35) gets +1 and the others -1.
