@@ -44,11 +44,16 @@ serve: setup-run
 play: setup-run
 	$(BIN)/guandan play
 
+# the tests run on one pytest-xdist worker per logical CPU (at most 4; TEST_WORKERS=0: one
+# process, as collected); each module runs whole on one worker, the long ones first (tests/conftest.py)
+TEST_WORKERS ?= logical
+PYTEST_PARALLEL = -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --no-loadscope-reorder
+
 test: setup
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
 
 test-fast: setup
-	$(BIN)/python -m pytest -q -m "not slow"
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not slow"
 
 bench: setup
 	$(BIN)/guandan bench

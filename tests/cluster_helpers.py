@@ -5,7 +5,10 @@ database, guest accounts over HTTP, and table websockets read by a thread each.
 Services: PostgreSQL at ``GUANDAN_TEST_POSTGRES_URL`` (default
 ``postgresql+psycopg://postgres@127.0.0.1:5432/test``; each cluster gets a new database named
 ``<that database>_<random>``, dropped afterwards) and Redis at ``GUANDAN_TEST_REDIS_URL`` (default
-``redis://127.0.0.1:6379/1``; keys are per room and per node name, so runs do not collide). Ports
+``redis://127.0.0.1:6379/1``; keys are per room and per node name, but the channels are the
+cluster's: two test runs side by side on one Redis database can see each other's table handovers,
+so give each concurrent run its own database number). Within one run only ``tests/test_cluster.py``
+starts clusters, one at a time (the module runs whole on one pytest-xdist worker). Ports
 come from ``GUANDAN_TEST_PORT_BASE`` (default 18200) upwards. When a service is down the tests skip
 with the reason, except under ``CI=true`` where they fail.
 """
@@ -22,6 +25,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -239,6 +243,12 @@ def lease_holder(room: str) -> str | None:
     return None if v is None else v.decode().rsplit(":", 1)[0]
 
 
+#: Messages one :class:`Client` sends in any second at most: under the server's per-connection
+#: limit (``guandan.server.ws.RATE_LIMIT``, 20 a second), so that a quick driver (four people
+#: acting as soon as it is their turn) is paced instead of answered ``rate_limited``.
+SEND_LIMIT = 18
+
+
 class Client:
     """A table websocket read by a thread: every frame is kept (``frames``) and queued.
 
@@ -257,6 +267,7 @@ class Client:
         self.frames: list[dict[str, Any]] = []
         self.q: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.closed = threading.Event()
+        self._sent_at: deque[float] = deque()
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -273,7 +284,14 @@ class Client:
             self.q.put(None)
 
     def send(self, msg: dict[str, Any]) -> None:
-        """Send one message (JSON)."""
+        """Send one message (JSON); first waits while :data:`SEND_LIMIT` messages went out in the
+        last second."""
+        now = time.monotonic()
+        while self._sent_at and now - self._sent_at[0] >= 1.0:
+            self._sent_at.popleft()
+        if len(self._sent_at) >= SEND_LIMIT:
+            time.sleep(1.0 - (now - self._sent_at.popleft()) + 0.02)
+        self._sent_at.append(time.monotonic())
         self.ws.send(json.dumps(msg))
 
     def next(self, timeout_s: float = 30.0) -> dict[str, Any] | None:
@@ -309,7 +327,7 @@ class Client:
 
 
 def check_redaction(client_frames: list[dict[str, Any]], seat: int | None, dealt: dict[int, set[str]]) -> int:
-    """Assert that no frame carries another seat's hidden cards (RULES.md R32, DESIGN.md section 2).
+    """Assert that no frame carries another seat's hidden cards (docs/rules.md R32, DESIGN.md section 2).
 
     A seated connection's state frames show its own seat only, and every card of their hand was dealt
     to that seat in that deal or given to it as tribute/return (R44-R50); a spectator's frames have

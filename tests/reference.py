@@ -1,6 +1,6 @@
 """A deliberately naive, independent reference for readings, comparison and legal moves.
 
-Written from RULES.md only (R9-R26, R12-R16, AMB-27), without importing the engine's
+Written from docs/rules.md only (R9-R26, R12-R16, AMB-27), without importing the engine's
 ``guandan.core.plays`` or ``guandan.core.movegen``; only the card notation helpers of
 ``guandan.core.cards`` are used (for parsing and printing). It is slow on purpose: it
 tries every assignment of every wild and every sub-multiset of a hand, so that the fast

@@ -4,7 +4,7 @@ Timings are not asserted (the speed targets live in the benchmark itself, not in
 
 The move counts of the ten scenarios (level 7, wilds = the two 7H) are the numbers of plays
 ``legal_plays`` returns, PASS not counted. The four no-wild answers are derived by hand from
-RULES.md below; all ten are also pinned, with a fingerprint of the enumeration, in
+docs/rules.md below; all ten are also pinned, with a fingerprint of the enumeration, in
 ``tests/test_perft.py``, which checks them against the independent brute-force reference
 (``tests/reference.py``).
 """
@@ -20,7 +20,8 @@ from typer.testing import CliRunner
 from guandan.cli import app
 from guandan.evaluation import bench
 
-PERF = pathlib.Path(__file__).resolve().parents[2] / "shared" / "perf-hands.json"
+#: the project's copy of the shared benchmark scenarios
+PERF = pathlib.Path(__file__).resolve().parent / "cases" / "perf-hands.json"
 
 # Hand (no wild): 2S 3S 4C 4H 5C 5H 5S 6S 6S 7C 7D 7S 8S TC TD TH TH JC JC JD JH JS QD QS AD BJ BJ.
 # Level order at level 7 (R9): 2 3 4 5 6 8 9 T J Q K A 7 SJ BJ. Bombs in the hand (R19, R24):
@@ -153,7 +154,6 @@ def test_default_scenarios_tables():
     assert 21 not in scs["lead_nowild"].hand
 
 
-@pytest.mark.skipif(not PERF.exists(), reason="shared/perf-hands.json not present")
 def test_embedded_scenarios_match_shared_file():
     assert bench.load_scenarios(PERF) == bench.default_scenarios()
 

@@ -6,7 +6,7 @@ no downloads). Every step goes through the page (clicks and typing); the JSON fr
 on its table websocket are recorded to know what the server sent (legal actions, hints, results)
 and to cross-check what the page shows.
 
-What is checked (rule ids from RULES.md):
+What is checked (rule ids from docs/rules.md):
 
 1. ``test_whole_deal_through_the_ui``: register, create a room, move seat and back to seat 0, fill
    with heuristic bots, start; 27 cards in hand (R4), both teams at level 2 (R6), the wild ``2H``

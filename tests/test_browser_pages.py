@@ -6,10 +6,10 @@ Pure checks (no browser):
 * ``test_every_error_code_has_zh_and_en``: every HTTP ``code`` and websocket ``reason`` listed in
   ``docs/table-contract.md`` section 14 has an ``err_<code>`` string in both languages of
   ``static/js/i18n.js`` with the same placeholders, and the Chinese strings hold no English words.
-* with ``node``: ``static/js/rules.js`` carries RULES.md section P exactly (preset option values =
+* with ``node``: ``static/js/rules.js`` carries docs/rules.md section P exactly (preset option values =
   ``guandan.core.rules.PRESETS``; every option and every valid value has words in both languages;
   every preset a Chinese and an English name and a description) and words a target-8 / +6/+4/+2
-  room as RULES.md defines those options (``target_level`` "8" = play to 8, AMB-17; ``upgrade`` =
+  room as docs/rules.md defines those options (``target_level`` "8" = play to 8, AMB-17; ``upgrade`` =
   levels for 1-2 / 1-3 / 1-4, R35/AMB-16), and names the results 双下 / 单下 / 平下 (AMB-23).
 
 Browser checks (live server, the machine's Chromium):
@@ -165,7 +165,7 @@ def test_every_option_and_value_has_words() -> None:
 
 @needs_node
 def test_rules_in_words_target_8_double_win_6() -> None:
-    # RULES.md section P: target_level "8" = the game is played up to 8 (AMB-17); upgrade 6/4/2 =
+    # docs/rules.md section P: target_level "8" = the game is played up to 8 (AMB-17); upgrade 6/4/2 =
     # +6 levels for 1-2 (双下), +4 for 1-3 (单下), +2 for 1-4 (平下) (R35, AMB-16)
     opts = {"target_level": "8", "upgrade": [6, 4, 2]}
     got = run_rules(

@@ -647,7 +647,7 @@ def test_result_screen_ready_step_and_play_again(open_page: Any) -> None:
 ])
 def test_result_words_name_the_losers(open_page: Any, locale: str, winner: int, headline: str, code: str, line: str) -> None:
     """Issue 25 item 9: the deal result gave the winners the losers' word ("甲队双下，升 3 级" when
-    team A finished 1st and 2nd; "Team B: Double down (1-2)" when team B won). RULES.md R34: 双下 is the
+    team A finished 1st and 2nd; "Team B: Double down (1-2)" when team B won). docs/rules.md R34: 双下 is the
     team that finishes 3rd and 4th, so after a 1-2 the word belongs to the losing team, in the result
     headline, the result row and the game-over list of deals."""
     page, _ = open_page(f"result-words-{locale}", viewport=(1366, 768), locale=locale)

@@ -4,7 +4,7 @@ PostgreSQL is not running locally, failed under CI=true).
 
 * Three processes: a person on A, a second person and a spectator on B, the game started through
   C; the frames every connection gets agree, and no connection receives another seat's hidden
-  cards (RULES.md R32; DESIGN.md section 2).
+  cards (docs/rules.md R32; DESIGN.md section 2).
 * ``kill -9`` of the table's owner in the middle of a deal, during tribute (R44) and during return
   (R48): another process owns the table within the lease time, the game goes on from exactly the
   state before (hands, trick, levels, whose turn, clocks: the whole state frame), the stored

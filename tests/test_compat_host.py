@@ -1,7 +1,8 @@
 """The AI-competition protocol host and client over real websockets on loopback.
 
-The scripted client below is written only against ../shared/PROTOCOL.md: it checks every
-message kind and field it receives and answers with a random valid ``actIndex``.
+The scripted client below is written only against docs/protocol.md (the project's copy of
+docs/protocol.md): it checks every message kind and field it receives and answers with a
+random valid ``actIndex``.
 """
 
 from __future__ import annotations

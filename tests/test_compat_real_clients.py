@@ -33,7 +33,8 @@ BOTS = ("njupt", "no-ai", "egg-pancake", "chick-squad")
 def _need_opponents() -> None:
     missing = [str(p) for p in (OPPONENTS / "seat.py", OPP_PYTHON) if not p.exists()]
     if missing:
-        msg = f"real 2020 clients unavailable ({', '.join(missing)} missing; see tests/test_compat_real_clients.py)"
+        msg = (f"real 2020 clients unavailable ({', '.join(missing)} missing): the evaluation-only 2020 bots live "
+               "outside the repository, in ../shared/opponents; see tests/test_compat_real_clients.py")
         if os.environ.get("CI") == "true":
             pytest.fail(msg)
         pytest.skip(msg)

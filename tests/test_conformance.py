@@ -1,4 +1,5 @@
-"""The shared rules corpus (../shared/cases) through the project's conformance runner."""
+"""The rules acceptance corpus (``tests/cases/cases.jsonl``, the project's copy of the shared corpus) through
+the project's conformance runner."""
 
 from __future__ import annotations
 
@@ -11,21 +12,19 @@ import pytest
 
 from guandan.evaluation.conformance import run_case, run_file
 
-CASES = Path(__file__).resolve().parents[2] / "shared" / "cases" / "cases.jsonl"
+CASES = Path(__file__).resolve().parent / "cases" / "cases.jsonl"
 
 
 def _cases() -> list[dict]:
     return [json.loads(line) for line in CASES.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-@pytest.mark.skipif(not CASES.exists(), reason="shared corpus not present next to the checkout")
-@pytest.mark.parametrize("case", _cases() if CASES.exists() else [], ids=lambda c: c["id"])
+@pytest.mark.parametrize("case", _cases(), ids=lambda c: c["id"])
 def test_corpus_case(case: dict) -> None:
     out = run_case(case)
     assert out.ok, out.detail
 
 
-@pytest.mark.skipif(not CASES.exists(), reason="shared corpus not present next to the checkout")
 def test_runner_cli_on_corpus() -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "guandan.conformance", str(CASES)], capture_output=True, text=True, check=False
@@ -107,7 +106,7 @@ EXTRA = Path(__file__).resolve().parent / "cases" / "review_cases.jsonl"
 
 
 def test_project_corpus_from_rules_review() -> None:
-    """227 more cases written from RULES.md during the rules review (every EC and section P option)."""
+    """227 more cases written from docs/rules.md during the rules review (every EC and section P option)."""
     n = sum(1 for line in EXTRA.read_text(encoding="utf-8").splitlines() if line.strip())
     assert n >= 200
     proc = subprocess.run([sys.executable, "-m", "guandan.conformance", str(EXTRA)], capture_output=True, text=True, check=False)

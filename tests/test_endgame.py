@@ -1,5 +1,5 @@
 """The exact endgame solver (agents/endgame.py): hand-checked positions and a differential test
-against plain exhaustive minimax (RULES.md R23-R35)."""
+against plain exhaustive minimax (docs/rules.md R23-R35)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Engine behaviour on the rules and edge cases of RULES.md (ids cited per test).
+"""Engine behaviour on the rules and edge cases of docs/rules.md (ids cited per test).
 
 Expected values are derived from the rule text, not from the engine's output.
 """
@@ -59,7 +59,7 @@ def test_notation_round_trip_and_errors() -> None:
 
 # --- rule options (section P) ---------------------------------------------------------------
 SECTION_P = {
-    # option: (official, anhui, classic, huaian, yangzhou, maanshan, aicomp)  -- RULES.md section P
+    # option: (official, anhui, classic, huaian, yangzhou, maanshan, aicomp)  -- docs/rules.md section P
     "upgrade": ((3, 2, 1), (6, 4, 2), (3, 2, 1), (3, 2, 1), (3, 2, 1), (3, 2, 1), (3, 2, 1)),
     "target_level": ("A",) * 7,
     "pass_target": ("strict",) * 6 + ("double_up_only",),

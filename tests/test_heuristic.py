@@ -2,7 +2,7 @@
 
 Situations are built as the first deal of a game (level 2, so the 2s are level cards and the
 two 2H are the wilds, R7-R8) with short explicit hands and a fixed first leader; the expected
-decisions follow RULES.md (what beats what, R23-R26) and ordinary Guandan judgement.
+decisions follow docs/rules.md (what beats what, R23-R26) and ordinary Guandan judgement.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 weights without PyTorch, NumPy-vs-PyTorch agreement and a tiny training run that learns.
 
 Known values come from the layouts in :mod:`guandan.agents.nets` and the level order of
-RULES.md R9 (level 2: 3 is the lowest rank, A is below the level rank 2, then SJ, BJ) and R8
+docs/rules.md R9 (level 2: 3 is the lowest rank, A is below the level rank 2, then SJ, BJ) and R8
 (the wild is the heart of the level rank).
 """
 

@@ -1,9 +1,10 @@
 """Perft-style tables that pin the move generator (DESIGN.md section 4).
 
-1. The ten benchmark scenarios of ``shared/perf-hands.json`` (level 7, wilds = the two 7H):
-   the exact number of legal plays and a fingerprint (sha256 of the sorted enumeration in
-   text notation). The pinned values were checked once against the brute-force reference
-   (``tests/reference.py``, written from RULES.md R9-R26), and that check also runs here.
+1. The ten benchmark scenarios of ``tests/cases/perf-hands.json`` (the project's copy of
+   ``tests/cases/perf-hands.json``; level 7, wilds = the two 7H): the exact number of legal plays
+   and a fingerprint (sha256 of the sorted enumeration in text notation). The pinned values
+   were checked once against the brute-force reference (``tests/reference.py``, written from
+   docs/rules.md R9-R26), and that check also runs here.
 2. Fixed seeded deals: the number of legal actions at each of the first 12 decisions of
    ``Game(seed=s)`` under a fixed deterministic policy, and a fingerprint of all the
    enumerations. Also checked against the reference (slow: 27-card hands).
@@ -24,7 +25,8 @@ from guandan.core.cards import counts_of, faces_of, parse_cards, parse_rank
 from guandan.core.match import Game
 from guandan.core.movegen import legal_plays
 
-PERF = pathlib.Path(__file__).resolve().parents[2] / "shared" / "perf-hands.json"
+#: the project's copy of the shared benchmark scenarios
+PERF = pathlib.Path(__file__).resolve().parent / "cases" / "perf-hands.json"
 TABLE_TYPES = {"Single": "single", "Pair": "pair", "Straight": "straight", "Bomb": "bomb"}
 
 #: scenario id -> (number of legal plays, sha256 of the sorted enumeration).
@@ -72,7 +74,7 @@ TABLES = [
 
 
 def _scenarios() -> list[dict]:
-    """The ten scenarios of shared/perf-hands.json (embedded so that the test runs anywhere;
+    """The ten scenarios of tests/cases/perf-hands.json (embedded so that the test runs anywhere;
     test_embedded_scenarios_match_shared_file checks the copy)."""
     return [
         {"id": f"{t}_{kind}", "hand": hand.split(), "table": cards, "table_type": tt}
@@ -82,8 +84,6 @@ def _scenarios() -> list[dict]:
 
 
 def test_embedded_scenarios_match_shared_file():
-    if not PERF.is_file():
-        pytest.skip(f"{PERF} not present")
     data = json.loads(PERF.read_text())
     assert data["level_rank"] == "7" and data["wild_card"] == "7H"
     shared = {sc["id"]: sc for sc in data["scenarios"]}
@@ -107,7 +107,7 @@ def _table(sc: dict):
 
 
 def test_perf_tables_are_what_rules_say():
-    """The four tables read as RULES.md says (level 7: 7C is natural, only 7H is wild)."""
+    """The four tables read as docs/rules.md says (level 7: 7C is natural, only 7H is wild)."""
     tables = {sc["id"]: _table(sc) for sc in _scenarios()}
     assert tables["single_wild"][:2] == ("single", parse_rank("8"))
     assert tables["pair_wild"][:2] == ("pair", parse_rank("6"))

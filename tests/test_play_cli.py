@@ -1,7 +1,7 @@
 """``guandan play``: rendering/parsing helpers, the scripted session, and the real command in a
 pseudo-terminal (pexpect).
 
-Expected values come from RULES.md: level order R9 (level rank above A, then SJ, BJ), wilds R8
+Expected values come from docs/rules.md: level order R9 (level rank above A, then SJ, BJ), wilds R8
 (the two hearts of the level rank), readings R17, leading R27, 接风 R30, card counts R32,
 upgrades R35, tribute R44-R49, Anhui points and titles section 2.1 / AMB-22.
 """

@@ -1,6 +1,6 @@
 """Game records (guandan.records): round trips, determinism, and every kind of corrupt record.
 
-What a record must satisfy comes from DESIGN.md section 3 and RULES.md section P (a record stores the
+What a record must satisfy comes from DESIGN.md section 3 and docs/rules.md section P (a record stores the
 preset and every option value and replays identically).
 """
 
@@ -132,7 +132,7 @@ def test_round_trip_every_preset(preset: str, tmp_path) -> None:  # type: ignore
 
 
 def test_anhui_points_round_trip() -> None:
-    """Anhui records carry per-deal points and their running total (RULES.md section P ``points``, 2.1)."""
+    """Anhui records carry per-deal points and their running total (docs/rules.md section P ``points``, 2.1)."""
     lines = record_of("anhui", 8)
     ends = [e for _, e in events_of(lines) if e["type"] == "deal_end"]
     assert ends
@@ -263,7 +263,7 @@ def test_wrong_options_show_up_as_a_mismatch() -> None:
     """The header's options are authoritative: anhui options on an official game change the deal_end."""
     lines = list(record_of("official", 3))
     h = json.loads(lines[0])
-    h["options"] = dict(h["options"], upgrade=[6, 4, 2])  # anhui upgrades (RULES.md section P)
+    h["options"] = dict(h["options"], upgrade=[6, 4, 2])  # anhui upgrades (docs/rules.md section P)
     i, _ = next((i, e) for i, e in events_of(lines) if e["type"] == "deal_end")
     expect_error(with_line(lines, 1, h), i, "deal_end event differs", "upgrade")
 

@@ -179,7 +179,7 @@ def test_legal_plays_match_reference(hlt):
 
 
 def test_reference_is_not_vacuous():
-    """The reference itself finds the readings RULES.md names (guards against a reference
+    """The reference itself finds the readings docs/rules.md names (guards against a reference
     that agrees with the engine by being empty)."""
     lv7 = parse_rank("7")
     assert ref_classify(_cards("8S 9S TS JS 7H"), lv7) == {

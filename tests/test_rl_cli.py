@@ -38,6 +38,26 @@ def test_bench_rl_json_has_every_figure():
     assert v["groups"] == faster["groups"] and ("step_async" in v["path"]) == (faster["groups"] == 2)
     assert data["targets"] == {"single_core_steps_per_s": 20000, "vec_ratio": 2.0, "vec_decisions_per_s": 40000}
     assert data["checks"]["vec_target"] == (data["vec"]["process_decisions_per_s"] >= 40000)
+    # the PettingZoo AEC figure is measured in the same run, next to the Table's and RLCard's
+    pz, pair = data["pettingzoo_steps_per_s"], data["pettingzoo"]
+    assert pz > 0 and pz == pair["pettingzoo_steps_per_s"] and data["checks"]["pettingzoo_target"] == (pz >= 20000)
+    assert pair["rounds"] == 4 and pair["table_steps_per_s"] > 0 and pair["table_steps_per_cpu_s"] > 0
+    assert data["checks"]["pettingzoo_vs_table"] == pytest.approx(pz / pair["table_steps_per_s"]) == pair["ratio"]
+    assert data["checks"]["pettingzoo_vs_table_cpu"] == pytest.approx(
+        pair["pettingzoo_steps_per_cpu_s"] / pair["table_steps_per_cpu_s"])
+    rlc = data["references"]["rlcard_doudizhu_steps_per_s"]
+    assert data["checks"]["pettingzoo_vs_rlcard_doudizhu"] == (None if rlc is None else pytest.approx(pz / rlc))
+    from rich.console import Console
+
+    from guandan.cli.bench_rl import render
+
+    con = Console(width=200, record=True)
+    con.print(render(data))
+    text = con.export_text()
+    # one table of the run holds the PettingZoo figure and RLCard's row (a dash when not installed)
+    refs = text[text.index("references, same run"):]
+    assert f"{pz:,.0f}" in refs and "ours through PettingZoo's AEC API" in refs and "RLCard doudizhu" in refs
+    assert "PettingZoo AEC target" in text
     assert set(data["load_average"]) == {"start", "end"}
     ref = data["references"]
     for key, note in (("rlcard_doudizhu_steps_per_s", "rlcard_note"), ("douzero_gameenv_steps_per_s", "douzero_note")):

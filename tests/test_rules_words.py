@@ -1,4 +1,4 @@
-"""Rules in words (static/js/rules.js) against RULES.md: preset descriptions and result words."""
+"""Rules in words (static/js/rules.js) against docs/rules.md: preset descriptions and result words."""
 
 from __future__ import annotations
 

@@ -94,7 +94,7 @@ def test_register_me_logout_login(client: TestClient, app: FastAPI) -> None:
     user = r.json()["user"]
     assert set(user) == USER_KEYS
     assert user["name"] == "Alice_1" and user["is_guest"] is False
-    # A new player: display rating mu - 3*sigma = 25 - 3*25/3 = 0; 0 points is 秀才 (RULES.md 2.1).
+    # A new player: display rating mu - 3*sigma = 25 - 3*25/3 = 0; 0 points is 秀才 (docs/rules.md 2.1).
     assert (user["rating"], user["games_played"], user["games_won"], user["anhui_points"]) == (0.0, 0, 0, 0)
     assert user["anhui_title"] == "秀才"
 
@@ -356,7 +356,7 @@ def test_anhui_points_and_titles_accumulate(client: TestClient, app: FastAPI) ->
     register(client, "pat")
     pid = user_id(app, "pat")
     bots = [(None, "random")] * 3
-    # 30 deals won 1-2 by seat 0's team: 30 * 4 = 120 points (RULES.md 2.1: 1-2 gives +4), title 舉人 (100-399).
+    # 30 deals won 1-2 by seat 0's team: 30 * 4 = 120 points (docs/rules.md 2.1: 1-2 gives +4), title 舉人 (100-399).
     store_game(app, synthetic_record(True, [([0, 2], "1-2")] * 30, 0), 0, [(pid, None), *bots])
     u = client.get("/api/me").json()["user"]
     assert (u["anhui_points"], u["anhui_title"]) == (120, "舉人")
@@ -395,7 +395,7 @@ def test_record_finished_game_checks_its_input(app: FastAPI) -> None:
 def test_presets(client: TestClient) -> None:
     body = client.get("/api/presets").json()
     assert set(body["presets"]) == set(PRESET_NAMES)
-    # RULES.md section P: Anhui upgrades 6/4/2 and awards points; official 3/2/1 without points.
+    # docs/rules.md section P: Anhui upgrades 6/4/2 and awards points; official 3/2/1 without points.
     assert body["presets"]["anhui"]["upgrade"] == [6, 4, 2] and body["presets"]["anhui"]["points"] is True
     assert body["presets"]["official"]["upgrade"] == [3, 2, 1] and body["presets"]["official"]["points"] is False
     assert set(body["options"]) == set(body["presets"]["official"])

@@ -2,7 +2,7 @@
 
 The server builds every seat's ``view`` without ``SeatView.to_json`` (cached action texts, one
 rule-options dict per rule set): for every position of whole seeded games (tribute, return and
-play; official and anhui rules with hidden card counts, RULES.md R32, AMB-24) the result must be
+play; official and anhui rules with hidden card counts, docs/rules.md R32, AMB-24) the result must be
 exactly ``seat_view(game, seat).to_json()``.
 """
 

@@ -4,7 +4,7 @@ Every test runs on a real SQLite file and on a real PostgreSQL database (fixture
 ``test_server_storage.py``: ``GUANDAN_TEST_POSTGRES_URL``). Games are played through the live
 table (:class:`guandan.server.table.flow.Table`: ``act`` and ``ready`` as the websocket calls them) by
 four seated people whose moves come from the heuristic bot, on seeded deals, so the tests reach
-known phases: a deal in progress, tribute (RULES.md R39-R41) and return (R42).
+known phases: a deal in progress, tribute (docs/rules.md R39-R41) and return (R42).
 
 What is checked:
 

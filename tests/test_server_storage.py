@@ -171,7 +171,7 @@ def played_record(preset: str, seed: int) -> tuple[str, int, list[dict[str, Any]
 
 
 def expected_anhui_points(parsed: list[dict[str, Any]]) -> list[int]:
-    """Per-seat Anhui points of a record, from RULES.md section 2.1 (seed 000): each deal gives the
+    """Per-seat Anhui points of a record, from docs/rules.md section 2.1 (seed 000): each deal gives the
     first finisher's team +4 (1-2), +2 (1-3) or +1 (1-4) per seat and the other team as much less."""
     unit = {"1-2": 4, "1-3": 2, "1-4": 1}
     total = [0, 0, 0, 0]

@@ -4,7 +4,7 @@ with its result screen, play again, quick games, default clocks, error codes, 40
 Unit tests drive a :class:`~guandan.server.table.flow.Table` directly (no database: a store that keeps
 nothing); the others run the real server (the ``live`` fixture of ``test_server_tables``) or the
 whole application (``create_app``) through HTTP and websockets. Expected values come from the rules
-(RULES.md R23-R26 beating, R35 upgrades, R44-R50 tribute and return, R53 clocks) and from the
+(docs/rules.md R23-R26 beating, R35 upgrades, R44-R50 tribute and return, R53 clocks) and from the
 record events, not from the code under test.
 """
 
@@ -225,7 +225,7 @@ def hands_left_from_record(events: list[dict[str, Any]]) -> list[Counter[str]]:
 
 
 def result_words(finish_order: list[int]) -> tuple[str, str]:
-    """RULES.md R35 / AMB-23: the place of 头游's partner names the result."""
+    """docs/rules.md R35 / AMB-23: the place of 头游's partner names the result."""
     first = finish_order[0]
     partner = (first + 2) % 4
     place = finish_order.index(partner) + 1 if partner in finish_order else 4
@@ -588,7 +588,7 @@ def test_config_404_page_and_offline_docs(app_client):
     assert cfg["public_url"] == "http://10.1.2.3:8000" and "normal" in cfg["difficulties"]
     assert set(cfg["difficulties"]) <= {"easy", "normal", "hard", "expert"}
     assert cfg["ready_timeout_s"] == 20 and cfg["timeouts_to_auto"] == 2
-    assert cfg["default_clocks"] == {"lead_s": 60, "follow_s": 30}  # RULES.md R53
+    assert cfg["default_clocks"] == {"lead_s": 60, "follow_s": 30}  # docs/rules.md R53
     assert "official" in [p["name"] for p in cfg["presets"]]
     r = app_client.get("/no/such/page")
     assert r.status_code == 404 and r.headers["content-type"].startswith("text/html")

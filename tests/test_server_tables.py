@@ -5,7 +5,7 @@ test, the rooms and websocket routers of :mod:`guandan.server.api_rooms` / :mod:
 over a :class:`~guandan.server.manager.TableManager`; clients are ``httpx`` and ``websockets``.
 Accounts are made directly with :mod:`guandan.server.auth` (session cookie ``gd_session``).
 
-What is checked against the rules (RULES.md):
+What is checked against the rules (docs/rules.md):
 
 * every game played through the websocket ends with a record that ``replay_lines`` verifies
   action by action (R-rules enforced by the core), and the winner of the ``game_over`` frame is
@@ -292,7 +292,7 @@ def test_rooms_api_create_seat_bots_start_and_errors(live):
     # not logged in
     st, data = s.call("POST", "/api/rooms", None, {"preset": "official"})
     assert st == 401 and data == {"error": "log in first", "code": "login_required", "params": {}}
-    # bad preset / bad option: the RuleConfigError line (RULES.md section P)
+    # bad preset / bad option: the RuleConfigError line (docs/rules.md section P)
     st, data = s.call("POST", "/api/rooms", alice, {"preset": "nope"})
     assert st == 400 and "unknown preset 'nope'" in data["error"] and "official" in data["error"]
     st, data = s.call("POST", "/api/rooms", alice, {"preset": "official", "options": {"return_rule": "huge"}})
@@ -315,7 +315,7 @@ def test_rooms_api_create_seat_bots_start_and_errors(live):
     assert room["owner"] == "alice"
     expected = RuleSet.preset("anhui").replace(return_rule="any", clock_lead_s=60, clock_follow_s=30)
     assert room["options"] == expected.to_dict()
-    assert room["options"]["points"] is True  # anhui keeps its own options (RULES.md section P)
+    assert room["options"]["points"] is True  # anhui keeps its own options (docs/rules.md section P)
     assert room["clocks"] == {"lead_s": 60, "follow_s": 30, "default": False}
     # the overrides of the preset, spelled out for the UI (clocks apart)
     assert room["overrides"] == {}  # anhui already returns any card (R47 option); clocks are apart

@@ -49,7 +49,7 @@ def test_simulate_is_reproducible_from_its_seed(tmp_path) -> None:  # type: igno
         assert res.exit_code == 0, res.output
     for name in ("game-0001.jsonl", "game-0002.jsonl"):
         assert (a / name).read_bytes() == (b / name).read_bytes()
-    # --rule overrides reach the records (RULES.md section P: records store every option value)
+    # --rule overrides reach the records (docs/rules.md section P: records store every option value)
     res = runner.invoke(
         app, ["simulate", "-n", "1", "--bot", "random", "--seed", "40", "--rule", "return_rule=le10",
               "--record", str(tmp_path / "c")]

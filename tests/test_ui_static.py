@@ -8,7 +8,7 @@
   ``t("key")`` used by the modules exists;
 * every literal ``data-testid`` used by the modules is listed in the comment at the top of ``app.js``;
 * with ``node`` available: ``node --check`` on each module, the modules load as ES modules, the
-  hand sort follows the level order (RULES.md R9), and the replay viewer's hand bookkeeping matches
+  hand sort follows the level order (docs/rules.md R9), and the replay viewer's hand bookkeeping matches
   the rules core move by move on real games (tribute and return included).
 """
 
@@ -396,7 +396,7 @@ def test_english_strings_have_no_chinese() -> None:
 
 
 def test_ui_strings_carry_no_rule_ids() -> None:
-    """A player reads plain words, never the ids of RULES.md (R53, AMB-04, EC-31): the create-room
+    """A player reads plain words, never the ids of docs/rules.md (R53, AMB-04, EC-31): the create-room
     form said "(R53)" next to the move clocks. Ids belong in code and tests, not in the UI."""
     tables = i18n_tables()
     ids = re.compile(r"\b(?:R\d{1,2}|AMB-\d+|EC-\d+)\b")

@@ -1,4 +1,4 @@
-"""Seat-view redaction (DESIGN.md section 2; RULES.md R32, R50, AMB-24).
+"""Seat-view redaction (DESIGN.md section 2; docs/rules.md R32, R50, AMB-24).
 
 The property: a seat's view depends only on its own cards and public information. So if the
 *other* seats' hidden (never played) cards are permuted among them — each keeping its number

@@ -1,8 +1,8 @@
-"""Hand decomposition and its cost: the heuristic player's picture of a hand (RULES.md R18-R24).
+"""Hand decomposition and its cost: the heuristic player's picture of a hand (docs/rules.md R18-R24).
 
 The hand is partitioned into combinations that could each be played in one turn: straight
 flushes, bombs, the four-joker bomb, straights, tubes, plates, full houses, triples, pairs and
-singles (RULES.md R18-R24). Every combination has a *cost*, roughly "how many turns it still
+singles (docs/rules.md R18-R24). Every combination has a *cost*, roughly "how many turns it still
 needs": a weak combination costs about 1, a strong one (an Ace single, a 10-J-Q-K-A straight)
 less because it tends to win its trick, and a bomb is negative because it can take the lead back
 once. A depth-first search over the sequences (straights, tubes, plates; A low or high, R10) and

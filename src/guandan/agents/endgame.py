@@ -1,4 +1,4 @@
-"""Exact perfect-information ("double dummy") solver for the race to 头游 (RULES.md R27-R35).
+"""Exact perfect-information ("double dummy") solver for the race to 头游 (docs/rules.md R27-R35).
 
 The deal's winning team is the team of the first seat to go out (头游, R33/R35), so with every
 hand known and nobody out yet, "does team T get the first seat out under best play by both

@@ -5,7 +5,7 @@ The agent acts from a :class:`~guandan.core.views.SeatView` only (DESIGN.md sect
 How it thinks
 -------------
 **Hand decomposition** (:func:`decompose`, in :mod:`guandan.agents.decomposition`, re-exported
-here). The hand is partitioned into combinations that could each be played in one turn (RULES.md
+here). The hand is partitioned into combinations that could each be played in one turn (docs/rules.md
 R18-R24), each with a *cost*, roughly "how many turns it still needs"; a search finds the
 partition of least total cost. This module is the policy that plays from that picture.
 

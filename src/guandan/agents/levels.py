@@ -25,7 +25,9 @@ may carry options after a colon, ``name:key=value,key=value``:
   other players for the belief weighting: ``fast``, the default of ``hard``, or ``heuristic``),
   ``chain`` (belief chain: Metropolis card swaps per sampled world; 0, the default: importance
   weights), ``solver`` (exact endgame solver per sampled world: node budget; 0, the default:
-  off) and ``solver_cards`` (most cards left in all for the solver to be tried; default 40);
+  off), ``solver_cards`` (most cards left in all for the solver to be tried; default 40) and
+  ``sampler`` (world sampler: ``greedy``, the default; ``exact``, exactly uniform; ``table`` or
+  ``net``, tilted by the learned belief, :mod:`guandan.agents.belief`);
 * ``expert``: the ``search`` options plus ``depth`` (rollout actions before the value
   network scores the position; 0, the default, for full rollouts) and ``rollout`` (``fast``, the default:
   ``hard``'s fast rollout policy and fast belief model; ``heuristic``; or ``policy``);
@@ -119,6 +121,7 @@ _SEARCH_OPTIONS: dict[str, tuple[str, Any]] = {
     "rollout": ("late_rollout_policy", rollout_option),
     "belief_model": ("belief_model", belief_model_option),
     "chain": ("belief_moves", int),
+    "sampler": ("world_sampler", str),
     "solver": ("solver_nodes", int),
     "solver_cards": ("solver_cards", int),
 }

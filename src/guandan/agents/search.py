@@ -14,7 +14,10 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    (:class:`guandan.core.worlds.WorldConstraints`: counts, plays, tribute and return cards,
    anti-tribute jokers). World ``i`` of a decision comes from its own ``random.Random`` seeded by
    the agent's seed, the position (game, deal, actions so far, seat) and ``i``, so that a
-   decision is reproducible whatever the number of worker processes. With ``belief_weight``
+   decision is reproducible whatever the number of worker processes. ``world_sampler``
+   (:func:`world_sampler`) picks the draw: the default greedy uniform one, the exact uniform
+   one, or exact draws tilted by a learned belief (``table``, ``net``; :mod:`.belief`,
+   :mod:`.belief_net`, issue 23: not the default, docs/bot-strength.md). With ``belief_weight``
    > 1 a world is weighted by how many of the other seats' recent decisions the heuristic
    (``belief_model``) would have made with that world's hands (:func:`world_agreement`: the
    deal is replayed from the start of the play phase): sampled hands are uniform given the
@@ -35,7 +38,7 @@ How it decides (play phase; tribute and return are left to the heuristic, R45/R4
    (:mod:`.endgame`: the race to 头游 with every hand known) and rolled out only when the
    solver's node budget does not settle every candidate.
 4. **Target**: the team of 头游 wins the deal (R35); levels are the tie-break. A rollout scores
-   ``±1 ± level_weight * levels`` (levels 3/2/1 for 1-2/1-3/1-4, RULES.md R35) from the searching
+   ``±1 ± level_weight * levels`` (levels 3/2/1 for 1-2/1-3/1-4, docs/rules.md R35) from the searching
    seat's team's side. The heuristic's choice stands unless another candidate beats it on the
    same (weighted) worlds by more than ``prior_bonus`` with ``switch_z`` standard errors of the
    paired difference to spare (over an effective number of worlds of at least ``min_worlds``,
@@ -76,130 +79,35 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from guandan.core.cards import faces_of
-from guandan.core.deal import OVER, Deal
-from guandan.core.plays import BOMB_TYPES, PASS, RETURN_TYPE, TRIBUTE_TYPE, PlayT, play_key
+from guandan.core.deal import Deal
+from guandan.core.plays import BOMB_TYPES, PASS, PlayT, play_key
 from guandan.core.views import SeatView
-from guandan.core.worlds import World, WorldConstraints, world_deal
+from guandan.core.worlds import WorldConstraints, world_deal
 
 from .base import Agent
 from .endgame import EndgameSolver, SolveStopped
-from .heuristic import Decomposition, HeuristicAgent, _Ctx, _signature, decompose
+from .heuristic import HeuristicAgent, _Ctx, _signature
+from .rollouts import RolloutPolicy, RolloutStopped, deal_view, rollout
+from .agreement import (
+    SeatAgreement,
+    belief_chain,
+    past_decisions,
+    world_agreement,
+)
 
 __all__ = [
     "RolloutPolicy", "RolloutStopped", "SearchAgent", "SearchStats", "SeatAgreement", "belief_chain",
     "candidate_actions", "deal_view", "is_late",
-    "past_decisions", "rollout", "world_agreement",
+    "past_decisions", "rollout", "world_agreement", "world_sampler",
 ]
 
-#: Levels gained by the winning team per result (R35, official upgrade table).
-_LEVELS = {"1-2": 3, "1-3": 2, "1-4": 1}
 #: Share of the time budget kept back for choosing and answering (workers stop this early).
 BUDGET_RESERVE = 0.05
 #: Below this time budget (seconds) a decision is searched in-process (no worker pool).
 MIN_PARALLEL_BUDGET = 0.25
-_MAX_ACTIONS = 2_000
 #: One deal win in the integer score sums (a level counts ``level_weight * _UNITS``).
 _UNITS = 1000
 
-
-class RolloutPolicy(HeuristicAgent):
-    """The heuristic made about 3x cheaper, for rollouts (name ``rollout``).
-
-    It evaluates one answer that breaks a combination (``MAX_EVAL = 1``) and decomposes hands
-    with a smaller search budget (``DEC_BUDGET`` nodes per straight-flush choice instead of
-    400); the rules for leading, bombs and tribute are the heuristic's.
-    """
-
-    name = "rollout"
-    MAX_EVAL = 1
-    EVAL_BUDGET = 40
-    #: decomposition budget (search nodes) for the hand itself
-    DEC_BUDGET = 60
-
-    def _dec(self, counts: Sequence[int], budget: int = 400) -> Decomposition:
-        return decompose(counts, self._level, self.fhjp, min(budget, self.DEC_BUDGET), self.MODEL)
-
-    def _cost(self, counts: Sequence[int], budget: int = 400) -> float:
-        return self._dec(counts, budget).cost
-
-
-def deal_view(deal: Deal, seat: int) -> SeatView:
-    """A :class:`SeatView` of ``seat`` in a bare play-phase ``deal`` (inside a rollout).
-
-    Only the deal's own facts are filled in (levels, match scores and tribute events are
-    neutral): enough for policies that play one deal.
-    """
-    legal = tuple(deal.legal_actions()) if deal.turn == seat else ()
-    return SeatView(
-        seat=seat,
-        phase="play" if deal.phase != OVER else "game_over",
-        to_act=deal.turn,
-        hand=faces_of(deal.hands[seat]),
-        card_counts=tuple(deal.n_cards),
-        level=deal.level,
-        levels=(deal.level, deal.level),
-        game_number=1,
-        deal_number=1,
-        trick=tuple(deal.trick),
-        top=deal.top,
-        top_seat=deal.top_seat,
-        finished=tuple(deal.finished),
-        history=tuple(deal.history),
-        tribute_events=(),
-        legal_actions=legal,
-        a_fails=(0, 0),
-        points=(0, 0, 0, 0),
-        rules=deal.rules,
-    )
-
-
-class RolloutStopped(Exception):
-    """A rollout was stopped by its ``should_stop`` callback (the time budget ran out)."""
-
-
-def rollout(
-    deal: Deal,
-    policy: Agent,
-    team: int,
-    level_weight_units: int = 1,
-    value_fn: Callable[[Deal, int], float] | None = None,
-    rollout_depth: int | None = None,
-    should_stop: Callable[[], bool] | None = None,
-) -> tuple[int, int] | float:
-    """Play ``deal`` out in place with ``policy`` for every seat.
-
-    Returns:
-        ``(win, levels)`` from ``team``'s side when the deal ends: ``win`` is +1 or -1 (R35),
-        ``levels`` ±3/2/1 times ``level_weight_units``; or ``value_fn(deal, team)`` (a float)
-        after ``rollout_depth`` actions when both are given.
-    Raises:
-        RolloutStopped: ``should_stop()`` returned true (checked before every action).
-        RuntimeError: the deal did not end within 2,000 actions (a policy bug).
-    """
-    n = 0
-    # a policy that reads the deal itself (FastRolloutPolicy) skips the view and the legal list
-    act_deal = getattr(policy, "act_deal", None)
-    while deal.phase != OVER:
-        if should_stop is not None and should_stop():
-            raise RolloutStopped
-        if value_fn is not None and rollout_depth is not None and n >= rollout_depth:
-            return float(value_fn(deal, team))
-        seat = deal.turn
-        assert seat is not None
-        if act_deal is not None:
-            act = act_deal(deal)
-        else:
-            legal = deal.legal_actions()
-            act = legal[0] if len(legal) == 1 else policy.act(deal_view(deal, seat))
-        deal.apply_unchecked(act)
-        n += 1
-        if n > _MAX_ACTIONS:
-            raise RuntimeError("rollout did not end")
-    res = deal.result
-    assert res is not None
-    sign = 1 if res.winner_team == team else -1
-    return sign, sign * _LEVELS[res.result] * level_weight_units
 
 
 def candidate_actions(view: SeatView, heuristic: HeuristicAgent, first: PlayT, limit: int = 5,
@@ -278,68 +186,6 @@ def is_late(view: SeatView, late_cards: int) -> bool:
     return False
 
 
-def _play_history(view: SeatView) -> list[tuple[int, PlayT]]:
-    """The play-phase actions of the view's history (tribute and return actions left out)."""
-    return [(s, a) for s, a in view.history if a[0] not in (TRIBUTE_TYPE, RETURN_TYPE)]
-
-
-def past_decisions(view: SeatView, per_seat: int = 4) -> tuple[int, ...]:
-    """The other seats' recent decisions that a sampled world can be asked about.
-
-    Returns:
-        Indices into the play-phase history (:func:`_play_history` order, ascending) of the
-        last ``per_seat`` decisions (plays and passes) of every seat other than ``view.seat``.
-    """
-    plays = _play_history(view)
-    out: list[int] = []
-    seen = [0, 0, 0, 0]
-    for i in range(len(plays) - 1, -1, -1):
-        s = plays[i][0]
-        if s != view.seat and seen[s] < per_seat:
-            seen[s] += 1
-            out.append(i)
-    return tuple(sorted(out))
-
-
-def world_agreement(view: SeatView, world: Sequence[Sequence[int]], decisions: Sequence[int],
-                    model: Agent) -> int:
-    """How many of the past ``decisions`` (:func:`past_decisions`) ``model`` would have made
-    with the hands of the sampled ``world`` (the same play up to suits, or PASS).
-
-    The deal is replayed from the start of the play phase (each seat's hand then = its world
-    hand plus the cards it has played since, R29-R33 trick rules by the engine) and ``model``
-    is asked, from that seat's view then, at each decision of ``decisions``. A decision with a
-    single legal answer agrees by force.
-    """
-    plays = _play_history(view)
-    if not decisions or not plays:
-        return 0
-    start = [list(h) for h in world]
-    for seat, act in plays:
-        if act[0] != "pass":
-            start[seat].extend(act[2])
-    deal = Deal(view.rules, view.level, start, random.Random(0), first_leader=plays[0][0])
-    level = view.level
-    want = set(decisions)
-    last = max(want)
-    act_deal = getattr(model, "act_deal", None)  # a model that reads the deal itself
-    agree = 0
-    for i, (seat, act) in enumerate(plays):
-        if i > last:
-            break
-        if i in want:
-            legal = deal.legal_actions()
-            if len(legal) <= 1:
-                agree += 1
-            else:
-                got = act_deal(deal) if act_deal is not None else model.act(deal_view(deal, seat))
-                if got == act or (got[0] != "pass" and act[0] != "pass"
-                                  and _signature(got, level) == _signature(act, level)):
-                    agree += 1
-        deal.push_unchecked(act)
-    return agree
-
-
 @dataclass
 class SearchStats:
     """What the last search did: candidates, worlds completed, per-candidate mean scores,
@@ -375,6 +221,7 @@ class _Task:
     belief_moves: int = 0
     solver_nodes: int = 0
     solver_cards: int = 40
+    world_sampler: str = "greedy"
 
 
 #: Worlds whose agreements set the reference of the belief roulette (``belief_slack``).
@@ -403,174 +250,6 @@ def _belief_weight(task: _Task, agreement: int, ref: int, i: int) -> int:
     return 1 if u * b ** (-e) < 1.0 else -1
 
 
-class _FrozenDeal:
-    """The facts a deal-reading model (:meth:`FastRolloutPolicy.act_deal`) reads at one past
-    decision: seat to act, hands (the seat's own, and the unseen cards as one other hand), card
-    counts, the table, level and rules."""
-
-    __slots__ = ("hands", "level", "n_cards", "rules", "top", "top_seat", "turn")
-
-
-class SeatAgreement:
-    """:func:`world_agreement` split by seat, for models that read the deal itself.
-
-    A seat's decisions depend only on its own hand and public facts (the unseen cards are the
-    deck less its hand and the cards played), so the agreement of a world is the sum over the
-    other seats of a function of that seat's hand alone; :meth:`seat` memoises it per hand,
-    which makes a card swap between two seats cost the decisions of those two seats at most.
-
-    Args:
-        view: the searching seat's view.
-        decisions: indices of :func:`_play_history` (:func:`past_decisions`).
-        model: an agent with ``act_deal`` (e.g. :class:`FastRolloutPolicy`).
-        world: any world consistent with the view (only used to replay the tricks).
-    """
-
-    def __init__(self, view: SeatView, decisions: Sequence[int], model: Any,
-                 world: Sequence[Sequence[int]]) -> None:
-        self.model = model
-        self.level = view.level
-        plays = _play_history(view)
-        n_now = [len(view.hand) if s == view.seat else (c if c is not None else 0)
-                 for s, c in enumerate(view.card_counts)]
-        # replay the public record backwards: cards each seat played from index i on
-        after = [[0] * 54 for _ in range(4)]
-        played_before = [0] * 54
-        for _s, a in plays:
-            if a[0] != "pass":
-                for f in a[2]:
-                    played_before[f] += 1
-        n_at = n_now[:]
-        want = set(decisions)
-        per: dict[int, list[tuple[Any, ...]]] = {}
-        # walk backwards so that "after" and "n_at" hold the state just before decision i
-        states: list[tuple[Any, ...]] = []
-        for i in range(len(plays) - 1, -1, -1):
-            seat, act = plays[i]
-            if act[0] != "pass":
-                for f in act[2]:
-                    after[seat][f] += 1
-                    played_before[f] -= 1
-                n_at[seat] += len(act[2])
-            if i in want:
-                states.append((i, seat, act, tuple(after[seat]), tuple(played_before), tuple(n_at)))
-        # the table at each decision: replay forwards (trick rules by the engine)
-        tops: dict[int, tuple[Any, Any]] = {}
-        if states:
-            # any consistent world replays the tricks (who still holds cards, R29-R30)
-            start = [list(h) for h in world]
-            for seat, act in plays:
-                if act[0] != "pass":
-                    start[seat].extend(act[2])
-            deal = Deal(view.rules, view.level, start, random.Random(0), first_leader=plays[0][0])
-            last = max(want)
-            for i, (seat, act) in enumerate(plays):
-                if i > last:
-                    break
-                if i in want:
-                    tops[i] = (deal.top, deal.top_seat)
-                deal.push_unchecked(act)
-        for i, seat, act, aft, before, n_at_i in states:
-            top, top_seat = tops.get(i, (None, None))
-            per.setdefault(seat, []).append((act, aft, before, n_at_i, top, top_seat))
-        self.per = per
-        self.rules = view.rules
-        self._memo: dict[tuple[int, tuple[int, ...]], int] = {}
-
-    def seat(self, s: int, hand: Sequence[int]) -> int:
-        """Decisions of seat ``s`` the model makes the same with ``hand`` (its hand now)."""
-        key = (s, tuple(hand))
-        got = self._memo.get(key)
-        if got is not None:
-            return got
-        rows = self.per.get(s, ())
-        agree = 0
-        level = self.level
-        now = [0] * 54
-        for f in hand:
-            now[f] += 1
-        zero = [0] * 54
-        for act, aft, before, n_at_i, top, top_seat in rows:
-            own = [a + b for a, b in zip(now, aft)]
-            unseen = [2 - o - p for o, p in zip(own, before)]
-            d = _FrozenDeal()
-            d.turn = s
-            hands = [zero, zero, zero, zero]
-            hands[s] = own
-            hands[(s + 1) % 4] = unseen
-            d.hands = hands
-            d.level = level
-            d.rules = self.rules
-            d.n_cards = list(n_at_i)
-            d.top = top
-            d.top_seat = top_seat
-            got_a = self.model.act_deal(d)
-            if got_a == act or (got_a[0] != "pass" and act[0] != "pass"
-                                and _signature(got_a, level) == _signature(act, level)):
-                agree += 1
-        self._memo[key] = agree
-        return agree
-
-    def world(self, world: Sequence[Sequence[int]]) -> int:
-        """Agreement of a whole world (the sum over the seats that made checked decisions)."""
-        return sum(self.seat(s, world[s]) for s in self.per)
-
-
-def belief_chain(cons: WorldConstraints, world: World, view: SeatView, decisions: Sequence[int], model: Agent,
-                 factor: int, moves: int, rng: random.Random) -> tuple[World, int]:
-    """Move a sampled world towards the worlds that explain the other seats' decisions.
-
-    A Metropolis chain over worlds (``moves`` proposals): a proposal swaps one card between two
-    other seats still holding cards, kept only when both hands stay within the view's facts
-    (``cons.lower``/``cons.upper``: counts per seat never change, cards seen played or passed
-    to a seat stay where they must, R45-R48); it is accepted with probability
-    ``factor ** (agreement_new - agreement_old)`` (capped at 1), where the agreement is
-    :func:`world_agreement` of ``decisions`` under ``model``. The chain's stationary law is
-    the uniform law of consistent worlds weighted by ``factor ** agreement`` (the swap is its own
-    reverse, so proposals are symmetric): the importance weights of plain ``belief_weight``
-    become samples, and a world counts once. The chain stops early once every decision is
-    explained.
-
-    Returns:
-        ``(world, agreement)`` after the last move.
-    """
-    seats = [s for s in cons.others if cons.counts[s] > 0]
-    hands = [list(h) for h in world]
-    split = SeatAgreement(view, decisions, model, world) if hasattr(model, "act_deal") else None
-
-    def agreement(w: Sequence[Sequence[int]]) -> int:
-        if split is not None:
-            return split.world(w)
-        return world_agreement(view, w, decisions, model)
-
-    agree = agreement(world)
-    if len(seats) < 2 or not decisions:
-        return world, agree
-    lower, upper = cons.lower, cons.upper
-    top = len(decisions)
-    for _ in range(moves):
-        if agree >= top:
-            break
-        s1, s2 = rng.sample(seats, 2)
-        h1, h2 = hands[s1], hands[s2]
-        i, j = rng.randrange(len(h1)), rng.randrange(len(h2))
-        a, b = h1[i], h2[j]
-        if a == b:
-            continue
-        # seat s1 gives a and takes b; seat s2 the reverse: both within their bounds
-        if (h1.count(a) - 1 < lower[s1][a] or h1.count(b) + 1 > upper[s1][b]
-                or h2.count(b) - 1 < lower[s2][b] or h2.count(a) + 1 > upper[s2][a]):
-            continue
-        h1[i], h2[j] = b, a
-        new = tuple(tuple(sorted(h)) for h in hands)
-        got = agreement(new)
-        if got >= agree or rng.random() * factor ** (agree - got) < 1.0:
-            agree = got
-        else:
-            h1[i], h2[j] = a, b
-    out = tuple(tuple(sorted(h)) for h in hands)
-    return out, agree  # type: ignore[return-value]
-
 
 def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> tuple[int, list[Any]]:
     """Play every candidate on the task's worlds; ``(worlds completed, sums)``.
@@ -587,6 +266,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
     """
     view = task.view
     cons = WorldConstraints(view)
+    sample = world_sampler(task.world_sampler, view, cons)
     team = view.seat & 1
     k = len(task.candidates)
     sums: list[Any] = [0] * (2 * k + 3)
@@ -598,7 +278,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
     ref = 0
     if checks and task.belief_slack is not None:
         # the reference agreement: the best of the first worlds (the same for every worker)
-        ref = max(world_agreement(view, cons.sample(random.Random(f"{task.seed_key}:{j}")), checks,
+        ref = max(world_agreement(view, sample(random.Random(f"{task.seed_key}:{j}")), checks,
                                   task.belief_model)  # type: ignore[arg-type]
                   for j in range(BELIEF_PILOT if task.count is None else min(BELIEF_PILOT, task.count)))
     reset = getattr(task.policy, "reset", None)
@@ -617,7 +297,7 @@ def _run_worlds(task: _Task, clock: Callable[[], float] = time.perf_counter) -> 
         if task.deadline is not None and clock() >= task.deadline:
             break
         rng = random.Random(f"{task.seed_key}:{i}")
-        world = cons.sample(rng)
+        world = sample(rng)
         w = 1
         if checks and task.belief_moves > 0:
             assert task.belief_model is not None
@@ -707,6 +387,36 @@ def _shutdown_pools() -> None:
     _POOLS.clear()
 
 
+#: The world samplers of :func:`world_sampler` (``SearchAgent(world_sampler=...)``).
+WORLD_SAMPLERS = ("greedy", "exact", "table", "net")
+_PRIORS: dict[str, Any] = {}
+
+
+def world_sampler(kind: str, view: SeatView, cons: WorldConstraints) -> Callable[[random.Random], Any]:
+    """The draw of one world for a decision: ``greedy`` (:meth:`WorldConstraints.sample`),
+    ``exact`` (exact uniform, :meth:`WorldConstraints.exact`), ``table`` (exact, tilted by the
+    shipped counted prior :class:`~guandan.agents.belief.TablePrior`) or ``net`` (exact, tilted
+    by the shipped belief network :class:`~guandan.agents.belief_net.NetPrior`); the priors are
+    loaded once per process, NumPy only. Every draw keeps every hard fact of the view (R4, R31, R32, R44-R50).
+
+    Raises:
+        ValueError: an unknown ``kind``.
+    """
+    if kind == "greedy":
+        return cons.sample
+    if kind == "exact":
+        return cons.exact().sample
+    if kind in ("table", "net"):
+        prior = _PRIORS.get(kind)
+        if prior is None:
+            from .belief import TablePrior
+            from .belief_net import NetPrior
+
+            prior = _PRIORS[kind] = TablePrior.load() if kind == "table" else NetPrior.load()
+        return cons.exact(prior.weights(view, cons)).sample
+    raise ValueError(f"unknown world sampler {kind!r} (one of {', '.join(WORLD_SAMPLERS)})")
+
+
 #: Longest time budget per decision (seconds) a search agent accepts: an hour.
 MAX_BUDGET_S = 3600.0
 
@@ -762,6 +472,11 @@ class SearchAgent:
             budget, about 2.5 s at 20,000 nodes), a decision may end with few or no worlds and
             keep the heuristic's move; use a small budget (e.g. 2,000) or ``worlds=N``.
         solver_cards: most cards left in all (the four hands) for the solver to be tried.
+        world_sampler: how worlds are drawn (:func:`world_sampler`): ``greedy`` (the default,
+            :meth:`WorldConstraints.sample`), ``exact`` (exact uniform draws by rank groups,
+            :meth:`WorldConstraints.exact`), ``table`` (exact draws tilted by the counted
+            belief prior, :class:`~guandan.agents.belief.TablePrior`) or ``net`` (tilted by the
+            belief network, :class:`~guandan.agents.belief_net.NetPrior`).
     Raises:
         ValueError: a bad budget, world count, worker count or candidate limit.
     """
@@ -794,6 +509,7 @@ class SearchAgent:
         belief_moves: int = 0,
         solver_nodes: int = 0,
         solver_cards: int = 40,
+        world_sampler: str = "greedy",
     ) -> None:
         if not 0 < budget_s <= MAX_BUDGET_S:
             raise ValueError(f"budget_s must be > 0 and at most {MAX_BUDGET_S:g} seconds, not {budget_s!r}")
@@ -818,6 +534,8 @@ class SearchAgent:
             raise ValueError(f"solver_nodes must be an int >= 0, not {solver_nodes!r}")
         if isinstance(solver_cards, bool) or not isinstance(solver_cards, int) or solver_cards < 0:
             raise ValueError(f"solver_cards must be an int >= 0, not {solver_cards!r}")
+        if world_sampler not in WORLD_SAMPLERS:
+            raise ValueError(f"world_sampler must be one of {', '.join(WORLD_SAMPLERS)}, not {world_sampler!r}")
         if late_candidates < 1:
             raise ValueError(f"late_candidates must be >= 1, not {late_candidates!r}")
         if rollout_depth is not None and value_fn is None:
@@ -848,6 +566,7 @@ class SearchAgent:
         self.belief_moves = belief_moves
         self.solver_nodes = solver_nodes
         self.solver_cards = solver_cards
+        self.world_sampler = world_sampler
         #: decisions answered by the heuristic without search (early positions, ``late_cards``)
         self.skipped = 0
         #: decisions that fell back to the heuristic because the search failed
@@ -949,7 +668,8 @@ class SearchAgent:
             task = _Task(view, tuple(cands), seed_key, 0, 1, self.worlds, deadline,
                          self.level_units, self._policy(view), self.value_fn, self.rollout_depth,
                          self.belief_weight, self.belief_model, self.belief_depth,
-                         self.belief_slack, self.belief_moves, self.solver_nodes, self.solver_cards)
+                         self.belief_slack, self.belief_moves, self.solver_nodes, self.solver_cards,
+                         self.world_sampler)
             result = _run_worlds(task, self.clock)
         done, sums = result
         if done == 0 or sums[2 * len(cands)] == 0:  # no world (or every world rejected)
@@ -980,7 +700,8 @@ def _parallel_worlds(agent: SearchAgent, view: SeatView, cands: list[PlayT], see
                 _Task(view, tuple(cands), seed_key, w, agent.workers, agent.worlds, wall_deadline,
                       agent.level_units, agent._policy(view), agent.value_fn, agent.rollout_depth,
                       agent.belief_weight, agent.belief_model, agent.belief_depth,
-                      agent.belief_slack, agent.belief_moves, agent.solver_nodes, agent.solver_cards),
+                      agent.belief_slack, agent.belief_moves, agent.solver_nodes, agent.solver_cards,
+                      agent.world_sampler),
             )
             for w in range(agent.workers)
         ]

@@ -33,6 +33,11 @@ def render(result: dict[str, Any]) -> Any:
         env.add_row(mode, r["obs"], f"{r['steps_per_s']:,.0f}")
     main = next(r["steps_per_s"] for r in result["env"]
                 if r["action_mode"] == "abstract" and r["obs"] == "default" and not r.get("reference"))
+    pz = result.get("pettingzoo_steps_per_s")
+    pair = result.get("pettingzoo")
+    if pz is not None and pair:
+        env.add_row("PettingZoo AEC, abstract: agent_iter/last/step", "default", f"{pz:,.0f}")
+        env.add_row("  the Table loop, alternating with it (same load)", "default", f"{pair['table_steps_per_s']:,.0f}")
     v = result["vec"]
     vec = Table(title=f"VecEnv, {v['tables']} tables, abstract + default encoding, random actions chosen by the caller",
                 title_justify="left")
@@ -82,13 +87,19 @@ def render(result: dict[str, Any]) -> Any:
     refs.add_column("environment")
     refs.add_column("steps/s", justify="right")
     refs.add_column("ours (abstract+default) / it", justify="right")
+    refs.add_column("our PettingZoo AEC / it", justify="right")
     refs.add_column("status")
     rl = ref["rlcard_doudizhu_steps_per_s"]
+    if pz is not None:
+        refs.add_row("ours through PettingZoo's AEC API (abstract + default)", f"{pz:,.0f}",
+                     f"{main / pz:.2f}x", "1.00x", _status(c.get("pettingzoo_target")))
     refs.add_row("RLCard doudizhu (with its encoding)", "-" if rl is None else f"{rl:,.0f}",
-                 "-" if rl is None else f"{c['vs_rlcard_doudizhu']:.2f}x", _status(c["faster_than_rlcard"]))
+                 "-" if rl is None else f"{c['vs_rlcard_doudizhu']:.2f}x",
+                 "-" if rl is None or pz is None else f"{pz / rl:.2f}x", _status(c["faster_than_rlcard"]))
     dz = ref["douzero_gameenv_steps_per_s"]
     refs.add_row("DouZero GameEnv (no encoding)", "-" if dz is None else f"{dz:,.0f}",
-                 "-" if dz is None else f"{c['vs_douzero']:.2f}x", Text("-"))
+                 "-" if dz is None else f"{c['vs_douzero']:.2f}x",
+                 "-" if dz is None or pz is None else f"{pz / dz:.2f}x", Text("-"))
     notes = [n for n in (ref["rlcard_note"], ref["douzero_note"]) if n]
     target = Text(
         f"single-core target ≥ {result['targets']['single_core_steps_per_s']:,} steps/s (abstract + default): "
@@ -97,6 +108,12 @@ def render(result: dict[str, Any]) -> Any:
     target.append_text(_status(c["single_core_target"]))
     target.append(f"  ({c['speedup_vs_reference']:.2f}x the reference paths in this run)")
     parts: list[Any] = [env, vec, refs, target]
+    if pz is not None:
+        pz_line = Text(f"PettingZoo AEC target ≥ {result['targets']['single_core_steps_per_s']:,} steps/s: {pz:,.0f} — ")
+        pz_line.append_text(_status(c.get("pettingzoo_target")))
+        pz_line.append(f"  ({c['pettingzoo_vs_table']:.2f}x the one-core Table loop alternating with it; "
+                       f"{c['pettingzoo_vs_table_cpu']:.2f}x per CPU second)")
+        parts.append(pz_line)
     parts += [Text(f"skipped: {n}", style="yellow") for n in notes]
     load = result.get("load_average") or {}
     if load.get("start") is not None:
@@ -126,7 +143,7 @@ def bench_rl(as_json: bool, seconds: float, fail: Callable[[str], None]) -> None
     console = Console()
     with Progress(TextColumn("{task.description}"), BarColumn(), console=console, auto_refresh=False,
                   transient=True) as prog:
-        task = prog.add_task("benchmarking", total=17)
+        task = prog.add_task("benchmarking", total=18)
 
         def step(label: str) -> None:
             prog.advance(task)

@@ -1,4 +1,4 @@
-"""``guandan rules``: list the rule options and presets (RULES.md section P)."""
+"""``guandan rules``: list the rule options and presets (docs/rules.md section P)."""
 
 from __future__ import annotations
 

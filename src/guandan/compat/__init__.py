@@ -1,4 +1,4 @@
-"""Compatibility with the Guandan AI-competition websocket protocol (``../shared/PROTOCOL.md``).
+"""Compatibility with the Guandan AI-competition websocket protocol (``docs/protocol.md``).
 
 * :mod:`guandan.compat.notation` converts cards and actions between the platform's notation
   (suit then rank, ``SB``/``HR`` jokers, ``[type, rank, cards]`` with the sequence rank = lowest

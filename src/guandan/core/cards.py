@@ -1,4 +1,4 @@
-"""Cards, faces and text notation (RULES.md R1, R8, R11; DESIGN.md section 3).
+"""Cards, faces and text notation (docs/rules.md R1, R8, R11; DESIGN.md section 3).
 
 Representation
 --------------

@@ -1,4 +1,4 @@
-"""One deal: anti-tribute check, tribute, return, play, finishing order (RULES.md R27-R33, R43-R52).
+"""One deal: anti-tribute check, tribute, return, play, finishing order (docs/rules.md R27-R33, R43-R52).
 
 The deal is a state machine with explicit phases (:data:`TRIBUTE`, :data:`RETURN`,
 :data:`PLAY`, :data:`OVER`). Drivers ask :meth:`Deal.to_act` and :meth:`Deal.legal_actions`,

@@ -20,7 +20,7 @@ class NotationError(GuandanError):
 
 
 class RuleConfigError(GuandanError):
-    """An unknown rule option or an invalid value for a known option (RULES.md section P)."""
+    """An unknown rule option or an invalid value for a known option (docs/rules.md section P)."""
 
 
 class IllegalAction(GuandanError):

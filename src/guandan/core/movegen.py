@@ -1,4 +1,4 @@
-"""Legal-move generation (RULES.md R9-R27).
+"""Legal-move generation (docs/rules.md R9-R27).
 
 ``legal_plays(counts, level, table)`` returns every distinct play ``(type, rank, cards)`` a hand
 can make: all plays when leading (``table is None``); when following only the plays that beat

@@ -1,4 +1,4 @@
-"""Plays, readings (``classify``) and comparison (``beats``): RULES.md R9-R26.
+"""Plays, readings (``classify``) and comparison (``beats``): docs/rules.md R9-R26.
 
 A play is the triple ``Play(type, rank, cards)``, the same shape as the AI-competition
 protocol's ``[type, rank, cards]``:

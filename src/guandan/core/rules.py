@@ -1,4 +1,4 @@
-"""Rule options and named presets (RULES.md section P).
+"""Rule options and named presets (docs/rules.md section P).
 
 A :class:`RuleSet` is frozen; change options with :meth:`RuleSet.replace` or
 :func:`apply_overrides`. Every game record stores the preset name and every option value.
@@ -32,7 +32,7 @@ _OPTIONAL_SECONDS = ("clock_lead_s", "clock_follow_s")
 
 @dataclass(frozen=True)
 class RuleSet:
-    """Every contested rule as an explicit option (RULES.md section P; defaults = ``official``).
+    """Every contested rule as an explicit option (docs/rules.md section P; defaults = ``official``).
 
     Attributes:
         upgrade: levels gained for results 1-2, 1-3, 1-4 (R35, AMB-16).
@@ -323,5 +323,5 @@ PRESETS: dict[str, RuleSet] = {
         _OFFICIAL, pass_target="double_up_only", a_fail_limit=2, first_leader="random_seat"
     ),
 }
-#: Preset names in the order of RULES.md section P.
+#: Preset names in the order of docs/rules.md section P.
 PRESET_NAMES: tuple[str, ...] = tuple(PRESETS)

@@ -1,5 +1,5 @@
 """Settling a deal: upgrades, passing the target, failed attempts, streaks, Anhui points and
-titles (RULES.md R35-R42, AMB-13..17, AMB-22, section 2.1).
+titles (docs/rules.md R35-R42, AMB-13..17, AMB-22, section 2.1).
 
 Pure functions over plain values so that the match, the conformance runner and the server
 share one implementation.

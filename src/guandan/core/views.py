@@ -1,4 +1,4 @@
-"""Seat views: what one seat may see (DESIGN.md section 2; RULES.md R32, R48, R50).
+"""Seat views: what one seat may see (DESIGN.md section 2; docs/rules.md R32, R48, R50).
 
 A view holds the seat's own hand, public history, card counts (per ``card_counts``), levels,
 tribute/return/anti-tribute events (public, R50) and, when the seat must act, its legal

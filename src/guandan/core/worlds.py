@@ -4,7 +4,7 @@ The one world sampler of the project. The search bot, the RL environment and any
 call :func:`sample_world` (or :class:`WorldConstraints` when they sample many worlds from one
 view); nobody writes a second.
 
-What a seat knows (all of it public to that seat, RULES.md R32, R50)
+What a seat knows (all of it public to that seat, docs/rules.md R32, R50)
 --------------------------------------------------------------------
 * its own hand, and the cards every seat has played (``view.history``);
 * how many cards each seat holds (``view.card_counts``; with ``card_counts = le10`` a hidden
@@ -39,6 +39,12 @@ above). A greedy pass that runs into a dead end is retried; after a few failures
 placement with a max-flow feasibility check takes over, so a sample exists whenever a
 consistent deal exists.
 
+:meth:`WorldConstraints.exact` is the second draw of the same sampler: exact draws over the
+16 rank groups by a dynamic program with backward sampling
+(:mod:`guandan.core.exact_worlds`), uniform over the consistent deals or tilted by a belief's
+per-seat, per-group count weights (:mod:`guandan.agents.belief`); the draw above stays the
+default.
+
 Playing a sampled world out
 ---------------------------
 :func:`world_deal` turns a view (play phase) and a sampled world into a
@@ -57,6 +63,7 @@ from typing import Any
 
 from .cards import BIG_JOKER, FACE_RANK, N_FACES, parse_card, wild_face
 from .deal import PLAY, Deal, partner
+from .exact_worlds import ExactSampler, InconsistentView, World
 from .plays import PLAY_TYPES, STRENGTH, PlayT
 from .views import SeatView
 
@@ -64,15 +71,9 @@ _TEN = 8  # rank index of T
 #: cards dealt to each seat (R4), used to recompute counts hidden by ``card_counts = le10``
 DEALT = 27
 
-World = tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[int, ...]]
-
 __all__ = [
     "DEALT", "World", "WorldConstraints", "InconsistentView", "sample_world", "world_deal", "played_by_seat",
 ]
-
-
-class InconsistentView(ValueError):
-    """No deal of the hidden cards agrees with the view (a malformed or hand-made view)."""
 
 
 def played_by_seat(history: Sequence[tuple[int, PlayT]]) -> list[list[int]]:
@@ -110,7 +111,7 @@ class WorldConstraints:
     def __init__(self, view: SeatView) -> None:
         self.seat = seat = view.seat
         self.hand: tuple[int, ...] = tuple(view.hand)
-        level = view.level
+        self.level = level = view.level
         rules = view.rules
         st = STRENGTH[level]
         wild = wild_face(level)
@@ -251,6 +252,20 @@ class WorldConstraints:
             if w is not None:
                 return w
         return self._exact(rng)
+
+    def exact(self, weights: Sequence[Sequence[Sequence[float]]] | None = None) -> ExactSampler:
+        """The exact sampler of this view (:class:`~guandan.core.exact_worlds.ExactSampler`).
+
+        Args:
+            weights: ``weights[s][g][k]`` (4 x 16 x 9): belief factors per hidden seat, rank
+                group and count; ``None``: the exact uniform law over consistent deals.
+        Returns:
+            An :class:`ExactSampler`; its ``sample(rng)`` draws worlds that satisfy every fact.
+        Raises:
+            InconsistentView: no consistent world has a positive weight.
+            ValueError: ``weights`` has a bad shape or a negative entry.
+        """
+        return ExactSampler(self, weights)
 
     def _start(self) -> tuple[list[list[int]], list[int], list[int]]:
         hands: list[list[int]] = [[] for _ in range(4)]

@@ -4,7 +4,7 @@ A :class:`Board` fixes everything a deal starts from:
 
 * the 108 cards by seat (27 each, R1/R4), as dealt, before any tribute;
 * the deal's level and both teams' levels (R6, R7: the deal's level is one of the team levels);
-* the rule set (the preset and every option, RULES.md section P);
+* the rule set (the preset and every option, docs/rules.md section P);
 * either the first leader of a deal without tribute (the first deal of a game, R43, R51), or the
   tribute situation (:class:`BoardTribute`): the previous deal's result (who pays, R44), and the
   cards already paid and returned (R45-R47), or an anti-tribute that follows from the hands (R48).

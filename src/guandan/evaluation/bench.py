@@ -3,7 +3,7 @@
 Figures measured (all on this process, single thread):
 
 * **per-scenario move generation**: for each of the ten fixed scenarios of
-  ``shared/perf-hands.json`` (level 7, so the wilds are the two 7H; a 27-card hand with no
+  ``tests/cases/perf-hands.json`` (level 7, so the wilds are the two 7H; a 27-card hand with no
   wild and the same hand with two wilds; free lead and answers to a single, a pair, a straight
   and a 4-card bomb), the median time in microseconds of one cold call of
   :func:`guandan.core.movegen.legal_plays`, and the number of plays it returns (PASS is not
@@ -25,7 +25,7 @@ Figures measured (all on this process, single thread):
 * **peak memory**: the process's peak resident set size (``resource.getrusage(...).ru_maxrss``),
   in MB (2**20 bytes); ``tracemalloc`` is not used because it would slow the timings down.
 
-The scenario hands are embedded below (copied from ``shared/perf-hands.json``; a test checks
+The scenario hands are embedded below (copied from ``tests/cases/perf-hands.json``; a test checks
 they still agree with that file when it is present); :func:`load_scenarios` reads a file of
 the same format.
 """
@@ -114,7 +114,7 @@ def _table_play(cards: Sequence[str] | str | None, ptype: str | None, level: int
 
 
 def default_scenarios() -> list[Scenario]:
-    """The ten fixed scenarios (embedded copy of ``shared/perf-hands.json``), in report order."""
+    """The ten fixed scenarios (embedded copy of ``tests/cases/perf-hands.json``), in report order."""
     level = parse_rank(LEVEL_RANK)
     out = []
     for sid in SCENARIO_IDS:

@@ -1,4 +1,4 @@
-"""Conformance runner for the neutral rules-case format (``../shared/cases/README.md``).
+"""Conformance runner for the neutral rules-case format (``tests/cases/README.md``).
 
 Usage::
 

@@ -1,4 +1,4 @@
-"""Game records: JSON Lines files that replay a game exactly (DESIGN.md section 3, RULES.md section P).
+"""Game records: JSON Lines files that replay a game exactly (DESIGN.md section 3, docs/rules.md section P).
 
 The format and writing are :mod:`.writer`; reading and replaying :mod:`.reader`.
 

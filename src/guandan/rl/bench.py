@@ -9,6 +9,15 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
   encoding the env used before the fast paths: the "before" figure of the same run). A step = one decision: the action
   mask (or legal list) is built, a random legal action is drawn and applied; "with encoding"
   also encodes the acting seat's observation. Episodes reset (next deal) when they end.
+* ``pettingzoo``: the PettingZoo AEC env (:func:`guandan.rl.env`, abstract + default, wrapped
+  as users get it) driven the way PettingZoo documents: ``for agent in env.agent_iter()``,
+  ``env.last()``, a random legal id from ``obs["action_mask"]`` (the same choice as the ``env``
+  loop), ``env.step``; ``env.reset()`` (next deal) when the iterator ends. Steps counted are
+  decisions (the ``step(None)`` of the four finished agents at a deal's end are not counted,
+  their time is). Measured in four slices alternating with the one-core ``Table`` loop
+  (:func:`pettingzoo_vs_table`, ``2 × seconds`` each in all), so the ratio of the two, what the
+  PettingZoo layer costs, is taken under the same load (by wall clock and by CPU time); printed
+  beside RLCard's Doudizhu env too.
 * ``vec``: :class:`~guandan.rl.vec.VecEnv` decisions/s (rows × steps / s) with the default
   encoding and abstract mode, random legal actions chosen by the caller from the masks
   (:meth:`VecEnv.random_actions`): sync (one process, lock-step ``step()``) and ``process``
@@ -40,7 +49,8 @@ Figures (each a loop of uniformly random legal actions for ``seconds`` of wall t
   To measure them without adding them to the environment: ``pip install --no-deps --target DIR
   rlcard==1.2.0 termcolor douzero==1.1.0`` then ``PYTHONPATH=DIR guandan bench rl``.
 
-Targets (issue 9): ≥ 20,000 steps/s for ``abstract`` + ``default`` on one core; the process
+Targets (issue 9; the PettingZoo figure: issue 26 item 18): ≥ 20,000 steps/s for ``abstract`` +
+``default`` on one core, through the ``Table`` and through PettingZoo's AEC API; the process
 VecEnv over two workers ≥ 2× that (40,000 decisions/s; its ratio to the single-core figure of the
 same run is printed too); per step faster than RLCard's Doudizhu env.
 """
@@ -75,12 +85,20 @@ def env_steps_per_s(action_mode: str, obs: str | None, seconds: float, seed: int
         reference: measure the reference paths (``Table(reference=True)``: enumerate-and-group
             mask, from-scratch encoding), i.e. the env before the fast paths.
     """
+    n, wall, _ = _table_loop(action_mode, obs, seconds, seed, reference)
+    return n / wall
+
+
+def _table_loop(action_mode: str, obs: str | None, seconds: float, seed: int = 0,
+                reference: bool = False) -> tuple[int, float, float]:
+    """:func:`env_steps_per_s`'s loop: ``(decisions, wall seconds, this process's CPU seconds)``."""
     t = Table(seed=seed, action_mode=action_mode, obs=obs or "default", reference=reference)
     rng = random.Random(seed)
     mask = np.zeros(t.n_actions, bool)
     buf = np.zeros(t.obs_size, np.float32)
     feats = np.zeros((t.max_candidates, t.encoder.action_size), np.float32) if action_mode == "candidates" else None
     n = 0
+    cpu0 = time.process_time()
     start = time.perf_counter()
     deadline = start + seconds
     while True:
@@ -98,7 +116,71 @@ def env_steps_per_s(action_mode: str, obs: str | None, seconds: float, seed: int
             n += 1
         now = time.perf_counter()
         if now >= deadline:
-            return n / (now - start)
+            return n, now - start, time.process_time() - cpu0
+
+
+def pettingzoo_steps_per_s(seconds: float, seed: int = 0, action_mode: str = "abstract", obs: str = "default") -> float:
+    """Decisions per second through PettingZoo's AEC API (see the module docstring): the
+    wrapped :func:`guandan.rl.env`, ``agent_iter`` / ``last`` / ``step`` with random legal actions.
+
+    Args:
+        seconds: wall time to run (s); seed: the game seed and the random choices' seed.
+        action_mode, obs: as :func:`guandan.rl.env`.
+    """
+    n, wall, _ = _pettingzoo_loop(seconds, seed, action_mode, obs)
+    return n / wall
+
+
+def _pettingzoo_loop(seconds: float, seed: int = 0, action_mode: str = "abstract",
+                     obs: str = "default") -> tuple[int, float, float]:
+    """:func:`pettingzoo_steps_per_s`'s loop: ``(decisions, wall seconds, CPU seconds)``."""
+    from . import env as make_env
+
+    e = make_env(action_mode=action_mode, obs=obs)
+    e.reset(seed=seed)
+    rng = random.Random(seed)
+    flatnonzero = np.flatnonzero
+    n = 0
+    cpu0 = time.process_time()
+    start = time.perf_counter()
+    deadline = start + seconds
+    while True:
+        for _agent in e.agent_iter():
+            ob, _, term, trunc, _ = e.last()
+            if term or trunc:
+                e.step(None)
+                continue
+            ids = flatnonzero(ob["action_mask"])
+            e.step(int(ids[rng.randrange(len(ids))]))
+            n += 1
+            if not n & 63:
+                now = time.perf_counter()
+                if now >= deadline:
+                    return n, now - start, time.process_time() - cpu0
+        e.reset()
+
+
+def pettingzoo_vs_table(seconds: float, rounds: int = 4) -> dict[str, float]:
+    """The PettingZoo AEC loop and the one-core ``Table`` loop (abstract + default), measured in
+    ``rounds`` alternating slices of ``seconds / rounds`` each, so both see the same load: the
+    ratio is what the PettingZoo layer costs. Returns ``pettingzoo_steps_per_s`` and
+    ``table_steps_per_s`` (wall clock), ``pettingzoo_steps_per_cpu_s`` and
+    ``table_steps_per_cpu_s`` (this process's CPU time: what a shared machine's other jobs
+    change least), ``ratio`` and ``ratio_cpu`` (PettingZoo / Table), ``rounds``."""
+    part = seconds / rounds
+    tot = {"pz": [0, 0.0, 0.0], "table": [0, 0.0, 0.0]}
+    for r in range(rounds):
+        for key, got in (("table", _table_loop("abstract", "default", part, seed=r)),
+                         ("pz", _pettingzoo_loop(part, seed=r))):
+            for i in range(3):
+                tot[key][i] += got[i]
+    pz, tb = tot["pz"], tot["table"]
+    out = {"pettingzoo_steps_per_s": pz[0] / pz[1], "table_steps_per_s": tb[0] / tb[1],
+           "pettingzoo_steps_per_cpu_s": pz[0] / pz[2] if pz[2] > 0 else float("nan"),
+           "table_steps_per_cpu_s": tb[0] / tb[2] if tb[2] > 0 else float("nan"), "rounds": rounds}
+    out["ratio"] = out["pettingzoo_steps_per_s"] / out["table_steps_per_s"]
+    out["ratio_cpu"] = out["pettingzoo_steps_per_cpu_s"] / out["table_steps_per_cpu_s"]
+    return out
 
 
 def engine_steps_per_s(seconds: float, seed: int = 0) -> float:
@@ -248,7 +330,7 @@ def run_rl_bench(
     workers: int = 2,
     progress: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Measure everything above; returns a JSON-ready dict (``env``, ``vec``, ``references``,
+    """Measure everything above; returns a JSON-ready dict (``env``, ``pettingzoo_steps_per_s``, ``vec``, ``references``,
     ``targets``, ``checks``, ``load_average``: the 1-minute load average at the start and the end,
     to report next to the figures).
 
@@ -275,6 +357,9 @@ def run_rl_bench(
             say(f"env {mode} / {obs or 'no encoding'}")
             env_rows.append({"action_mode": mode, "obs": obs or "none", "reference": False,
                              "steps_per_s": env_steps_per_s(mode, obs, seconds)})
+    say("PettingZoo AEC (agent_iter / last / step), alternating with the Table loop")
+    pair = pettingzoo_vs_table(2 * seconds)
+    pz = pair["pettingzoo_steps_per_s"]
     say("VecEnv sync")
     vec_sync = vec_decisions_per_s(tables, "sync", 1, seconds)
     say("VecEnv 1 process")
@@ -299,6 +384,10 @@ def run_rl_bench(
                   if r["action_mode"] == "abstract" and r["obs"] == "default" and r["reference"])
     checks = {
         "single_core_target": main >= TARGET_STEPS_PER_S,
+        "pettingzoo_target": pz >= TARGET_STEPS_PER_S,
+        "pettingzoo_vs_table": pair["ratio"],
+        "pettingzoo_vs_table_cpu": pair["ratio_cpu"],
+        "pettingzoo_vs_rlcard_doudizhu": None if rlc is None else pz / rlc,
         "speedup_vs_reference": main / before,
         "vec_ratio": vec_proc / main,
         "vec_target": vec_proc >= TARGET_VEC_RATIO * TARGET_STEPS_PER_S,
@@ -311,6 +400,8 @@ def run_rl_bench(
         "load_average": {"start": load_start, "end": _load_average()},
         "engine_steps_per_s": engine,
         "env": env_rows,
+        "pettingzoo_steps_per_s": pz,
+        "pettingzoo": pair,
         "vec": {"tables": tables, "workers": workers, "groups": many["groups"], "path": path,
                 "sync_decisions_per_s": vec_sync, "process_decisions_per_s": vec_proc,
                 "process_candidates_decisions_per_s": vec_cand,

@@ -6,7 +6,7 @@ the card-level legal actions (:func:`guandan.core.movegen.legal_plays`) and grou
 about as much as the rest of a step together, mostly in following positions where the answer is
 a handful of ids. This module answers the question directly from the hand's natural counts per
 rank, its wilds, its per-suit rank masks and the play to beat, with the feasibility conditions
-the move generator implements (RULES.md R8-R27):
+the move generator implements (docs/rules.md R8-R27):
 
 * single of rank r: a natural card of r, or a wild when r is the level (R15); jokers natural;
 * pair of rank r: two naturals, one natural + one wild, or two wilds when r is the level (R15);

@@ -1,7 +1,7 @@
 """What every seat may know about a table, kept up to date as actions are applied.
 
 :class:`PublicState` is what the observation encoders read, together with the observing seat's
-own hand: nothing in it depends on another seat's hidden cards (DESIGN.md section 2, RULES.md
+own hand: nothing in it depends on another seat's hidden cards (DESIGN.md section 2, docs/rules.md
 R32, R50). It is filled from a :class:`guandan.core.match.Game` by :meth:`PublicState.sync`
 after every action, incrementally (the cards played this deal per seat are accumulated, not
 recomputed from the history).

@@ -2,7 +2,7 @@
 action mode. The PettingZoo env, the Gymnasium wrapper and :class:`~guandan.rl.vec.VecEnv` are thin
 layers over :class:`Table`.
 
-Episodes and rewards (team-shared, zero-sum; RULES.md R33-R42)
+Episodes and rewards (team-shared, zero-sum; docs/rules.md R33-R42)
 --------------------------------------------------------------
 * ``reward="deal"`` (default): an episode is one deal; at its end every seat of the team of 头游
   (the first seat out, R35) gets +1 and the others -1.
@@ -65,6 +65,10 @@ class Table:
         reference: use the reference paths: the ``abstract`` mask by enumerating and grouping
             the engine's legal actions and the encoder's from-scratch ``encode_reference``
             (same results, slower; for tests and for ``guandan bench rl``'s before/after).
+    Attributes:
+        version: ``int``, bumped whenever the table's state changes (every applied action, new
+            deal or game, clone, world table): a key for caching what was built from the state
+            (the PettingZoo env's per-seat observations).
     Raises:
         ValueError: an unknown mode, reward, encoder or preset.
     """
@@ -100,6 +104,7 @@ class Table:
         self._seeder = random.Random(seed)
         self.game: Game
         self.done = False
+        self.version = 0
         self.new_game()
 
     # -- episodes ----------------------------------------------------------------------------
@@ -124,6 +129,7 @@ class Table:
         self._refresh()
 
     def _refresh(self) -> None:
+        self.version += 1  # the state changed: what was built from it must be rebuilt
         self.pub.sync(self.game)
         self._legal: list[PlayT] | None = None
         self._groups: dict[int, list[PlayT]] | None = None

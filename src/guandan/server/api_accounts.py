@@ -83,7 +83,7 @@ def iso(ts: datetime | None) -> str | None:
 
 def user_json(user: User) -> dict[str, Any]:
     """The contract's ``user`` object: ``{id, name, is_guest, rating, games_played, games_won,
-    anhui_points, anhui_title}`` (rating = mu - 3*sigma, one decimal; title per RULES.md 2.1)."""
+    anhui_points, anhui_title}`` (rating = mu - 3*sigma, one decimal; title per docs/rules.md 2.1)."""
     return {
         "id": user.id,
         "name": user.name,
@@ -525,7 +525,7 @@ def game_record(game_id: int, db: DbSession) -> Response:
 
 @router.get("/api/presets")
 def presets() -> Any:
-    """Every preset's options and every option's valid values (RULES.md section P)."""
+    """Every preset's options and every option's valid values (docs/rules.md section P)."""
     return {"presets": {name: rs.to_dict() for name, rs in PRESETS.items()}, "options": option_help()}
 
 

@@ -2,7 +2,7 @@
 seat, leave, fill with bots, start, play again, quick game, and the UI's ``/api/config``.
 
 Every answer is JSON; errors are ``{"error": "one line", "code": code, "params": {...}}`` with a 4xx
-status: 400 bad input (a bad preset or rule option gives the ``RuleConfigError`` message, RULES.md
+status: 400 bad input (a bad preset or rule option gives the ``RuleConfigError`` message, docs/rules.md
 section P), 401 not logged in, 403 not the room's owner, 404 no such room, 409 the room is not in a
 state that allows it (seat taken, game under way, seats not all filled), 413 body too large. The
 codes are listed in docs/table-contract.md section 14.
@@ -96,7 +96,7 @@ def _seconds(name: str, v: Any) -> float | None:
 
 def build_rules(preset: Any, options: Any, clock_lead_s: Any = None, clock_follow_s: Any = None,
                 clocks_given: tuple[bool, bool] = (False, False)) -> RuleSet:
-    """The rule set of a new room: ``preset`` plus ``options`` overrides (RULES.md section P).
+    """The rule set of a new room: ``preset`` plus ``options`` overrides (docs/rules.md section P).
 
     ``clock_lead_s`` / ``clock_follow_s`` (seconds or ``None``; R53, AMB-25) override the options
     of the same names when ``clocks_given`` says they were sent.
@@ -536,7 +536,7 @@ def _default_clock(settings: Any, which: str) -> float:
 
 
 def apply_default_clocks(room: Any, settings: Any) -> bool:
-    """RULES.md R53 by default: a room created with ``clocks: "default"`` and no clock values gets
+    """docs/rules.md R53 by default: a room created with ``clocks: "default"`` and no clock values gets
     the default move clocks (``settings.default_clock_lead_s`` / ``_follow_s``, 60 s / 30 s) when
     its game starts with more than one person; with one person (and bots) it has none.
 

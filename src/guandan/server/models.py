@@ -98,7 +98,7 @@ class User(Base):
     """A player account (registered, or a guest without a password).
 
     ``rating_mu``/``rating_sigma`` are the openskill rating (display rating = mu - 3*sigma);
-    ``anhui_points`` the cumulative Anhui points (RULES.md section 2.1) of games whose rules award them.
+    ``anhui_points`` the cumulative Anhui points (docs/rules.md section 2.1) of games whose rules award them.
     The name is unique ignoring ASCII case (index ``uq_users_name_lower``).
     """
 

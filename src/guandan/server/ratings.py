@@ -1,12 +1,12 @@
 """Player ratings after a finished game: openskill (Plackett-Luce), team-aware, plus Anhui points.
 
-A game is two teams, seats 0+2 against seats 1+3 (RULES.md R1); the winner team ranks first.
+A game is two teams, seats 0+2 against seats 1+3 (docs/rules.md R1); the winner team ranks first.
 People are rated; bots are not: a bot seat takes part in the update with a fixed stand-in rating
 (:data:`BOT_RATINGS`) that never changes, so a person partnered with a bot is still rated, and a
 win against weak bots moves a rating less than a win against strong players. The rating shown to
 people is the conservative ``mu - 3*sigma`` (0 for a new player).
 
-Anhui points (RULES.md section 2.1, preset option ``points``): when the game's rules award them,
+Anhui points (docs/rules.md section 2.1, preset option ``points``): when the game's rules award them,
 each person adds the sum of the per-deal ``points`` of the record's ``deal_end`` events for their
 seat to ``users.anhui_points``; :func:`guandan.core.scoring.anhui_title` names the title.
 """
@@ -41,7 +41,7 @@ def display_rating(mu: float, sigma: float) -> float:
 
 
 def team_of(seat: int) -> int:
-    """Team of a seat: 0 for seats 0 and 2, 1 for seats 1 and 3 (RULES.md R1)."""
+    """Team of a seat: 0 for seats 0 and 2, 1 for seats 1 and 3 (docs/rules.md R1)."""
     return seat % 2
 
 
@@ -69,7 +69,7 @@ def record_points(lines: Sequence[dict[str, Any]]) -> list[int] | None:
     """Per-seat Anhui points of a whole game record, or ``None`` when its rules award none.
 
     The rules award points when the header's ``options.points`` is true; the points are the sums
-    of the ``points`` lists of the ``deal_end`` events (RULES.md section 2.1: 1-2 gives ±4,
+    of the ``points`` lists of the ``deal_end`` events (docs/rules.md section 2.1: 1-2 gives ±4,
     1-3 ±2, 1-4 ±1 per deal).
     """
     if not lines or not (lines[0].get("options") or {}).get("points"):

@@ -53,7 +53,7 @@ class Settings:
         timeouts_to_auto: consecutive move-clock timeouts of one seat that turn 托管 on (each
             timeout before that plays one move for the seat).
         default_clock_lead_s, default_clock_follow_s: move clocks (seconds) given by default to a
-            room that starts with more than one person (RULES.md R53: 60 s lead, 30 s follow).
+            room that starts with more than one person (docs/rules.md R53: 60 s lead, 30 s follow).
         redis_url: cluster mode (``guandan serve --redis``): the Redis URL (``redis://127.0.0.1:6379/0``)
             through which several server processes on one PostgreSQL database share the live tables
             (:mod:`guandan.server.cluster`); default ``GUANDAN_REDIS_URL`` or ``None`` (one process).

@@ -3,7 +3,7 @@ suits → the cards to play (pure functions, nothing reads from the terminal).
 
 Cards may be typed in full (``QS QH``) or by rank only (``QQ``): :func:`rank_selections` then
 picks suits so that no wild card is spent when natural cards do, and straight flushes stay intact
-where possible (wilds: RULES.md R12-R16).
+where possible (wilds: docs/rules.md R12-R16).
 """
 
 from __future__ import annotations

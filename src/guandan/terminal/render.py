@@ -5,7 +5,7 @@ strings; :func:`render_view` draws the whole table for the person's decision. No
 nothing reads from the terminal, so the helpers are unit-testable. Reading the person's input is
 :mod:`guandan.terminal.commands`; the game loop is :mod:`guandan.terminal.session`.
 
-Seats (RULES.md R2-R3): seats 0-3 in play order, counter-clockwise; the person sits at seat 0
+Seats (docs/rules.md R2-R3): seats 0-3 in play order, counter-clockwise; the person sits at seat 0
 ("You", south), the partner at seat 2 (north), opponents at seats 1 (east) and 3 (west).
 """
 

@@ -227,7 +227,7 @@ class Options:
 
 @dataclass
 class Tournament:
-    """The whole event. ``preset`` and ``overrides``: the rule preset of its games (RULES.md section P) and
+    """The whole event. ``preset`` and ``overrides``: the rule preset of its games (docs/rules.md section P) and
     single option changes. ``format``: one of :data:`FORMATS`. ``rounds``: Swiss rounds (for round robin and
     groups it is worked out from the field). ``match_minutes``: time limit of a match (R58: 70 in Swiss and
     groups), ``knockout_minutes`` (120); None for untimed. ``team``: entries are teams (复式 matches).

@@ -1,4 +1,4 @@
-"""Scoring of matches and standings (RULES.md R58, penalties R54, the cap at A R36).
+"""Scoring of matches and standings (docs/rules.md R58, penalties R54, the cap at A R36).
 
 **One match** (:func:`score_match`). A match is decided by the levels reached (R58); a side that passed A
 wins outright (R37, R58). Penalties (R54) are turned into levels for the opponents:

@@ -16,7 +16,7 @@ the two tables). With the seats swapped, the same play of the same cards at both
 with the same cards. The match's level difference is ``D = Σ_k (t1_k + t2_k)`` plus the penalty levels
 (R54) gained by team A minus those gained by team B (one level, one point).
 
-**The 26-point scale.** RULES.md R58 records that the 2017 rules' summary mentions "a 26-point
+**The 26-point scale.** docs/rules.md R58 records that the 2017 rules' summary mentions "a 26-point
 level-difference scale" without its table. We define it as a split of 26 points: team A scores
 ``13 + D`` capped to 0..26 and team B the rest, ``26 − (13 + D)``. 13:13 is a draw; a difference of 13
 levels or more takes all 26 (13 is the number of levels from 2 to A, R6, so one game's whole ladder

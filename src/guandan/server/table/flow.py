@@ -12,7 +12,7 @@ then send each connection (:class:`~guandan.server.table.ports.FrameSink`) its o
 
 Bots and clocks: a seat with a ``bot`` acts through :func:`guandan.agents.base.make_agent` after
 ``settings.bot_delay_s`` seconds. A person's move clock is ``clock_lead_s`` when leading (and for
-tribute and return) and ``clock_follow_s`` when following (RULES.md R53, AMB-25; room options of the
+tribute and return) and ``clock_follow_s`` when following (docs/rules.md R53, AMB-25; room options of the
 same names). When the clock runs out the heuristic bot plays that one move (notice
 ``timeout_move``); ``settings.timeouts_to_auto`` (2) consecutive timeouts turn 托管 on
 (``auto[seat] = True``, reason ``timeouts``) until the person acts or turns it off. When it is the
@@ -30,7 +30,7 @@ Cluster mode (``settings.redis_url``, :mod:`guandan.server.cluster`): a process 
 ``ChannelConn`` per seat (and one for spectators) that publishes the frames to the processes
 holding the sockets, and every write is fenced by the lease. The table itself does not know.
 
-Redaction (:mod:`guandan.server.table.views`; DESIGN.md section 2, RULES.md R32, R50): a seated
+Redaction (:mod:`guandan.server.table.views`; DESIGN.md section 2, docs/rules.md R32, R50): a seated
 connection only ever receives the view of its own seat, spectators a public view.
 """
 

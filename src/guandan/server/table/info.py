@@ -97,7 +97,7 @@ class RoomInfo:
         return [s.name or (f"bot:{bot_difficulty(s.bot)}" if s.bot else f"seat{s.seat}") for s in self.seats]
 
     def overrides(self) -> dict[str, Any]:
-        """The rule options that differ from the room's preset (RULES.md section P), clocks excluded:
+        """The rule options that differ from the room's preset (docs/rules.md section P), clocks excluded:
         what the UI spells out ("打到 8"). Unknown presets compare with ``official``."""
         base = _preset_options(self.preset)
         return {

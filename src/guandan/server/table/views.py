@@ -1,6 +1,6 @@
 """What the table shows: each seat's view, the spectators' view, deal results and the game summary.
 
-Redaction (DESIGN.md section 2, RULES.md R32, R50): a seated connection only ever receives
+Redaction (DESIGN.md section 2, docs/rules.md R32, R50): a seated connection only ever receives
 :func:`guandan.core.views.seat_view` of its own seat (plus the public extra keys below), spectators
 a public view with no hand and no legal actions; the raw ``Game.events`` (whose ``deal`` events
 hold all four hands) are never sent.
@@ -25,7 +25,7 @@ from guandan.records import replay_lines
 
 log = logging.getLogger("guandan.server.tables")
 
-#: Result codes in words (RULES.md AMB-23): 1-2 双下, 1-3 单下, 1-4 平下.
+#: Result codes in words (docs/rules.md AMB-23): 1-2 双下, 1-3 单下, 1-4 平下.
 RESULT_CODES = {"1-2": "double_down", "1-3": "single_down", "1-4": "flat_down"}
 
 
@@ -120,9 +120,9 @@ def deal_result_frame(ev: dict[str, Any], ended: Any, game_number: int, deal_num
             before it; points_before: Anhui points per seat before it.
     Returns:
         The frame, adding ``game``, ``deal``, ``level``, ``result_code`` (1-2 ``double_down`` 双下,
-        1-3 ``single_down`` 单下, 1-4 ``flat_down`` 平下; RULES.md R35, AMB-23),
+        1-3 ``single_down`` 单下, 1-4 ``flat_down`` 平下; docs/rules.md R35, AMB-23),
         ``levels_before``, ``hands_left`` (亮牌: every seat's cards at the end, card text) and, under
-        ``points``, ``titles_before``/``titles`` (Anhui titles, RULES.md 2.1).
+        ``points``, ``titles_before``/``titles`` (Anhui titles, docs/rules.md 2.1).
     """
     frame: dict[str, Any] = {**ev, "type": "deal_result"}
     frame.update(

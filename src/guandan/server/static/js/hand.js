@@ -1,7 +1,7 @@
 // The own hand at the table: arranging it (理牌) and laying it out as an overlapping fan.
 //
 // Arrangement (issue 7, item 9): three modes, cycled by the 理牌 button —
-//   "level":  level order (RULES.md R9: 2 … A, the level rank above A, then the jokers), grouped by rank;
+//   "level":  level order (docs/rules.md R9: 2 … A, the level rank above A, then the jokers), grouped by rank;
 //   "suit":   by suit (♠ ♥ ♣ ♦), each suit in level order, jokers last;
 //   "combos": level order, with the bombs (four or more of a rank), straight flushes (five
 //             consecutive ranks of one suit, R10; natural cards only) and the joker bomb pulled out

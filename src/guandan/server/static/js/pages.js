@@ -8,7 +8,7 @@ import { botName, rulesInWords } from "./rules.js";
 import { rankLabel } from "./cards.js";
 
 /**
- * The Anhui title ladder (RULES.md section 2.1; AMB-22: 0 is 秀才, below 0 平民): [floor, title]
+ * The Anhui title ladder (docs/rules.md section 2.1; AMB-22: 0 is 秀才, below 0 平民): [floor, title]
  * ascending; a title holds from its floor up to the next floor minus one.
  */
 export const ANHUI_LADDER = [

@@ -1,5 +1,5 @@
 // Guandan rules in plain words, in Chinese and English (issue 7, item 11): the presets of
-// RULES.md section P with their names and a one-line description, every rule option and value of
+// docs/rules.md section P with their names and a one-line description, every rule option and value of
 // section P as a phrase ("打到 8", "双下升 6 级" / "Play to 8", "+6 for a double win"), move
 // clocks (R53), deal results in Guandan terms (双下 / 单下 / 平下, AMB-23) and bot difficulties.
 //
@@ -9,7 +9,7 @@
 import { getLang } from "./i18n.js";
 
 /**
- * Option values of every preset (RULES.md section P), as GET /api/presets sends them
+ * Option values of every preset (docs/rules.md section P), as GET /api/presets sends them
  * (tests/test_browser_pages.py checks this table against guandan.core.rules.PRESETS).
  */
 export const PRESET_OPTIONS = (() => {
@@ -44,16 +44,16 @@ export const PRESET_OPTIONS = (() => {
   };
 })();
 
-/** Preset ids in the order of RULES.md section P. */
+/** Preset ids in the order of docs/rules.md section P. */
 export const PRESET_IDS = Object.keys(PRESET_OPTIONS);
 
-/** Option ids in the order of RULES.md section P (`guandan rules` lists the same). */
+/** Option ids in the order of docs/rules.md section P (`guandan rules` lists the same). */
 export const OPTION_IDS = Object.keys(PRESET_OPTIONS.official);
 
 /** The move-clock options (R53); shown apart from the other rule changes. */
 export const CLOCK_OPTIONS = ["clock_lead_s", "clock_follow_s"];
 
-/** Valid values of the options that take one of a few values (RULES.md section P). */
+/** Valid values of the options that take one of a few values (docs/rules.md section P). */
 export const OPTION_CHOICES = {
   target_level: ["A", "8"],
   pass_target: ["strict", "lenient", "double_up_only"],
@@ -242,7 +242,7 @@ export function presetName(id, lang) {
   return p ? p[L(lang)][0] : String(id || "");
 }
 
-/** One-line description of a preset (README's preset table, RULES.md section P); "" when unknown. */
+/** One-line description of a preset (README's preset table, docs/rules.md section P); "" when unknown. */
 export function presetDescription(id, lang) {
   const p = PRESETS_TEXT[id];
   return p ? p[L(lang)][1] : "";
@@ -324,7 +324,7 @@ const RESULT_WORDS = {
 const RESULT_CODES = { "1-2": "double_down", "1-3": "single_down", "1-4": "flat_down" };
 
 /**
- * A deal result in Guandan words (RULES.md 1.8, AMB-23): result_code ("double_down" |
+ * A deal result in Guandan words (docs/rules.md 1.8, AMB-23): result_code ("double_down" |
  * "single_down" | "flat_down") or the neutral "1-2" / "1-3" / "1-4". Returns "双下" / "Double down
  * (1-2)" ...; an unknown code is returned as given.
  */

@@ -33,7 +33,7 @@ export function resultWords(r) {
 }
 
 /**
- * The losing team of a deal result: the team its word describes (RULES.md R34: 双下 is the team that
+ * The losing team of a deal result: the team its word describes (docs/rules.md R34: 双下 is the team that
  * finished 3rd and 4th, so a 1-2 is 双下 for the losers, never for the winners). "" without a winner.
  */
 export function loserName(r) {
