@@ -20,6 +20,8 @@ Two kinds of tests:
 
 Screenshots go to ``test-artifacts/table-*.png``. Without Chromium the module is skipped, or fails
 when ``CI=true``.
+
+Longer than ~800 lines on purpose: one browser (module-scoped fixture) serves every test here.
 """
 
 from __future__ import annotations
@@ -640,32 +642,41 @@ def test_result_screen_ready_step_and_play_again(open_page: Any) -> None:
     page.wait_for_url("**/room/NewRoom2")
 
 
-@pytest.mark.parametrize(("locale", "winner", "headline", "code", "line"), [
-    ("zh-CN", 0, "甲队获胜，升 3 级（乙队双下）", "乙队双下 (1-2)", "第 1 局（打 2）：甲队获胜，升 3 级（乙队双下）"),
-    ("en-US", 1, "Team B win, +3 (Team A: Double down (1-2))", "Team A: Double down (1-2)",
+@pytest.mark.parametrize(("locale", "winner", "result", "headline", "code", "line"), [
+    ("zh-CN", 0, "1-2", "甲队获胜，升 3 级（乙队双下）", "乙队双下 (1-2)", "第 1 局（打 2）：甲队获胜，升 3 级（乙队双下）"),
+    ("en-US", 1, "1-2", "Team B win, +3 (Team A: Double down (1-2))", "Team A: Double down (1-2)",
      "Deal 1 (level 2): Team B win, +3 (Team A: Double down (1-2))"),
+    ("zh-CN", 1, "1-4", "乙队获胜，升 1 级（平下）", "平下 (1-4)", "第 1 局（打 2）：乙队获胜，升 1 级（平下）"),
+    ("en-US", 0, "1-3", "Team A win, +2 (Single down (1-3))", "Single down (1-3)",
+     "Deal 1 (level 2): Team A win, +2 (Single down (1-3))"),
 ])
-def test_result_words_name_the_losers(open_page: Any, locale: str, winner: int, headline: str, code: str, line: str) -> None:
+def test_result_words_name_the_losers(open_page: Any, locale: str, winner: int, result: str, headline: str, code: str, line: str) -> None:
     """Issue 25 item 9: the deal result gave the winners the losers' word ("甲队双下，升 3 级" when
     team A finished 1st and 2nd; "Team B: Double down (1-2)" when team B won). docs/rules.md R34: 双下 is the
     team that finishes 3rd and 4th, so after a 1-2 the word belongs to the losing team, in the result
-    headline, the result row and the game-over list of deals."""
-    page, _ = open_page(f"result-words-{locale}", viewport=(1366, 768), locale=locale)
-    order = [0, 2, 1, 3] if winner == 0 else [1, 3, 0, 2]
-    result = {"game": 1, "deal": 1, "level": "2", "finish_order": order, "result": "1-2", "result_code": "double_down",
-              "winner_team": winner, "upgrade": 3, "levels_before": ["2", "2"], "levels": ["5", "2"] if winner == 0 else ["2", "5"],
-              "passed": False, "failed": [], "demoted": [], "a_fails": [0, 0], "hands_left": [[], ["3C"], [], ["SJ"]]}
-    between = {"deal": 1, "ready": [False, True, True, True], "deadline_ms": int(time.time() * 1000) + 20000, "result": result}
+    headline, the result row and the game-over list of deals. 单下 and 平下 name the result, not a team
+    (in a 1-4 the last place is on the winning team, so "乙队平下" would be wrong of either team)."""
+    page, _ = open_page(f"result-words-{locale}-{result}", viewport=(1366, 768), locale=locale)
+    upgrade = {"1-2": 3, "1-3": 2, "1-4": 1}[result]
+    winners, losers = ([0, 2], [1, 3]) if winner == 0 else ([1, 3], [0, 2])
+    order = {"1-2": [winners[0], winners[1], losers[0], losers[1]], "1-3": [winners[0], losers[0], winners[1], losers[1]],
+             "1-4": [winners[0], losers[0], losers[1], winners[1]]}[result]
+    after = "2345"[upgrade]
+    deal = {"game": 1, "deal": 1, "level": "2", "finish_order": order, "result": result,
+            "result_code": {"1-2": "double_down", "1-3": "single_down", "1-4": "flat_down"}[result],
+            "winner_team": winner, "upgrade": upgrade, "levels_before": ["2", "2"], "levels": [after, "2"] if winner == 0 else ["2", after],
+            "passed": False, "failed": [], "demoted": [], "a_fails": [0, 0], "hands_left": [[] if s in order[:3] else ["3C"] for s in range(4)]}
+    between = {"deal": 1, "ready": [False, True, True, True], "deadline_ms": int(time.time() * 1000) + 20000, "result": deal}
     view = view_of(["3S", "4D"], [], [], to_act=1)
     script = ScriptedTable(page, [state_of(view, 40)], lambda m: [])
     page.goto(f"/room/{MOCK_ROOM}")
     tid(page, "hand").wait_for()
-    script.push({"type": "deal_result", **result})
+    script.push({"type": "deal_result", **deal})
     script.push(state_of(view_of(["3S", "4D", "5H"], [], [], to_act=1, deal=2), 41, between=between))
     tid(page, "result-panel").wait_for()
     assert tid(page, "result-winner").inner_text().strip() == headline
     assert tid(page, "result-code").locator(".v").inner_text().strip() == code
-    summary = {"deals": 1, "levels": result["levels"], "results": [{k: result[k] for k in ("deal", "level", "finish_order", "result",
+    summary = {"deals": 1, "levels": deal["levels"], "results": [{k: deal[k] for k in ("deal", "level", "finish_order", "result",
                                                                                         "result_code", "winner_team", "upgrade", "levels")}]}
     final = {"winner_team": winner, "game_id": 17, "summary": summary}
     over_view = view_of([], [], [], to_act=None, deal=1)

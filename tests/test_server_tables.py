@@ -15,6 +15,9 @@ What is checked against the rules (docs/rules.md):
   tribute/return); spectators only see public cards; ``deal`` events (all four hands) are never sent;
 * move clocks (R53, AMB-25): when a person's clock runs out the heuristic bot plays for the seat;
 * persistence: a new :class:`TableManager` on the same database continues a game mid-way.
+
+Longer than ~800 lines on purpose: every game here is checked by the same live-server harness, replay
+snapshots and redaction checker defined at the top of this module.
 """
 
 from __future__ import annotations

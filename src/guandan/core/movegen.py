@@ -18,6 +18,9 @@ natural cards ascending by face, then the wilds.
 For speed the generator returns plain tuples ``(type, rank, cards)``; they compare equal to
 :class:`guandan.core.plays.Play` values.
 
+Longer than ~800 lines on purpose: the generators of every play type share the wild-allocation
+helpers and the hot-loop tables, and splitting them would put a call across modules in the inner loop.
+
 Speed (DESIGN.md section 3, "precompute per level at import"). Everything that does not
 depend on the hand is built once at import (about 10 ms) and never changes afterwards; there
 is no per-hand cache, so every call is "cold":

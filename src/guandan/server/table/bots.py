@@ -63,8 +63,6 @@ DIFFICULTIES: tuple[str, ...] = tuple(DIFFICULTY_AGENTS)
 #: Bot names accepted by the bots API: the difficulties, plus the old agent names ``heuristic``
 #: (= ``normal``) and ``random`` (the uniform random bot, for tests).
 BOT_NAMES: tuple[str, ...] = DIFFICULTIES + tuple(n for n in ("heuristic", "random") if n not in DIFFICULTIES)
-#: Result codes in words (docs/rules.md AMB-23): 1-2 双下, 1-3 单下, 1-4 平下.
-RESULT_CODES = {"1-2": "double_down", "1-3": "single_down", "1-4": "flat_down"}
 
 
 def bot_agent(bot: str) -> str:

@@ -11,7 +11,7 @@ import { t } from "./i18n.js";
 import { errText } from "./auth.js";
 import { notFoundPage } from "./pages.js";
 import { actionText, cardEl, groupByRank, rankLabel, sortCards } from "./cards.js";
-import { botName, isDifficulty, resultWords, rulesInWords } from "./rules.js";
+import { botName, isDifficulty, resultPhrase, rulesInWords } from "./rules.js";
 import { infoStrip, placeLabel, positionOf, seatName, teamName, teamOf, teamTag, trickCell, tributeEventLines } from "./table.js";
 
 const SEATS = [0, 1, 2, 3];
@@ -229,7 +229,7 @@ export function mountReplay(el, params, _ctx) {
       case "deal_end": {
         const lv = Array.isArray(ev.levels) ? ev.levels : ["?", "?"];
         const lines = [
-          t("ev_deal_end", { result: resultWords(ev.result_code || ev.result), team: teamName(ev.winner_team), loser: teamName(1 - ev.winner_team), n: ev.upgrade, a: rankLabel(lv[0]), b: rankLabel(lv[1]) }),
+          t("ev_deal_end", { result: resultPhrase(ev.result_code || ev.result, teamName(1 - ev.winner_team)), team: teamName(ev.winner_team), n: ev.upgrade, a: rankLabel(lv[0]), b: rankLabel(lv[1]) }),
         ];
         if (ev.passed) lines.push(h("div", { class: "note good" }, t("result_passed", { team: teamName(ev.winner_team) })));
         for (const team of Array.isArray(ev.failed) ? ev.failed : []) lines.push(h("div", { class: "note bad" }, t("result_failed", { team: teamName(team) })));

@@ -337,6 +337,19 @@ export function resultWords(result, lang) {
   return lg === "zh" ? w[0] : `${w[1]} (${neutral})`;
 }
 
+/**
+ * A deal result in words said of the right team (docs/rules.md R34, AMB-23): only 双下 names a team
+ * (the one that finished 3rd and 4th), so a 1-2 reads "乙队双下" / "Team B: Double down (1-2)" with
+ * ``loser`` the losing team's name; 单下 / 平下 name the result, not a team ("平下" / "Flat down
+ * (1-4)": in a 1-4 the last place is on the winning team). Without ``loser`` the plain words.
+ */
+export function resultPhrase(result, loser, lang) {
+  const lg = L(lang);
+  const words = resultWords(result, lg);
+  if ((RESULT_CODES[result] || result) !== "double_down" || !loser) return words;
+  return lg === "zh" ? `${loser}${words}` : `${loser}: ${words}`;
+}
+
 const DIFFICULTY_WORDS = {
   easy: ["简单", "Easy"],
   normal: ["普通", "Normal"],

@@ -5,7 +5,7 @@
 import { t } from "../i18n.js";
 import { sameCards } from "../cards.js";
 import { arrangeHand, flatten } from "../hand.js";
-import { resultWords as resultInWords } from "../rules.js";
+import { resultPhrase as resultPhraseOf } from "../rules.js";
 import { teamName } from "../table.js";
 
 export const SEATS = [0, 1, 2, 3];
@@ -27,17 +27,17 @@ export function ownerName(room) {
   return o ? String(o) : "";
 }
 
-/** The result of a deal in Guandan words (双下 / 单下 / 平下) from result_code or the neutral code. */
-export function resultWords(r) {
-  return r ? resultInWords(r.result_code || r.result) : "";
-}
-
 /**
  * The losing team of a deal result: the team its word describes (docs/rules.md R34: 双下 is the team that
  * finished 3rd and 4th, so a 1-2 is 双下 for the losers, never for the winners). "" without a winner.
  */
 export function loserName(r) {
   return r && Number.isInteger(r.winner_team) ? teamName(1 - r.winner_team) : "";
+}
+
+/** The result said of the right team: "乙队双下" for a 1-2, "单下" / "平下" otherwise (rules.js resultPhrase). */
+export function resultPhrase(r) {
+  return r ? resultPhraseOf(r.result_code || r.result, loserName(r)) : "";
 }
 
 export function mySeat(store) {

@@ -6,7 +6,7 @@ import { h, link } from "../dom.js";
 import { t } from "../i18n.js";
 import { miniCards, rankLabel } from "../cards.js";
 import { placeLabel, seatName, teamName, teamOf, teamTag } from "../table.js";
-import { isOwner, loserName, mySeat, names, resultWords, SEATS, seated } from "./model.js";
+import { isOwner, mySeat, names, resultPhrase, SEATS, seated } from "./model.js";
 import { clockText, closeBtn } from "./widgets.js";
 
 function levelPair(levels) {
@@ -31,13 +31,12 @@ function dealRows(store, r, kv) {
   const nm = names(store);
   const rows = [];
   const order = Array.isArray(r.finish_order) ? r.finish_order : [];
-  const words = resultWords(r);
   if (Number.isInteger(r.winner_team)) {
     rows.push(
       h(
         "div",
         { class: `result-headline team-${r.winner_team}`, testid: "result-winner" },
-        t("result_headline", { team: teamName(r.winner_team), loser: loserName(r), result: words, n: r.upgrade ?? 0 }),
+        t("result_headline", { team: teamName(r.winner_team), result: resultPhrase(r), n: r.upgrade ?? 0 }),
       ),
     );
   }
@@ -49,8 +48,8 @@ function dealRows(store, r, kv) {
     ),
   );
   if (r.result) {
-    const shown = words.includes(r.result) ? words : `${words} (${r.result})`;
-    rows.push(kv(t("result_code"), Number.isInteger(r.winner_team) ? t("result_loser", { loser: loserName(r), result: shown }) : shown, "result-code"));
+    const phrase = resultPhrase(r);
+    rows.push(kv(t("result_code"), phrase.includes(r.result) ? phrase : `${phrase} (${r.result})`, "result-code"));
   }
   if (r.upgrade !== undefined && r.upgrade !== null) rows.push(kv(t("result_upgrade"), t("result_upgrade_n", { n: r.upgrade }), "result-upgrade"));
   if (Array.isArray(r.levels)) {
@@ -162,7 +161,7 @@ function gameOverPart(store, actions, g, kv) {
                 { class: "summary-results" },
                 sum.results.map((x) =>
                   h("li", {}, t("summary_deal_line", {
-                    deal: x.deal, level: rankLabel(x.level), team: teamName(x.winner_team), loser: loserName(x), result: resultWords(x), n: x.upgrade ?? 0,
+                    deal: x.deal, level: rankLabel(x.level), team: teamName(x.winner_team), result: resultPhrase(x), n: x.upgrade ?? 0,
                   })),
                 ),
               )
