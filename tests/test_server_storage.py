@@ -48,7 +48,7 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
     os.environ.get("CI", "").lower() != "true" and os.environ.get("GUANDAN_REQUIRE_POSTGRES") != "1"
 )
 BACKENDS = ["sqlite", "postgresql"]
-TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events"]
+TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
@@ -65,6 +65,7 @@ CONTRACT_COLUMNS = {
     "games": {"id", "room_id", "preset", "record", "winner_team", "finished_at"},
     "game_players": {"game_id", "seat", "user_id", "bot"},
     "game_events": {"room_id", "idx", "line"},
+    "reviews": {"id", "game_id", "deal", "seat", "budget", "result", "created_at"},
 }
 
 

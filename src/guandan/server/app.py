@@ -29,15 +29,18 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import api_accounts
+from .api_reviews import make_reviews_router
 from .api_rooms import make_rooms_router
 from .hardening import GuardMiddleware, install_catch_all
 from .settings import Settings
 from .manager import TableManager
+from .reviews import ReviewService
 from .table.bots import shutdown_bot_pool
 from .ws import make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
-PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/leaderboard", "/history", "/login")
+PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/review/{game_id}", "/leaderboard",
+         "/history", "/login")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -47,8 +50,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings: configuration (database URL, static directory, bot delay); default
             :class:`Settings` (SQLite ``./guandan.db`` or ``GUANDAN_DATABASE_URL``).
     Returns:
-        The FastAPI app; ``app.state.manager`` is the :class:`TableManager`.
+        The FastAPI app; ``app.state.manager`` is the :class:`TableManager`, ``app.state.reviews``
+        the :class:`~guandan.server.reviews.ReviewService` (reviews of deals, 复盘).
     Raises:
+        ValueError: a bad ``settings.review_budget``.
         sqlalchemy.exc.OperationalError: the database cannot be reached.
     """
     settings = settings or Settings()
@@ -64,6 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await manager.shutdown()
             # the searching bots' processes, before uvicorn re-raises SIGTERM (no atexit then)
             await asyncio.to_thread(shutdown_bot_pool, True)
+            await asyncio.to_thread(reviews.shutdown)
             app.state.engine.dispose()
 
     docs_assets = _swagger_ui_dir()
@@ -82,6 +88,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.manager = manager
     app.include_router(make_rooms_router(session_factory, manager, settings))
     app.include_router(make_ws_router(session_factory, manager, settings))
+    reviews = ReviewService(session_factory, settings)
+    app.state.reviews = reviews
+    app.include_router(make_reviews_router(reviews))
     install_catch_all(app)
     app.add_middleware(GuardMiddleware, max_body_bytes=settings.max_body_bytes)
     app.mount("/static", StaticFiles(directory=str(settings.static_dir)), name="static")
