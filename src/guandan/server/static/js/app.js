@@ -1,7 +1,8 @@
 // pyguandan browser UI: entry point, router and page header.
 //
 // Routes (path routing; the server serves index.html for each, and "#/room/x" style hashes work
-// too for a static preview): /  /room/{id}  /profile/{name}  /replay/{id}  /leaderboard  /history
+// too for a static preview): /  /room/{id}  /profile/{name}  /replay/{id}  /review/{id}?deal=N&seat=S
+// /leaderboard  /history
 // (/login?next=/room/x shows the lobby, which asks to sign in when nobody is signed in, and goes
 // back to the path in `next` once signed in; the header's sign-in link for signed-out people
 // leads there from any page)
@@ -49,7 +50,16 @@
 //   leaderboard: leaderboard, leaderboard-row
 //   replay:      replay-first, replay-prev-deal, replay-prev, replay-next, replay-next-deal,
 //                replay-last, replay-play, replay-step, replay-desc, replay-table, replay-rules,
-//                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card)
+//                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card), replay-review
+//                (opens the review of the deal shown)
+//   review:      review-page, review-title, review-back, review-deal-prev, review-deal,
+//                review-deal-next, review-seat-0..3 (aria-pressed), review-progress,
+//                review-progress-bar, review-error, review-summary, review-view-seat,
+//                review-view-real (aria-pressed), review-list, review-row (data-index,
+//                data-severity; class "costly" when marked), review-mark, review-played,
+//                review-best, review-real-best, review-est-played, review-est-best,
+//                review-est-real-best, review-board, review-board-desc, review-hand-0..3,
+//                review-link (the game-over panel)
 
 import { h, link, replaceChildren, toast } from "./dom.js";
 import { get, post } from "./api.js";
@@ -57,6 +67,7 @@ import { LANGS, getLang, onLangChange, setLang, t } from "./i18n.js";
 import { mountLobby } from "./lobby.js";
 import { mountRoom } from "./room.js";
 import { mountReplay } from "./replay.js";
+import { mountReview } from "./review.js";
 import { mountHistory, mountLeaderboard, mountProfile, notFoundPage } from "./pages.js";
 import { errText } from "./auth.js";
 
@@ -65,6 +76,7 @@ const ROUTES = [
   [/^\/room\/([^/]+)\/?$/, mountRoom, (m) => ({ id: decodeURIComponent(m[1]) })],
   [/^\/profile\/([^/]+)\/?$/, mountProfile, (m) => ({ name: decodeURIComponent(m[1]) })],
   [/^\/replay\/([^/]+)\/?$/, mountReplay, (m) => ({ id: decodeURIComponent(m[1]) })],
+  [/^\/review\/([^/]+)\/?$/, mountReview, (m) => ({ id: decodeURIComponent(m[1]) })],
   [/^\/leaderboard\/?$/, mountLeaderboard, () => ({})],
   [/^\/history\/?$/, mountHistory, () => ({})],
   [/^\/login\/?$/, mountLobby, () => ({})],
