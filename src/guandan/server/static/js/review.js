@@ -200,7 +200,10 @@ export function mountReview(el, params, ctx) {
     }
     if (view === "real" && e.real && e.real.best) {
       const rb = e.real.best;
-      lines.push(h("div", { class: "review-line winner", testid: "review-real-best" }, h("span", { class: "review-k" }, t("review_real_best")), moveEl(rb.action, level), estimateEl(rb, "review-est-real-best")));
+      const same = JSON.stringify(rb.action) === JSON.stringify(e.played);
+      lines.push(same
+        ? h("div", { class: "review-note good", testid: "review-real-best" }, t("review_real_played_best"))
+        : h("div", { class: "review-line winner", testid: "review-real-best" }, h("span", { class: "review-k" }, t("review_real_best")), moveEl(rb.action, level), estimateEl(rb, "review-est-real-best")));
     }
     return h("li", { class: cls, testid: "review-row", dataset: { index: String(e.index), severity: sev || "" }, onclick: pick }, head, lines);
   }
@@ -227,8 +230,7 @@ export function mountReview(el, params, ctx) {
       { class: "card-panel review-board", testid: "review-board" },
       h("div", { class: "review-board-desc", testid: "review-board-desc" },
         h("b", {}, t("review_step", { i: e.index + 1, name: seatName(names, seat) })),
-        " · ",
-        top === null ? t("review_leading") : h("span", {}, t("review_on_table", { name: seatName(names, top) }), " ", moveEl(s.trick[top], s.level))),
+        h("div", { class: "review-board-table" }, top === null ? t("review_leading") : [t("review_on_table", { name: seatName(names, top) }), " ", moveEl(s.trick[top], s.level)])),
       SEATS.map((x) => handRow(s, x, seat)),
     );
   }
