@@ -8,6 +8,8 @@
   out as the best alternative;
 * a second request answers from the cache at once (same job id, status ``done``), also after a
   restart of the server on the same database;
+* a worker process killed mid-review fails its job (``review_failed``, nothing more) and the next
+  request starts a fresh pool;
 * refusals: an abandoned (unfinished) game 409, unknown game or deal 404, bad seat 400, a review
   to compute without an account 401, too many at once 429, an unknown job 404;
 * the replay's access rule is the review's (``public_game``).
@@ -192,6 +194,31 @@ def test_limits_per_account_and_overall(served: Any) -> None:
         while server.app.state.reviews.active() and time.monotonic() < deadline:
             time.sleep(0.2)
         assert server.app.state.reviews.active() == 0
+
+
+def test_a_worker_that_dies_fails_its_job_and_the_next_review_works(served: Any) -> None:
+    import os
+    import signal
+
+    server, ids, _db = served
+    service = server.app.state.reviews
+    url = f"/api/games/{ids['finished']}/deals/4/review"
+    with _client(server) as c:
+        r = c.post(url, params={"seat": 2})
+        assert r.status_code == 202, r.text
+        job = r.json()["job"]
+        pool = service._pool  # the review processes (private: only this test kills one)
+        deadline = time.monotonic() + 60
+        while not getattr(pool, "_processes", None) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        for pid in list(pool._processes):
+            os.kill(pid, signal.SIGKILL)
+        failed = _poll(c, job)
+        assert failed["status"] == "failed" and failed["error"] == {"code": "review_failed"}
+        assert "result" not in failed
+        r = c.post(url, params={"seat": 2})
+        assert r.status_code == 202 and r.json()["job"] != job
+        assert _poll(c, r.json()["job"])["status"] == "done"
 
 
 def test_the_review_page_path_serves_the_ui(served: Any) -> None:

@@ -57,7 +57,7 @@ def make_reviews_router(service: ReviewService) -> APIRouter:
             raise error(404, "no such game", "no_game", {"game": game_id[:20]})
         s = _positive(seat or "")
         if s is None or s > 3:
-            raise error(400, "seat must be 0, 1, 2 or 3", "bad_seat", {"seat": (seat or "")[:20]})
+            raise error(400, "seat must be 0, 1, 2 or 3", "bad_seat")
         game = public_game(db, gid)
         try:
             record = parse_record(game.record)

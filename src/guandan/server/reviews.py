@@ -33,6 +33,7 @@ import secrets
 import threading
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -229,8 +230,15 @@ class ReviewService:
             pool = self._ensure_pool()
         from guandan.server.review_worker import compute_review
 
+        args = (compute_review, job.id, list(lines), seat, deal, self.budget.to_json(), SEED)
         try:
-            fut = pool.submit(compute_review, job.id, list(lines), seat, deal, self.budget.to_json(), SEED)
+            try:
+                fut = pool.submit(*args)
+            except BrokenProcessPool:  # a worker died earlier: start a fresh pool once
+                self._drop_pool(pool)
+                with self._lock:
+                    pool = self._ensure_pool()
+                fut = pool.submit(*args)
         except Exception:
             with self._lock:
                 self._active.pop(key, None)
@@ -245,13 +253,21 @@ class ReviewService:
 
             methods = multiprocessing.get_all_start_methods()
             ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-            self._queue = ctx.Queue()
+            if self._queue is None:  # one queue and one reader for every pool of this service
+                self._queue = ctx.Queue()
+                self._reader = threading.Thread(target=self._read_progress, args=(self._queue,),
+                                                name="review-progress", daemon=True)
+                self._reader.start()
             self._pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=init_worker,
                                              initargs=(self._queue,))
-            self._reader = threading.Thread(target=self._read_progress, args=(self._queue,),
-                                            name="review-progress", daemon=True)
-            self._reader.start()
         return self._pool
+
+    def _drop_pool(self, pool: ProcessPoolExecutor) -> None:
+        """Forget a broken pool (if it is still the current one) and shut it down without waiting."""
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def _read_progress(self, q: Any) -> None:
         while True:
@@ -275,6 +291,11 @@ class ReviewService:
             text = fut.result()
         except Exception as e:  # noqa: BLE001 - any failure of the worker: the job fails with a code
             code = "review_cancelled" if fut.cancelled() else "review_failed"
+            if isinstance(e, BrokenProcessPool):  # a worker died (killed, out of memory): next job, new pool
+                with self._lock:
+                    pool = self._pool
+                if pool is not None:
+                    self._drop_pool(pool)
             log.warning("review %s (game %d, deal %d, seat %d) failed: %s", job.id, job.game, job.deal, job.seat,
                         type(e).__name__)
             with self._lock:
