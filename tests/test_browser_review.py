@@ -12,11 +12,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
 from browser_helpers import ARTIFACTS, WAIT_MS, LiveServer, PageGuard, sign_in_guest, tid, wait_until
 from review_helpers import TEST_BUDGET, finished_mistake_game, store_game
 
@@ -56,6 +56,8 @@ def _wait_review(page: Any) -> None:
 
 
 def test_review_from_the_replay_zh_phone(browser: Any, served: Any, game: Any) -> None:
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     srv, gid = served
     lines, seat, idx = game
     ARTIFACTS.mkdir(exist_ok=True)
@@ -74,12 +76,10 @@ def test_review_from_the_replay_zh_phone(browser: Any, served: Any, game: Any) -
         # the progress bar, caught part-way when the machine is slow enough
         moved = "() => { const b = document.querySelector('[data-testid=review-progress-bar]');"
         moved += " return !b || (b.style.width !== '0%' && b.style.width !== '') }"
-        try:
+        with contextlib.suppress(PlaywrightTimeout):  # the review may be done already, or still queued
             page.wait_for_function(moved, timeout=8000)
             if tid(page, "review-progress").count():
                 page.screenshot(path=str(ARTIFACTS / "review-zh-progress.png"))
-        except Exception:  # noqa: BLE001 - the review may be done already, or still queued
-            pass
         _wait_review(page)
         assert tid(page, f"review-seat-{seat}").get_attribute("aria-pressed") == "true"
         row = page.locator(f'[data-testid="review-row"][data-index="{idx}"]')
