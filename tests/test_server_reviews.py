@@ -1,6 +1,8 @@
 """The web review of a deal (issue 22, 复盘): ``POST /api/games/{id}/deals/{n}/review`` and
 ``GET /api/reviews/{job}`` on a live server over loopback with a real SQLite file.
 
+* a game played through the server (``guandan loadtest``'s scripted table) to its end is reviewed;
+  one abandoned after a deal is refused;
 * start -> poll -> result for a finished bots' game: the decisions are the seat's actions of the
   deal as the record has them (counted here from the record's JSON), and the result equals the
   review computed in this process by the engine (``review_lines``, same budget and seed);
@@ -219,6 +221,43 @@ def test_a_worker_that_dies_fails_its_job_and_the_next_review_works(served: Any)
         r = c.post(url, params={"seat": 2})
         assert r.status_code == 202 and r.json()["job"] != job
         assert _poll(c, r.json()["job"])["status"] == "done"
+
+
+def _played_by_the_server(server: LiveServer, deals: int) -> tuple[int, str]:
+    """Play one table through the server's HTTP API and websockets (``guandan loadtest``: a guest
+    in seat 0 playing at random, three heuristic bots) for ``deals`` deals or to the game's end,
+    then return the stored game's id and record."""
+    import asyncio
+
+    from guandan.server import models
+    from guandan.server.loadtest import run_load
+
+    with server.app.state.session_factory() as db:
+        before = {g.id for g in db.query(models.GameRow).all()}
+    asyncio.run(run_load(server.base, 1, deals=deals, timeout_s=240))
+    with server.app.state.session_factory() as db:
+        new = [g for g in db.query(models.GameRow).order_by(models.GameRow.id).all() if g.id not in before]
+        assert len(new) == 1
+        return new[0].id, new[0].record
+
+
+def test_a_game_played_by_the_server_is_reviewed_and_an_abandoned_one_is_not(served: Any) -> None:
+    server, _ids, _db = served
+    gid, record = _played_by_the_server(server, deals=50)  # to the game's end (seat 0 plays at random)
+    lines = [ln for ln in record.splitlines() if ln.strip()]
+    assert json.loads(lines[-1])["type"] == "game_over"
+    with _client(server) as c:
+        r = c.post(f"/api/games/{gid}/deals/1/review", params={"seat": 1})
+        assert r.status_code == 202, r.text
+        body = _poll(c, r.json()["job"])
+        assert body["status"] == "done"
+        assert [e["played"] for e in body["result"]["decisions"]] == _seat_actions(lines, 1, 1)
+        assert body["result"] == json.loads(json.dumps(review_lines(lines, 1, 1, Budget.parse(TEST_BUDGET), SEED, 0)))
+        # one deal, then the game is abandoned: stored and replayed, but not reviewed
+        gid2, _record2 = _played_by_the_server(server, deals=1)
+        assert c.get(f"/api/games/{gid2}").status_code == 200
+        r = c.post(f"/api/games/{gid2}/deals/1/review", params={"seat": 1})
+        assert r.status_code == 409 and r.json()["code"] == "game_unfinished"
 
 
 def test_the_review_page_path_serves_the_ui(served: Any) -> None:
