@@ -66,6 +66,10 @@ def test_review_from_the_replay_zh_phone(browser: Any, served: Any, game: Any) -
         page.goto("/")
         sign_in_guest(page)
         page.goto(f"/replay/{gid}")
+        tid(page, "replay-review").wait_for()
+        assert tid(page, "replay-review").inner_text() == "复盘"
+        _no_horizontal_scroll(page)
+        page.screenshot(path=str(ARTIFACTS / "review-zh-replay-button.png"))
         tid(page, "replay-review").click()
         wait_until(page, lambda: "/review/" in page.url, "the review page")
         assert "deal=1" in page.url and "seat=0" in page.url
