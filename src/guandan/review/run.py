@@ -43,8 +43,8 @@ from .positions import DealDecisions, Decision, deal_decisions
 
 __all__ = ["MARK_Z", "REVIEW_VERSION", "ReviewCache", "action_text", "review_key", "review_lines"]
 
-#: Version of the review's JSON and of its method (part of the cache key).
-REVIEW_VERSION = 1
+#: Version of the review's JSON and of its method (part of the cache key). 2: ``deal.start_hands``.
+REVIEW_VERSION = 2
 #: Standard errors the gain of the best alternative needs for a mark.
 MARK_Z = 2.0
 _SEVERITY = ((0.25, "blunder"), (0.10, "mistake"), (0.04, "inaccuracy"))
@@ -153,7 +153,9 @@ def review_lines(
             the others are listed, not evaluated. ``None``: every decision.
     Returns:
         The review as a JSON-ready dict: ``version``, ``seat``, ``player``, ``deal`` (number,
-        game, deal, deals in the record, level, result), ``budget``, ``seed``, ``decisions`` (one
+        game, deal, deals in the record, level, result, ``start_hands``: the four hands when play
+        began, after any tribute and return, R43-R47), ``board`` (a board play's board, its hands
+        as dealt), ``budget``, ``seed``, ``decisions`` (one
         entry per decision of the seat, module docstring), ``marked`` (indices of the marked
         decisions, costliest first).
     Raises:
@@ -222,6 +224,7 @@ def _report(dd: DealDecisions, budget: Budget, seed: int, entries: list[dict[str
             "finish_order": None if end is None else end["finish_order"],
             "result": None if end is None else end["result"],
             "winner_team": None if end is None else end["winner_team"],
+            "start_hands": dd.start_hands,
         },
         "board": dd.board,
         "budget": budget.to_json(),
