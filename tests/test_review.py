@@ -5,6 +5,7 @@ cards, the review is reproducible and cached, board records are reviewable, and 
 from __future__ import annotations
 
 import json
+import os
 import random
 
 import pytest
@@ -273,3 +274,55 @@ def test_a_game_deal_that_began_with_tribute_is_reviewed_from_the_hands_after_th
         for d, (_act, hand) in zip(plays, mine):
             assert sorted(cards_text(d.view.hand).split()) == hand
         assert [sorted(h) for h in dd.start_hands] == start
+
+
+def test_guandan_review_refuses_a_bad_cache_path(tmp_path):
+    from guandan.review import review_key
+
+    lines = record_lines(Game(seed=1, first_leader=0))  # one deal, nothing played yet: a quick review
+    rec = tmp_path / "game.jsonl"
+    rec.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    budget = "worlds=1,candidates=2,belief=1,solver=0"
+    args = ["review", str(rec), "--json", "--workers", "0", "--budget", budget, "--cache"]
+    runner = CliRunner()
+    good = runner.invoke(app, [*args, str(tmp_path / "cache")])  # a new directory in an existing one
+    assert good.exit_code == 0, good.output
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 1
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a directory\n")
+    bad_paths = [a_file, tmp_path / "missing" / "cache", a_file / "cache"]
+    if os.geteuid() != 0:  # root writes into a read-only directory anyway
+        ro = tmp_path / "read-only"
+        ro.mkdir()
+        ro.chmod(0o500)
+        bad_paths.append(ro)
+    for path in bad_paths:
+        res = runner.invoke(app, [*args, str(path)])
+        # a bad option: status 2, one line on stderr, no traceback, nothing reviewed or created
+        assert res.exit_code == 2 and isinstance(res.exception, SystemExit), (path, res.output)
+        assert res.stderr.startswith(f"error: --cache {path}: ") and res.stderr.count("\n") == 1, res.stderr
+        assert res.stdout == ""
+    assert not (tmp_path / "missing").exists() and a_file.read_text() == "not a directory\n"
+    # the cache directory is fine but the review's own file cannot be written (a directory holds
+    # its name): status 1 and one line, not a traceback
+    key = review_key(lines, 0, 1, Budget.parse(budget), 0)
+    (tmp_path / "cache2" / f"{key}.json").mkdir(parents=True)
+    res = runner.invoke(app, [*args, str(tmp_path / "cache2")])
+    assert res.exit_code == 1 and isinstance(res.exception, SystemExit), res.output
+    assert res.stderr.startswith(f"error: --cache {tmp_path / 'cache2'}: ") and res.stderr.count("\n") == 1
+    assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("command", ["review", "replay"])
+def test_review_and_replay_report_an_unreadable_record_the_same_way(tmp_path, command):
+    # both commands read the record through one helper: one line on stderr, status 1
+    runner = CliRunner()
+    missing = tmp_path / "none.jsonl"
+    res = runner.invoke(app, [command, str(missing)])
+    assert res.exit_code == 1 and isinstance(res.exception, SystemExit)
+    assert res.stderr == f"error: cannot read {missing}: No such file or directory\n"
+    latin = tmp_path / "latin1.jsonl"
+    latin.write_bytes(record_lines(Game(seed=1))[0].encode() + b"\n\xe9t\xe9\n")
+    res = runner.invoke(app, [command, str(latin)])
+    assert res.exit_code == 1 and isinstance(res.exception, SystemExit)
+    assert res.stderr.startswith(f"error: {latin}: line 2: not UTF-8 text") and res.stderr.count("\n") == 1
