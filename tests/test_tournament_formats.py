@@ -122,3 +122,38 @@ def test_round_robin_withdrawal_gives_the_opponent_a_bye_and_random_needs_a_seed
     with pytest.raises(ConfigError) as e:
         pair_next_round(Tournament(name="x", options=Options(first_round="random")))
     assert e.value.params["field"] == "random_seed"
+
+
+def test_bracket_order_is_the_standard_seeding() -> None:
+    # written out by hand: the standard 16-draw (1 v 16, 8 v 9, 4 v 13, 5 v 12 in the top half, 2 v 15 ... below)
+    assert bracket_order(16) == [1, 16, 8, 9, 4, 13, 5, 12, 2, 15, 7, 10, 3, 14, 6, 11]
+    for size in (2, 4, 8, 16, 32):
+        order = bracket_order(size)
+        assert sorted(order) == list(range(1, size + 1))
+        assert all(order[i] + order[i + 1] == size + 1 for i in range(0, size, 2))  # 1 v N, 2 v N-1, ...
+        assert order[0] == 1 and (size == 2 or order[size // 2] == 2)  # 1 and 2 in opposite halves
+
+
+def test_knockout_byes_keep_the_bracket_order() -> None:
+    """6 entries in 2 groups of 3 and a knock-out of 8: seeds 1 and 2 get the byes of the missing 8 and 7
+    and must stay in opposite halves: 1 v W(4-5) and 2 v W(3-6) in the semis, 1 v 2 only in the final."""
+    t = Tournament(name="gk", format="groups_knockout", options=Options(groups=2, knockout_size=8))
+    for i in range(1, 7):
+        add_entry(t, f"E{i}", [Player(f"p{i}"), Player(f"q{i}")], seed=i)
+    for _ in range(3):  # groups [1, 4, 5] and [2, 3, 6]: three Berger rounds each, one bye per round
+        rnd = pair_next_round(t)
+        assert rnd.kind == "group"
+        _lower_id_wins(t, rnd)
+    # group winners 1 and 2 (9 points, net +10 each, 1 first by id), runners-up 3 and 4 (7 points, net 0,
+    # cumulative 11 each, 3 first by id), then 5 and 6: the knock-out seeds equal the entry ids
+    quarter = pair_next_round(t)
+    games = {frozenset((m.a, m.b)) for m in quarter.matches if m.b is not None}
+    assert games == {frozenset((4, 5)), frozenset((3, 6))}
+    assert sorted(m.a for m in quarter.matches if m.b is None) == [1, 2]
+    _lower_id_wins(t, quarter)  # 4 and 3 go through
+    semi = pair_next_round(t)
+    assert {frozenset((m.a, m.b)) for m in semi.matches} == {frozenset((1, 4)), frozenset((2, 3))}
+    assert all(m.stage == "semi" for m in semi.matches)
+    _lower_id_wins(t, semi)
+    final = pair_next_round(t)
+    assert [(m.a, m.b, m.stage) for m in final.matches] == [(1, 2, "final")]

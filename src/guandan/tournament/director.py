@@ -183,10 +183,14 @@ def _pairing_dict(r: Round) -> dict[str, Any]:
 
 def _make_round(number: int, kind: str, pairs: list[tuple[int, int | None]],
                 stages: list[str | None] | None = None) -> Round:
+    """Tables 1.. with the byes last. A knock-out round's ``pairs`` come in bracket order: each match
+    keeps that place as its ``slot``, since moving the byes last changes the table order."""
     stages = stages or [None] * len(pairs)
-    games = [(p, s) for p, s in zip(pairs, stages) if p[1] is not None]
-    byes = [(p, s) for p, s in zip(pairs, stages) if p[1] is None]
-    matches = [Match(table=i, a=a, b=b, stage=s) for i, ((a, b), s) in enumerate(games + byes, 1)]
+    slots: list[int | None] = list(range(len(pairs))) if kind == "knockout" else [None] * len(pairs)
+    rows = list(zip(pairs, stages, slots))
+    games = [x for x in rows if x[0][1] is not None]
+    byes = [x for x in rows if x[0][1] is None]
+    matches = [Match(table=i, a=a, b=b, stage=s, slot=k) for i, ((a, b), s, k) in enumerate(games + byes, 1)]
     return Round(number=number, kind=kind, matches=matches)
 
 
@@ -290,7 +294,8 @@ def _pair_groups_knockout(t: Tournament, number: int) -> Round:
 
 
 def _bracket_key(m: Match) -> int:
-    return m.table
+    """The match's place in the bracket: its ``slot`` (the table in states saved before slots existed)."""
+    return m.table if m.slot is None else m.slot
 
 
 def knockout_qualifiers(t: Tournament) -> list[int]:

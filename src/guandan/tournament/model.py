@@ -140,7 +140,10 @@ class Match:
     for a bye. ``result`` is the final result; ``claims`` holds the results the two pairs entered at a
     physical table, keyed ``"a"``/``"b"``, until they agree (then ``result`` is set) or the organiser
     decides a dispute. ``stage``: the knock-out stage (``"final"``, ``"semi"``, ``"r8"``...) or the group
-    number as ``"g1"``..; None in Swiss and round robin."""
+    number as ``"g1"``..; None in Swiss and round robin. ``slot``: in a knock-out, the match's place in the
+    bracket (0 = the top; the winners of slots 2k and 2k+1 meet next), kept apart from ``table`` because
+    tables put the byes last; None outside a knock-out (and in states written before it existed, where
+    the table order stands in for it)."""
 
     table: int
     a: int
@@ -148,6 +151,7 @@ class Match:
     result: MatchResult | None = None
     claims: dict[str, MatchResult] = field(default_factory=dict)
     stage: str | None = None
+    slot: int | None = None
 
     @property
     def is_bye(self) -> bool:
@@ -297,7 +301,7 @@ def from_dict(d: dict[str, Any]) -> Tournament:
         for r in d.pop("played", []):
             matches = [Match(table=m["table"], a=m["a"], b=m["b"], result=result_from_dict(m.get("result")),
                              claims={k: result_from_dict(v) for k, v in m.get("claims", {}).items()},  # type: ignore[misc]
-                             stage=m.get("stage")) for m in r["matches"]]
+                             stage=m.get("stage"), slot=m.get("slot")) for m in r["matches"]]
             rounds.append(Round(number=r["number"], kind=r["kind"], matches=matches, paired_at=r.get("paired_at")))
         options = Options(**d.pop("options", {}))
         log = [LogEntry(**x) for x in d.pop("log", [])]
