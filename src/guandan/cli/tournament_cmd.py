@@ -273,6 +273,21 @@ def result_command(
         fail_tournament(err)
     save_state(t, state)
     _console().print(f"Round {round_no} table {table}: {m.status}.")
+    _report_no_winner(t, round_no, m)
+
+
+def _report_no_winner(t: Any, round_no: int, m: Any) -> None:
+    """Say in words that a final knock-out result has no winner (nobody goes through)."""
+    from guandan.tournament.scoring import knockout_winner, no_winner_reason
+
+    if t.played[round_no - 1].kind != "knockout" or m.result is None or m.b is None:
+        return
+    if knockout_winner(m, t.options, team=t.team) is not None:
+        return
+    why = ("both entries were absent" if no_winner_reason(m.result) == "both_absent"
+           else "both sides lost the match by penalty")
+    _console().print(f"No winner: {why}, so nobody goes through from this table; pairing the next round is "
+                     "refused until the result is corrected.")
 
 
 @tournament_app.command("standings")

@@ -26,11 +26,11 @@ from typing import Any
 
 from . import brackets, swiss
 from .errors import (ConfigError, DuplicateEntry, EntryWithdrawn, InvalidResult, NoMoreRounds, NoResultToCorrect,
-                     NotAtTable, NotDirector, NotEnoughEntries, ResultAlreadyEntered, RoundHasResults,
+                     NotAtTable, NotDirector, NotEnoughEntries, NoWinner, ResultAlreadyEntered, RoundHasResults,
                      RoundIncomplete, UnknownRound, UnknownTable)
 from .model import (FORMATS, Entry, LogEntry, Match, MatchResult, Penalty, Player, Round, Tournament,
                     result_to_dict)
-from .scoring import TIEBREAKS, other, score_match, standings, validate_result
+from .scoring import TIEBREAKS, decide, knockout_winner, no_winner_reason, other, standings, validate_result
 
 
 def check_config(t: Tournament) -> None:
@@ -285,6 +285,7 @@ def _pair_groups_knockout(t: Tournament, number: int) -> Round:
         return _make_round(number, "knockout", first, [stage] * len(first))
     last = ko[-1]
     if len(last.matches) == 1:
+        winner_of(t, last.matches[0])  # NoWinner: the final has no champion
         raise NoMoreRounds("the knock-out final has been played", rounds=number - 1)
     winners = [winner_of(t, m) for m in sorted(last.matches, key=_bracket_key)]
     nxt: list[tuple[int, int | None]] = [(winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
@@ -312,11 +313,22 @@ def knockout_qualifiers(t: Tournament) -> list[int]:
 
 
 def winner_of(t: Tournament, m: Match) -> int:
-    """The entry that won a final (or bye) match; a knock-out draw goes to the extra deal's winner."""
-    if m.b is None:
-        return m.a
-    sc = score_match(m, t.options, knockout=True, team=t.team)
-    return m.a if sc["a"].outcome == "win" else m.b  # type: ignore[return-value]
+    """The entry that won a knock-out match with a final result (or a bye); a draw goes to the extra
+    deal's winner (R58).
+
+    Raises :class:`NoWinner` (params ``round``, ``table``, ``entries``, ``reason``) when nobody won it:
+    both entries absent (R58) or both lost by penalty (R54)."""
+    side = knockout_winner(m, t.options, team=t.team)
+    if side is not None:
+        return m.a if side == "a" else m.b  # type: ignore[return-value]
+    assert m.result is not None and m.b is not None
+    number = next((r.number for r in t.played if any(x is m for x in r.matches)), None)
+    reason = no_winner_reason(m.result)
+    why = "both entries were absent" if reason == "both_absent" else "both sides lost the match by penalty (R54)"
+    what = "the final has no champion" if m.stage == "final" else "nobody goes through to the next round"
+    raise NoWinner(f"round {number} table {m.table} ({m.a} v {m.b}) has no winner: {why}, so {what}; "
+                   "correct the result to name the side that goes through", round=number, table=m.table,
+                   entries=[m.a, m.b], reason=reason)
 
 
 # --- results ----------------------------------------------------------------------------------------------
@@ -397,11 +409,7 @@ def correct_result(t: Tournament, round_no: int, table: int, result: MatchResult
     if m.result is None:
         raise NoResultToCorrect(f"table {table} of round {round_no} has no result", round=round_no, table=table)
     _validate(t, rnd, m, result)
-    if rnd.kind == "knockout" and round_no < len(t.played):
-        trial = Match(m.table, m.a, m.b, result=result)
-        if winner_of(t, trial) != winner_of(t, m):
-            raise InvalidResult("the winner has already been paired in the next round", reason="knockout_advanced",
-                                round=round_no, table=table)
+    _keep_advanced_winner(t, rnd, m, result)
     before = result_to_dict(m.result)
     m.result = copy.deepcopy(result)
     _log(t, "correct", by, at, round=round_no, table=table, before=before, after=result_to_dict(result),
@@ -409,19 +417,45 @@ def correct_result(t: Tournament, round_no: int, table: int, result: MatchResult
     return m
 
 
+def _keep_advanced_winner(t: Tournament, rnd: Round, m: Match, new: MatchResult) -> None:
+    """Refuse a new result of a knock-out match that changes who goes through once the next round has
+    been paired (:class:`InvalidResult`, ``reason="knockout_advanced"``)."""
+    if rnd.kind != "knockout" or rnd.number >= len(t.played):
+        return
+    trial = Match(m.table, m.a, m.b, result=new)
+    if knockout_winner(trial, t.options, team=t.team) != knockout_winner(m, t.options, team=t.team):
+        raise InvalidResult("the winner has already been paired in the next round", reason="knockout_advanced",
+                            round=rnd.number, table=m.table)
+
+
 def add_penalty(t: Tournament, round_no: int, table: int, side: str, levels: int, reason: str, *,
-                loses_match: bool = False, by: str = "organiser", at: str | None = None) -> Match:
+                loses_match: bool = False, extra_deal: str | None = None, by: str = "organiser",
+                at: str | None = None) -> Match:
     """The organiser's manual penalty (R54) against ``side`` (``"a"``/``"b"``) of a table with a final
     result: the opponents gain ``levels`` (capped at A, R36), or the side loses the match outright.
-    Logged as ``penalty`` with the result before and after. Raises :class:`NoResultToCorrect`,
-    :class:`InvalidResult`."""
+    Logged as ``penalty`` with the result before and after.
+
+    The outcome is worked out again from the levels after every penalty, so in a knock-out the penalty
+    can change who goes through (R58): a match that is no longer drawn drops its extra deal (the levels
+    decide now; the log keeps it in ``before``), and a match that becomes drawn needs ``extra_deal``,
+    the side that took 头游 in the extra deal at level 2.
+
+    Raises :class:`NoResultToCorrect`, :class:`NotDirector`, :class:`InvalidResult` (reasons
+    ``penalty_levels``, ``bad_side``, ``extra_deal_needed``, ``extra_deal_not_needed``, and
+    ``knockout_advanced`` when the winner would change after the next round was paired); nothing
+    changes when it raises."""
     _director(t, by)
     rnd, m = find_match(t, round_no, table)
     if m.result is None:
         raise NoResultToCorrect(f"table {table} of round {round_no} has no result", round=round_no, table=table)
     new = copy.deepcopy(m.result)
     new.penalties.append(Penalty(side=side, levels=levels, reason=reason, loses_match=loses_match))
+    if extra_deal is not None:
+        new.extra_deal = extra_deal
+    elif rnd.kind == "knockout" and new.absent is None and decide(new, t.options, team=t.team) is not None:
+        new.extra_deal = None
     _validate(t, rnd, m, new)
+    _keep_advanced_winner(t, rnd, m, new)
     before = result_to_dict(m.result)
     m.result = new
     _log(t, "penalty", by, at, round=round_no, table=table, before=before, after=result_to_dict(new), reason=reason)
