@@ -134,3 +134,33 @@ def test_bots_event_through_the_arena(tmp_path: Path) -> None:
                 assert res is not None and 2 <= res.level_a <= 14 and 2 <= res.level_b <= 14
                 assert res.time_called == (res.passed_a is None)
     assert _run("bots", "--bots", "random,nobody", "--deals", "1").exit_code != 0
+
+
+def _entries_csv(tmp_path: Path, names: list[str]) -> Path:
+    f = tmp_path / "entries.csv"
+    f.write_text("name,partner,seed\n" + "".join(f"{n},{n} partner,{i}\n" for i, n in enumerate(names, 1)),
+                 encoding="utf-8")
+    return f
+
+
+def test_knockout_without_a_winner_is_reported_in_words(tmp_path: Path) -> None:
+    state = str(tmp_path / "ko.json")
+    r = _run("create", state, "--entries", str(_entries_csv(tmp_path, ["A1", "B2", "C3", "D4"])),
+             "--format", "groups_knockout", "--groups", "1", "--knockout-size", "4")
+    assert r.exit_code == 0, r.output
+    for _ in range(3):  # the group: lower seed wins every table
+        assert _run("pair", state).exit_code == 0
+        t = json.loads(Path(state).read_text("utf-8"))
+        rnd = t["played"][-1]
+        for m in rnd["matches"]:
+            if m["b"] is not None:
+                levels = "10:5" if m["a"] < m["b"] else "5:10"
+                assert _run("result", state, "--round", str(rnd["number"]), "--table", str(m["table"]),
+                            "--levels", levels).exit_code == 0
+    assert _run("pair", state).exit_code == 0  # semis: 1 v 4, 2 v 3
+    r = _run("result", state, "--round", "4", "--table", "1", "--absent", "both")
+    assert r.exit_code == 0 and "No winner: both entries were absent" in r.output, r.output
+    assert _run("result", state, "--round", "4", "--table", "2", "--levels", "12:6").exit_code == 0
+    r = _run("pair", state)
+    assert r.exit_code == 2 and "no_winner" in r.output and "nobody goes through" in r.output
+    assert "Traceback" not in r.output
