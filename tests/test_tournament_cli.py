@@ -164,3 +164,24 @@ def test_knockout_without_a_winner_is_reported_in_words(tmp_path: Path) -> None:
     r = _run("pair", state)
     assert r.exit_code == 2 and "no_winner" in r.output and "nobody goes through" in r.output
     assert "Traceback" not in r.output
+
+
+def test_team_deals_as_result_codes_valued_by_the_preset(tmp_path: Path) -> None:
+    entries = tmp_path / "teams.csv"
+    entries.write_text("team,name,partner,name2,partner2\nEast,a,b,c,d\nWest,e,f,g,h\n", encoding="utf-8")
+    state = str(tmp_path / "t.json")
+    r = _run("create", state, "--entries", str(entries), "--team", "--format", "round_robin", "--preset", "anhui")
+    assert r.exit_code == 0, r.output
+    assert _run("pair", state).exit_code == 0
+    # anhui 6/4/2 (docs/rules.md section P): deal 1 East 1-2 at table 1 (+6), West 1-3 at table 2 (-4);
+    # deal 2 East 1-4 at both (+2, +2): D = 2 + 4 = 6 -> 19:7
+    r = _run("result", state, "--round", "1", "--table", "1", "--deals", "a1-2,b1-3;a14,a1-4")
+    assert r.exit_code == 0, r.output
+    t = json.loads(Path(state).read_text("utf-8"))
+    assert t["played"][0]["matches"][0]["result"]["team_deals"] == [[6, -4], [2, 2]]
+    rows = {s["id"]: s for s in json.loads(_run("standings", state, "--json").output)["standings"]}
+    assert (rows[1]["cumulative"], rows[2]["cumulative"]) == (19, 7)
+    r = _run("result", state, "--round", "1", "--table", "1", "--deals", "a1-5,b1-2", "--correct")
+    assert r.exit_code == 2 and "-6, -4, -2, 2, 4, 6" in r.output
+    r = _run("result", state, "--round", "1", "--table", "1", "--deals", "3,-3", "--correct")
+    assert r.exit_code == 2 and "invalid_result" in r.output and "[-6, -4, -2, 2, 4, 6]" in r.output

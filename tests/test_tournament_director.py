@@ -168,3 +168,45 @@ def test_team_tournament_pairs_teams_and_scores_on_the_scale() -> None:
     assert (rows[2].field_points, rows[2].net, rows[2].cumulative) == (3, 4, 17)
     assert (rows[3].field_points, rows[3].net, rows[3].cumulative) == (1, -4, 9)
     assert rows[1].field_points == 3 and rows[1].byes == 1
+
+
+def _teams(**kw) -> Tournament:
+    t = Tournament(name="teams", format="round_robin", team=True, **kw)
+    for i in (1, 2):
+        add_entry(t, f"T{i}", [Player(f"t{i}p{k}") for k in range(4)])
+    pair_next_round(t)  # Berger of 2: T1 v T2 at table 1
+    return t
+
+
+def test_team_deal_values_follow_the_tournament_preset() -> None:
+    # anhui upgrades 6/4/2 for 1-2/1-3/1-4 (docs/rules.md section P, R35): a table's result is ±6, ±4 or ±2
+    t = _teams(preset="anhui")
+    for bad in ([[3, -3]], [[1, 2]], [[6, 0]]):
+        with pytest.raises(InvalidResult) as e:
+            enter_result(t, 1, 1, MatchResult(team_deals=bad))
+        assert e.value.params["reason"] == "bad_team_deal"
+    enter_result(t, 1, 1, MatchResult(team_deals=[[6, -4], [2, 2]]))  # D = 2 + 4 = 6 -> 19:7
+    rows = {s.id: s for s in standings(t)}
+    assert (rows[1].field_points, rows[1].cumulative, rows[2].cumulative) == (3, 19, 7)
+    # the official preset's 3/2/1: 6 is not the value of any result
+    t = _teams()
+    with pytest.raises(InvalidResult):
+        enter_result(t, 1, 1, MatchResult(team_deals=[[6, -6]]))
+    enter_result(t, 1, 1, MatchResult(team_deals=[[3, -1]]))
+    # a single override of the preset counts too: upgrade=4/2/1
+    t = _teams(overrides={"upgrade": "4/2/1"})
+    with pytest.raises(InvalidResult):
+        enter_result(t, 1, 1, MatchResult(team_deals=[[3, -3]]))
+    enter_result(t, 1, 1, MatchResult(team_deals=[[4, -1]]))  # D = 3 -> 16:10
+    assert {s.id: s.cumulative for s in standings(t)} == {1: 16, 2: 10}
+
+
+def test_team_deal_value_of_a_result_code() -> None:
+    from guandan.tournament.teams import deal_value
+
+    # team a's pair took 头游 with 1-2 / team b's pair with 1-3 / 1-4, under 6/4/2 and 3/2/1
+    assert [deal_value(c, (6, 4, 2)) for c in ("a1-2", "a1-3", "a1-4", "b1-2", "b1-3", "b1-4")] == [6, 4, 2, -6, -4, -2]
+    assert [deal_value(c, (3, 2, 1)) for c in ("a12", "b14")] == [3, -1]
+    for bad in ("c1-2", "a1-5", "a2-1", "", "a１-2"):
+        with pytest.raises(ValueError):
+            deal_value(bad, (3, 2, 1))

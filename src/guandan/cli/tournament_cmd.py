@@ -206,20 +206,48 @@ def show_command(
         _console().print(tab)
 
 
+def _deal_cell(cell: str, upgrade: Any) -> int:
+    """One table's result of a team deal: a signed number or a result code such as a1-2 (R35)."""
+    from guandan.tournament.teams import deal_value
+
+    x = cell.strip()
+    if x.isascii() and x.lstrip("+-").isdecimal() and len(x) - len(x.lstrip("+-")) <= 1:
+        return int(x)
+    return deal_value(x, upgrade)
+
+
+def _parse_deals(deals: str, upgrade: Any) -> list[list[int]]:
+    """``--deals``: ``T1,T2;T1,T2;...``, each a result code (a1-2 ... b1-4) or a signed number."""
+    from guandan.tournament.teams import deal_values
+
+    out = []
+    for d in deals.split(";"):
+        if not d.strip():
+            continue
+        cells = d.split(",")
+        try:
+            if len(cells) != 2:
+                raise ValueError("two tables")
+            out.append([_deal_cell(c, upgrade) for c in cells])
+        except ValueError:
+            fail(f"--deals {d.strip()!r}: write TABLE1,TABLE2 per deal, deals separated by ';', each a result "
+                 f"a1-2, a1-3, a1-4, b1-2, b1-3, b1-4 (the team whose pair took 头游) or its value, one of "
+                 f"{', '.join(str(v) for v in sorted(set(deal_values(upgrade))))} under this tournament's rules")
+    return out
+
+
 def _build_result(levels: str | None, passed_a: str | None, time_called: bool, timeouts: str | None,
                   late: str | None, absent: str | None, extra_deal: str | None, deals: str | None,
-                  penalty: list[str]) -> Any:
+                  penalty: list[str], upgrade: Any = None) -> Any:
     from guandan.tournament.model import MatchResult, Penalty, parse_level
+    from guandan.tournament.teams import upgrade_of
 
     la, lb = parse_pair(levels or "2:2", "levels", str)
     ta, tb = parse_pair(timeouts, "timeouts")
     ma, mb = parse_pair(late, "late")
     team_deals = None
     if deals:
-        try:
-            team_deals = [[int(x) for x in d.split(",")] for d in deals.split(";") if d.strip()]
-        except ValueError:
-            fail(f"--deals {deals!r}: write T1,T2;T1,T2;... with signed numbers")
+        team_deals = _parse_deals(deals, upgrade if upgrade is not None else upgrade_of("official"))
     pens = []
     for p in penalty or []:
         parts = p.split(":", 2)
@@ -248,7 +276,7 @@ def result_command(
     late: str = typer.Option(None, "--late", help="Minutes late of side a and side b, e.g. 0:7 (+1 level per 5 minutes for the opponents, R54)."),
     absent: str = typer.Option(None, "--absent", help="The absent side: a, b or both."),
     extra_deal: str = typer.Option(None, "--extra-deal", help="Knock-out draw: the side that took 头游 in the extra deal at level 2."),
-    deals: str = typer.Option(None, "--deals", help="Team match: each deal's result for team a at table 1 and 2, e.g. 3,-2;1,-1."),
+    deals: str = typer.Option(None, "--deals", help="Team match: each deal's result at table 1 and table 2, deals separated by ';': a1-2, a1-3, a1-4 when team a's pair took 头游 with its partner 2nd, 3rd, 4th, b1-2... when team b's did, or the value for team a under the tournament's rule preset (official: 3,-2;1,-1)."),
     penalty: list[str] = typer.Option(None, "--penalty", help="Manual penalty SIDE:LEVELS:REASON (or SIDE:lose:REASON), repeatable."),
     claim: int = typer.Option(None, "--claim", help="Entered by this entry at the table: both entries must agree, else the table is disputed."),
     correct: bool = typer.Option(False, "--correct", help="Replace a final result (the log keeps before and after)."),
@@ -262,7 +290,10 @@ def result_command(
 
     t = load_state(state)
     try:
-        r = _build_result(levels, passed_a, time_called, timeouts, late, absent, extra_deal, deals, penalty)
+        from guandan.tournament.teams import upgrade_of
+
+        r = _build_result(levels, passed_a, time_called, timeouts, late, absent, extra_deal, deals, penalty,
+                          upgrade_of(t.preset, t.overrides))
         if claim is not None:
             m = claim_result(t, round_no, table, claim, r, by=by, at=_now(at))
         elif correct:

@@ -14,11 +14,13 @@ import typer
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print ``error: message`` to stderr (no Rich markup read in it) and exit with ``code``."""
+    """Print ``error: message`` to stderr on one line (line breaks in the message become spaces, the
+    console does not wrap it, no Rich markup is read in it) and exit with ``code``."""
     from rich.console import Console
     from rich.markup import escape
 
-    Console(stderr=True).print(f"[red]error:[/red] {escape(message)}")
+    one_line = " ".join(str(message).split())
+    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(one_line)}")
     raise typer.Exit(code)
 
 

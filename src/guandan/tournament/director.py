@@ -31,13 +31,16 @@ from .errors import (ConfigError, DuplicateEntry, EntryWithdrawn, InvalidResult,
 from .model import (FORMATS, Entry, LogEntry, Match, MatchResult, Penalty, Player, Round, Tournament,
                     result_to_dict)
 from .scoring import TIEBREAKS, decide, knockout_winner, no_winner_reason, other, standings, validate_result
+from .teams import upgrade_of
 
 
 def check_config(t: Tournament) -> None:
-    """Raise :class:`ConfigError` (``params["field"]``) for an unknown format or tie-break, fewer than one
+    """Raise :class:`ConfigError` (``params["field"]``) for an unknown rule preset or a bad rule override,
+    an unknown format or tie-break, fewer than one
     round, a knock-out size that is not a power of two, fewer than one group, a bad first-round mode, or
     a random first round without a seed."""
     o = t.options
+    upgrade_of(t.preset, t.overrides)  # ConfigError for an unknown preset or a bad override
     if t.format not in FORMATS:
         raise ConfigError(f"format {t.format!r} is not one of {', '.join(FORMATS)}", field="format", value=t.format)
     if t.rounds < 1:
@@ -348,7 +351,8 @@ def find_match(t: Tournament, round_no: int, table: int) -> tuple[Round, Match]:
 def _validate(t: Tournament, rnd: Round, m: Match, result: MatchResult) -> None:
     if m.b is None:
         raise InvalidResult(f"table {m.table} is a bye", reason="bye_table", round=rnd.number, table=m.table)
-    validate_result(result, knockout=rnd.kind == "knockout", team=t.team, options=t.options)
+    validate_result(result, knockout=rnd.kind == "knockout", team=t.team, options=t.options,
+                    upgrade=upgrade_of(t.preset, t.overrides) if t.team else None)
 
 
 def claim_result(t: Tournament, round_no: int, table: int, entry_id: int, result: MatchResult, *,

@@ -116,8 +116,9 @@ class MatchResult:
     timeouts count and minutes late, the organiser's manual ``penalties``, ``absent`` (``"a"``, ``"b"``,
     ``"both"`` or None), and for a drawn knock-out match ``extra_deal``: the side that took 头游 in the
     extra deal at level 2. ``team_deals`` (team matches only): one ``[t1, t2]`` per deal, the deal's result
-    for team a at table 1 and at table 2 (+3/+2/+1 when team a's pair took 头游 with 1-2/1-3/1-4, negative
-    when team b's pair did), see :mod:`guandan.tournament.teams`.
+    for team a at table 1 and at table 2: the upgrade that the tournament's preset gives the result (R35;
+    +3/+2/+1 with the official preset when team a's pair took 头游 with 1-2/1-3/1-4, negative when team b's
+    pair did), see :mod:`guandan.tournament.teams`.
     """
 
     level_a: int = LEVEL_MIN

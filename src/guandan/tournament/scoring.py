@@ -43,12 +43,13 @@ knock-out round in which they lost (the champion first), each group of them orde
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from .errors import ImpossibleLevel, InvalidResult
 from .model import LEVEL_A, LEVEL_MIN, SIDES, Match, MatchResult, Options, Penalty, Tournament
-from .teams import DRAW_POINTS, scale_points
+from .teams import DRAW_POINTS, deal_values, scale_points, upgrade_of
 
 WIN, DRAW, LOSS, ABSENT = 3, 2, 1, 0
 #: :func:`decide`'s answer when each side has a penalty that loses the match (R54).
@@ -85,13 +86,18 @@ class SideScore:
 
 
 def validate_result(r: MatchResult, *, knockout: bool = False, team: bool = False,
-                    options: Options | None = None) -> None:
+                    options: Options | None = None, upgrade: Sequence[int] | None = None) -> None:
     """Check a reported result before it is stored.
+
+    ``upgrade``: the levels gained for 1-2, 1-3, 1-4 under the tournament's rule preset
+    (:func:`guandan.tournament.teams.upgrade_of`; default the official preset's): a team deal's value at
+    a table must be one of :func:`~guandan.tournament.teams.deal_values` of it (R35).
 
     Raises :class:`ImpossibleLevel` for a level outside 2..A or a pass of A by a side whose level is
     not A (R37: A is passed from A); :class:`InvalidResult` (``params["reason"]``) for negative counts,
     a side name other than a/b, an absent side with play reported, an extra deal where none is needed
-    or missing where a knock-out match is drawn (R58), team deals missing or malformed (the 复式 scale).
+    or missing where a knock-out match is drawn (R58), team deals missing or malformed (the 复式 scale),
+    ``bad_team_deal`` for a value that no result has under ``upgrade``.
     """
     for name in ("level_a", "level_b"):
         v = getattr(r, name)
@@ -116,10 +122,13 @@ def validate_result(r: MatchResult, *, knockout: bool = False, team: bool = Fals
     if team:
         if not r.team_deals:
             raise InvalidResult("a team match needs its deals from both tables", reason="team_deals_needed")
+        allowed = deal_values(upgrade if upgrade is not None else upgrade_of("official"))
         for d in r.team_deals:
-            if len(d) != 2 or any(not isinstance(x, int) or x == 0 or abs(x) > 6 for x in d):
-                raise InvalidResult("a team deal is [table 1, table 2], each ±1..±6", reason="bad_team_deal",
-                                    value=d)
+            if (not isinstance(d, list) or len(d) != 2
+                    or any(isinstance(x, bool) or not isinstance(x, int) or x not in allowed for x in d)):
+                raise InvalidResult(f"a team deal is [table 1, table 2], each one of {sorted(set(allowed))} "
+                                    "(the preset's upgrades for 1-2, 1-3, 1-4, R35)", reason="bad_team_deal",
+                                    value=d, allowed=sorted(set(allowed)))
         if r.passed_a or (r.extra_deal and not knockout):
             raise InvalidResult("team matches are scored on the 26-point scale", reason="team_deals_not_team")
     elif r.team_deals is not None:
