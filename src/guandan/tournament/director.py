@@ -22,6 +22,7 @@ Rules enforced (issue 21 "Who may do what"):
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from typing import Any
 
 from . import brackets, swiss
@@ -218,14 +219,15 @@ def _pair_swiss(t: Tournament, number: int) -> Round:
     return _make_round(number, "swiss", out)
 
 
-def history(t: Tournament) -> tuple[set[frozenset[int]], set[int]]:
-    """``(pairs that have met, entries that had a bye)`` over every paired round."""
+def history(t: Tournament) -> tuple[set[frozenset[int]], Counter[int]]:
+    """``(pairs that have met, byes per entry)`` over every paired round (an entry without a bye is not
+    in the counter; ``e in byes`` says whether ``e`` had one)."""
     played: set[frozenset[int]] = set()
-    byes: set[int] = set()
+    byes: Counter[int] = Counter()
     for r in t.played:
         for m in r.matches:
             if m.b is None:
-                byes.add(m.a)
+                byes[m.a] += 1
             else:
                 played.add(frozenset((m.a, m.b)))
     return played, byes
