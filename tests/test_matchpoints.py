@@ -150,3 +150,20 @@ def test_day_leaderboard_equals_a_naive_recompute(rows):
         assert got[p][0] == pytest.approx(sum(pcts) / len(pcts)) and got[p][1] == len(pcts)
     order = [s.pct for s in day.leaderboard()]
     assert order == sorted(order, reverse=True)
+
+
+def test_nan_and_infinite_results_are_refused():
+    day = DayScores([1])
+    day.add(1, "A", 3)
+    for bad in (float("nan"), float("inf"), float("-inf")):
+        with pytest.raises(ValueError):
+            day.add(1, "B", bad)
+        with pytest.raises(ValueError):
+            BoardTable([1, bad])
+        with pytest.raises(ValueError):
+            matchpoints([1, bad])
+        with pytest.raises(ValueError):
+            percentages([bad])
+    assert "B" not in day.results[1] and day.tables[1].n == 1
+    day.add(1, "B", 1)  # B can still enter a real result: A beats B
+    assert (day.percentage(1, "A"), day.percentage(1, "B")) == (100.0, 0.0)

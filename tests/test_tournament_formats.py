@@ -9,7 +9,13 @@ import pytest
 
 from guandan.tournament.brackets import berger_rounds, bracket_order, first_knockout_round, snake_groups
 from guandan.tournament.director import add_entry, enter_result, groups_of, pair_next_round
-from guandan.tournament.errors import ConfigError, InvalidResult, NoMoreRounds, NotEnoughEntries, TournamentError
+from guandan.tournament.errors import (
+    ConfigError,
+    InvalidResult,
+    NoMoreRounds,
+    NotEnoughEntries,
+    TournamentError,
+)
 from guandan.tournament.model import Match, MatchResult, Options, Penalty, Player, Tournament
 from guandan.tournament.scoring import standings
 
@@ -270,7 +276,7 @@ def test_both_sides_losing_by_penalty_lose_and_nobody_advances() -> None:
 def test_a_final_without_a_winner_names_no_champion() -> None:
     from guandan.tournament.errors import NoWinner
 
-    t, s = _to_semis()
+    t, _ = _to_semis()
     _lower_id_wins(t, t.played[-1])
     final = pair_next_round(t)
     enter_result(t, final.number, 1, MatchResult(absent="both"))

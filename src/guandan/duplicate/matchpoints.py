@@ -29,6 +29,7 @@ averages the percentages of all the boards a player played over several days.
 from __future__ import annotations
 
 import bisect
+import math
 import operator
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
@@ -42,22 +43,38 @@ __all__ = [
 SINGLE_RESULT_PCT = 50.0
 
 
+def _finite(result: float) -> float:
+    """``result`` when it is a finite int or float; TypeError for a non-number, ValueError for NaN and
+    infinities."""
+    if isinstance(result, bool) or not isinstance(result, (int, float)):
+        raise TypeError(f"a result is a number, not {result!r}")
+    if not math.isfinite(result):
+        raise ValueError(f"a result is a finite number, not {result!r}")
+    return result
+
+
 def matchpoints(results: Iterable[float]) -> list[float]:
     """Matchpoints of each result against all the others (the reference: O(n²), for tests and
     small fields): 1 per result beaten, ½ per tie.
 
     Returns:
         A list in the order of ``results``.
+
+    Raises:
+        ValueError: a result is NaN or infinite (it compares with nothing).
     """
-    rs = list(results)
+    rs = [_finite(r) for r in results]
     return [sum(1.0 if r > o else 0.5 if r == o else 0.0 for j, o in enumerate(rs) if j != i)
             for i, r in enumerate(rs)]
 
 
 def percentages(results: Iterable[float]) -> list[float]:
     """Percentages of each result of one board, recomputed from scratch (module docstring; a
-    field of one scores :data:`SINGLE_RESULT_PCT`)."""
-    rs = list(results)
+    field of one scores :data:`SINGLE_RESULT_PCT`).
+
+    Raises:
+        ValueError: a result is NaN or infinite."""
+    rs = [_finite(r) for r in results]
     if len(rs) == 1:
         return [SINGLE_RESULT_PCT]
     return [100.0 * mp / (len(rs) - 1) for mp in matchpoints(rs)]
@@ -87,9 +104,10 @@ class BoardTable:
 
         Raises:
             TypeError: ``result`` is not a number.
+            ValueError: ``result`` is NaN or infinite (NaN compares with nothing and would break the
+                sorted table; an infinite result is no score).
         """
-        if isinstance(result, bool) or not isinstance(result, (int, float)):
-            raise TypeError(f"a result is a number, not {result!r}")
+        _finite(result)
         i = bisect.bisect_left(self._values, result)
         if i < len(self._values) and self._values[i] == result:
             self._counts[i] += 1
@@ -209,7 +227,8 @@ class DayScores:
         Raises:
             KeyError: ``board`` is not a board of the day.
             ValueError: the player already has a result on that board (each board is played
-                once per player; the score is never changed by a second attempt).
+                once per player; the score is never changed by a second attempt), or ``result`` is
+                NaN or infinite (nothing is recorded).
             TypeError: ``result`` is not a number.
         """
         if board not in self.tables:
@@ -217,6 +236,7 @@ class DayScores:
         row = self.results[board]
         if player in row:
             raise ValueError(f"player {player!r} already has a result on board {board!r}")
+        _finite(result)
         self.tables[board].add(result)
         row[player] = result
         i = self._index.get(player)

@@ -22,6 +22,7 @@ Rules enforced (issue 21 "Who may do what"):
 from __future__ import annotations
 
 import copy
+import math
 from collections import Counter
 from typing import Any
 
@@ -84,12 +85,27 @@ def add_entry(t: Tournament, name: str, players: list[Player], *, by: str = "org
 
     After round 1 has been paired this is a late entry: it joins from the next round with no points
     (Swiss only; a round robin or group stage is fixed once paired). Raises :class:`DuplicateEntry` for a
-    taken id or name, :class:`ConfigError` for the wrong number of players or a late entry outside Swiss.
+    taken id or name, :class:`ConfigError` for the wrong number of players, a late entry outside Swiss,
+    a name or player name that is not a non-empty string, a ``rating`` that is not a finite number (NaN
+    and infinities would break the seeding order and cannot be saved as JSON), a ``seed`` or
+    ``entry_id`` that is not an int.
     """
     _director(t, by)
     want = 4 if t.team else 2
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"an entry's name is a non-empty string, not {name!r}", field="name", value=repr(name))
     if len(players) != want:
         raise ConfigError(f"an entry has {want} players", field="players", value=len(players))
+    if not all(isinstance(p, Player) and isinstance(p.name, str) and p.name.strip() for p in players):
+        raise ConfigError(f"entry {name!r}: every player has a non-empty name", field="players", name=name)
+    if rating is not None and (isinstance(rating, bool) or not isinstance(rating, (int, float))
+                               or not math.isfinite(rating)):
+        raise ConfigError(f"entry {name!r}: the rating {rating!r} is not a finite number", field="rating",
+                          name=name, value=repr(rating))
+    for what, v in (("seed", seed), ("entry_id", entry_id)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise ConfigError(f"entry {name!r}: the {what} {v!r} is not an integer", field=what, name=name,
+                              value=repr(v))
     if t.played and t.format != "swiss":
         raise ConfigError("late entries are only possible in Swiss", field="format", value=t.format)
     if entry_id is None:

@@ -99,7 +99,7 @@ class ImpossibleLevel(TournamentError):
 
 class InvalidResult(TournamentError):
     """A result that contradicts itself: ``params["reason"]`` is one of the stable reasons
-    ``negative_count``, ``bye_table``, ``extra_deal_needed``, ``extra_deal_not_needed``,
+    ``negative_count``, ``not_a_count``, ``bye_table``, ``extra_deal_needed``, ``extra_deal_not_needed``,
     ``absent_with_play``, ``team_deals_needed``, ``team_deals_not_team``, ``bad_team_deal``,
     ``penalty_levels``, ``bad_side``, ``knockout_advanced`` (a correction or penalty that would change the
     winner of a knock-out match whose next round is paired)."""

@@ -47,7 +47,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .errors import ImpossibleLevel, InvalidResult
+from .errors import ImpossibleLevel, InvalidResult, UnknownRound
 from .model import LEVEL_A, LEVEL_MIN, SIDES, Match, MatchResult, Options, Penalty, Tournament
 from .teams import DRAW_POINTS, deal_values, scale_points, upgrade_of
 
@@ -93,18 +93,23 @@ def validate_result(r: MatchResult, *, knockout: bool = False, team: bool = Fals
     (:func:`guandan.tournament.teams.upgrade_of`; default the official preset's): a team deal's value at
     a table must be one of :func:`~guandan.tournament.teams.deal_values` of it (R35).
 
-    Raises :class:`ImpossibleLevel` for a level outside 2..A or a pass of A by a side whose level is
-    not A (R37: A is passed from A); :class:`InvalidResult` (``params["reason"]``) for negative counts,
+    Raises :class:`ImpossibleLevel` for a level that is not an int in 2..A or a pass of A by a side whose
+    level is not A (R37: A is passed from A); :class:`InvalidResult` (``params["reason"]``) for counts
+    (timeouts, minutes late, penalty levels) that are not ints (``not_a_count``: a float such as NaN is
+    never taken) or are negative,
     a side name other than a/b, an absent side with play reported, an extra deal where none is needed
     or missing where a knock-out match is drawn (R58), team deals missing or malformed (the 复式 scale),
     ``bad_team_deal`` for a value that no result has under ``upgrade``.
     """
     for name in ("level_a", "level_b"):
         v = getattr(r, name)
-        if not isinstance(v, int) or not LEVEL_MIN <= v <= LEVEL_A:
+        if isinstance(v, bool) or not isinstance(v, int) or not LEVEL_MIN <= v <= LEVEL_A:
             raise ImpossibleLevel(f"{name} {v!r} is outside 2..A (R6)", field=name, value=v)
     for name in ("timeouts_a", "timeouts_b", "late_a", "late_b"):
-        if getattr(r, name) < 0:
+        v = getattr(r, name)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise InvalidResult(f"{name} {v!r} is not a whole number", reason="not_a_count", field=name, value=repr(v))
+        if v < 0:
             raise InvalidResult(f"{name} is negative", reason="negative_count", field=name)
     for name, v in (("passed_a", r.passed_a), ("absent", r.absent), ("extra_deal", r.extra_deal)):
         if v is not None and v not in SIDES and not (name == "absent" and v == "both"):
@@ -112,6 +117,9 @@ def validate_result(r: MatchResult, *, knockout: bool = False, team: bool = Fals
     for p in r.penalties:
         if p.side not in SIDES:
             raise InvalidResult("a penalty names side 'a' or 'b'", reason="bad_side", field="penalty", value=p.side)
+        if isinstance(p.levels, bool) or not isinstance(p.levels, int):
+            raise InvalidResult(f"penalty levels {p.levels!r} are not a whole number", reason="penalty_levels",
+                                value=repr(p.levels))
         if p.levels < 0 or (p.levels == 0 and not p.loses_match):
             raise InvalidResult("a penalty gives the opponents 1 level or more", reason="penalty_levels",
                                 value=p.levels)
@@ -302,7 +310,13 @@ def standings(t: Tournament, upto_round: int | None = None, *, group: int | None
 
     Only final results count (a pending or disputed table adds nothing yet). ``group``: only the entries
     of that group and the group rounds (groups_knockout). Tie-breaks as in the module docstring (R58).
+
+    Raises :class:`~guandan.tournament.errors.UnknownRound` when ``upto_round`` is not a paired round
+    (1..the number of rounds paired).
     """
+    if upto_round is not None and not (isinstance(upto_round, int) and 1 <= upto_round <= len(t.played)):
+        raise UnknownRound(f"round {upto_round} has not been paired (rounds paired: "
+                           f"{'1..' + str(len(t.played)) if t.played else 'none'})", round=upto_round)
     opts = t.options
     entries = [e for e in t.entries if group is None or e.group == group]
     rows = {e.id: Standing(0, e.id, e.name, withdrawn=not e.active) for e in entries}
