@@ -358,3 +358,18 @@ def test_a_rule_option_with_markup_gives_a_one_line_error(tmp_path: Path) -> Non
     _one_line_error(_run("create", str(tmp_path / "s.json"), "--rule", "[/x]=1"), "[/x]")
     _one_line_error(_run("create", str(tmp_path / "s.json"), "--preset", "[/p]"), "[/p]")
     assert not (tmp_path / "s.json").exists()
+
+
+def test_saving_keeps_the_state_file_mode(tmp_path: Path) -> None:
+    import os
+    import stat
+
+    state = tmp_path / "s.json"
+    assert _run("create", str(state)).exit_code == 0
+    mask = os.umask(0)
+    os.umask(mask)
+    assert stat.S_IMODE(state.stat().st_mode) == 0o666 & ~mask  # as a plain write makes it
+    state.chmod(0o640)
+    assert _run("add", str(state), "--player", "a", "--player", "b").exit_code == 0
+    assert stat.S_IMODE(state.stat().st_mode) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]

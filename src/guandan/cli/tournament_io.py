@@ -98,8 +98,8 @@ def save_state(t: Any, path: Path) -> None:
         fail(f"cannot write {path}: {e}")
     tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent if str(path.parent) else ".", prefix=f".{path.name}.",
-                                   suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        os.chmod(tmp, _file_mode(path))  # mkstemp makes it 0600: keep the mode a plain write would give
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -114,6 +114,16 @@ def save_state(t: Any, path: Path) -> None:
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+def _file_mode(path: Path) -> int:
+    """The permission bits for the new state file: the old file's, else 0666 less the umask."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _csv_number(value: str, what: str, where: str, kind: type = float) -> Any:
