@@ -271,6 +271,15 @@ def test_both_sides_losing_by_penalty_lose_and_nobody_advances() -> None:
     with pytest.raises(NoWinner) as e:
         pair_next_round(t)
     assert e.value.params["reason"] == "both_lose"
+    # a walkover whose side present is penalised with the loss of the match: nobody goes through either
+    t, s = _to_semis()
+    enter_result(t, s, 1, MatchResult(absent="b", penalties=[Penalty("a", 0, "abuse", loses_match=True)]))
+    enter_result(t, s, 2, MatchResult(12, 6))
+    rows = {x.id: x for x in standings(t)}
+    assert (rows[1].field_points, rows[4].field_points) == (9 + 1, 3 + 0)  # a loss (1) and an absence (0)
+    with pytest.raises(NoWinner) as e:
+        pair_next_round(t)
+    assert e.value.params["reason"] == "both_lose" and "side b was absent" in str(e.value)
 
 
 def test_a_final_without_a_winner_names_no_champion() -> None:

@@ -349,8 +349,12 @@ def _report_no_winner(t: Any, round_no: int, m: Any) -> None:
         return
     if knockout_winner(m, t.options, team=t.team) is not None:
         return
-    why = ("both entries were absent" if no_winner_reason(m.result) == "both_absent"
-           else "both sides lost the match by penalty")
+    if no_winner_reason(m.result) == "both_absent":
+        why = "both entries were absent"
+    elif m.result.absent in ("a", "b"):
+        why = f"side {m.result.absent} was absent and the other side lost the match by penalty"
+    else:
+        why = "both sides lost the match by penalty"
     _console().print(f"No winner: {why}, so nobody goes through from this table; pairing the next round is "
                      "refused until the result is corrected.")
 

@@ -345,7 +345,12 @@ def winner_of(t: Tournament, m: Match) -> int:
     assert m.result is not None and m.b is not None
     number = next((r.number for r in t.played if any(x is m for x in r.matches)), None)
     reason = no_winner_reason(m.result)
-    why = "both entries were absent" if reason == "both_absent" else "both sides lost the match by penalty (R54)"
+    if reason == "both_absent":
+        why = "both entries were absent"
+    elif m.result.absent in ("a", "b"):
+        why = f"side {m.result.absent} was absent and the other side lost the match by penalty (R54)"
+    else:
+        why = "both sides lost the match by penalty (R54)"
     what = "the final has no champion" if m.stage == "final" else "nobody goes through to the next round"
     raise NoWinner(f"round {number} table {m.table} ({m.a} v {m.b}) has no winner: {why}, so {what}; "
                    "correct the result to name the side that goes through", round=number, table=m.table,

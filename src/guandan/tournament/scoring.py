@@ -269,7 +269,8 @@ def knockout_winner(m: Match, options: Options, *, team: bool = False) -> str | 
 
 
 def no_winner_reason(r: MatchResult) -> str:
-    """Why a knock-out match has no winner: ``"both_absent"`` or ``"both_lose"`` (R54 penalties)."""
+    """Why a knock-out match has no winner: ``"both_absent"``, or ``"both_lose"`` (each side lost: by R54
+    penalties, or one side absent and the other penalised with the loss of the match)."""
     return "both_absent" if r.absent == "both" else "both_lose"
 
 
