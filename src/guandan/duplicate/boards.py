@@ -3,7 +3,8 @@
 A :class:`Board` fixes everything a deal starts from:
 
 * the 108 cards by seat (27 each, R1/R4), as dealt, before any tribute;
-* the deal's level and both teams' levels (R6, R7: the deal's level is one of the team levels);
+* the deal's level and both teams' levels (R6, R7: at 2 with both teams at 2 for a deal without
+  tribute, a game's first deal; else the level of the team that supplied the previous 头游);
 * the rule set (the preset and every option, docs/rules.md section P);
 * either the first leader of a deal without tribute (the first deal of a game, R43, R51), or the
   tribute situation (:class:`BoardTribute`): the previous deal's result (who pays, R44), and the
@@ -26,7 +27,8 @@ JSON (:meth:`Board.to_json` / :meth:`Board.from_json`), versioned::
 
 ``tributes`` lists ``[payer, receiver, card]`` and ``returns`` ``[receiver, target, card]``, the
 same triples as the records' ``tribute_paid`` / ``returns_revealed`` events; both are empty after
-an anti-tribute.
+an anti-tribute. The reader coerces nothing (:meth:`Board.from_json`): a value of the wrong JSON
+type, length or range is a :class:`BoardError` naming the field.
 
 Board sets (:func:`deal_board_set`) are dealt from the operating system's secure random source
 (:class:`secrets.SystemRandom`) unless a seed is given (tests and bots only): a published day's
