@@ -183,6 +183,8 @@ class ReviewService:
                 db.commit()
         except IntegrityError:  # stored meanwhile (another process), or the game was deleted
             log.info("review %s of game %d not stored (stored already, or the game is gone)", job.id, job.game)
+        except Exception as e:  # noqa: BLE001 - a database failure: the review stays in memory only
+            log.warning("review %s of game %d not stored: %s", job.id, job.game, type(e).__name__)
 
     # -- jobs -----------------------------------------------------------------------------------
 
@@ -244,7 +246,7 @@ class ReviewService:
                 self._active.pop(key, None)
                 self._jobs.pop(job.id, None)
             raise
-        fut.add_done_callback(lambda f: self._finished(job, f))
+        fut.add_done_callback(lambda f, p=pool: self._finished(job, f, p))
         return job
 
     def _ensure_pool(self) -> ProcessPoolExecutor:
@@ -283,19 +285,17 @@ class ReviewService:
                 if job is not None and job.status in ("queued", "running"):
                     job.status, job.done, job.total = "running", done, total
 
-    def _finished(self, job: ReviewJob, fut: Future[str]) -> None:
-        """Done callback (the pool's thread): store the review, or mark the job failed."""
+    def _finished(self, job: ReviewJob, fut: Future[str], pool: ProcessPoolExecutor) -> None:
+        """Done callback (the pool's thread): store the review, or mark the job failed; a pool
+        whose worker died is dropped (the next job starts a fresh one)."""
         key = (job.game, job.deal, job.seat, job.budget)
         text = None
         try:
             text = fut.result()
         except Exception as e:  # noqa: BLE001 - any failure of the worker: the job fails with a code
             code = "review_cancelled" if fut.cancelled() else "review_failed"
-            if isinstance(e, BrokenProcessPool):  # a worker died (killed, out of memory): next job, new pool
-                with self._lock:
-                    pool = self._pool
-                if pool is not None:
-                    self._drop_pool(pool)
+            if isinstance(e, BrokenProcessPool):  # a worker died (killed, out of memory)
+                self._drop_pool(pool)
             log.warning("review %s (game %d, deal %d, seat %d) failed: %s", job.id, job.game, job.deal, job.seat,
                         type(e).__name__)
             with self._lock:
@@ -307,11 +307,13 @@ class ReviewService:
         n = sum(1 for e in result.get("decisions", ()) if e.get("evaluated"))
         with self._lock:
             job.result, job.done, job.total, job.status = result, n, n, "done"
-        if not self._closed:
-            self._store(job, text)
-        with self._lock:
-            self._active.pop(key, None)
-            self._trim()
+        try:
+            if not self._closed:
+                self._store(job, text)
+        finally:
+            with self._lock:
+                self._active.pop(key, None)
+                self._trim()
 
     def _trim(self) -> None:
         over = len(self._jobs) - _KEEP_DONE
