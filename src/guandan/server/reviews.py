@@ -13,7 +13,7 @@ Cache: a finished review is stored as a ``reviews`` row (:class:`~guandan.server
 keyed by (game, deal, seat, budget), under the job's id; the same request later answers from the
 row at once, also after a restart, and ``GET /api/reviews/{job}`` keeps answering. The budget is
 ``settings.review_budget`` (default :data:`~guandan.server.settings.DEFAULT_REVIEW_BUDGET`), in its
-canonical JSON form in the key; the worlds' seed is :data:`SEED`.
+canonical JSON form with the engine's ``REVIEW_VERSION`` in the key; the worlds' seed is :data:`SEED`.
 
 Limits: a request for a review already queued or computing joins that job; otherwise an account
 may have ``settings.review_jobs_per_account`` jobs queued or computing and the server
@@ -37,7 +37,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any
 
-from guandan.review import Budget
+from guandan.review import REVIEW_VERSION, Budget
 
 log = logging.getLogger("guandan.server.reviews")
 
@@ -103,13 +103,15 @@ class ReviewJob:
 
 
 def budget_key(spec: str) -> tuple[Budget, str]:
-    """A budget (:meth:`guandan.review.Budget.parse` text) and its canonical JSON (the cache key's part).
+    """A budget (:meth:`guandan.review.Budget.parse` text) and the cache key's part for it: the
+    budget's canonical JSON with the review engine's :data:`~guandan.review.REVIEW_VERSION` (a new
+    version of the engine's method or JSON never answers from reviews stored by an older one).
 
     Raises:
         ValueError: an unknown key or a bad value.
     """
     budget = Budget.parse(spec)
-    return budget, json.dumps(budget.to_json(), sort_keys=True, separators=(",", ":"))
+    return budget, json.dumps({**budget.to_json(), "version": REVIEW_VERSION}, sort_keys=True, separators=(",", ":"))
 
 
 def record_deals(record: Sequence[dict[str, Any]]) -> tuple[int, bool]:
