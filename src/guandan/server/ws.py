@@ -42,6 +42,12 @@ log = logging.getLogger("guandan.server.ws")
 
 #: Largest accepted client message (bytes of UTF-8).
 MAX_MESSAGE_BYTES = 4096
+#: Largest websocket message the server reads at all (uvicorn ``ws_max_size``, set by
+#: :func:`guandan.server.app.uvicorn_options`): a larger one is refused while it is read and the
+#: socket is closed with 1009 (message too big). Between :data:`MAX_MESSAGE_BYTES` and this the
+#: message is read and answered with a ``too_large`` error frame (the socket stays open).
+#: uvicorn's own default is 16 MiB, read whole before any check.
+MAX_FRAME_BYTES = 64 * 1024
 #: Messages per second one connection may send; the excess is refused with ``rate_limited``.
 RATE_LIMIT = 20
 #: Client message types.
@@ -345,4 +351,4 @@ def make_ws_router(
     return router
 
 
-__all__ = ["MAX_MESSAGE_BYTES", "MESSAGE_TYPES", "RATE_LIMIT", "handle_message", "make_ws_router"]
+__all__ = ["MAX_FRAME_BYTES", "MAX_MESSAGE_BYTES", "MESSAGE_TYPES", "RATE_LIMIT", "handle_message", "make_ws_router"]

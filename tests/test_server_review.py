@@ -1,0 +1,154 @@
+"""Findings of the second security review, each checked against a real server on loopback
+(uvicorn with :func:`guandan.server.app.uvicorn_options`, as ``guandan serve``, on the session's
+PostgreSQL database; ``guandan compat serve`` through :func:`guandan.compat.host.serve`).
+
+* Websocket messages are read only up to 64 KiB: a 1 MiB message closes the socket with 1009 while
+  it is read, and the server goes on serving (item 6).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+pytest.importorskip("websockets")
+
+from test_server_hardening import AppServer, assert_error, fast_hashing  # noqa: F401 (fixture)
+from test_server_storage import _truncate, pg_session_url  # noqa: F401 (fixture)
+from websockets.exceptions import ConnectionClosed
+from websockets.sync.client import connect
+
+from guandan.server.settings import Settings
+
+MIB = 1024 * 1024
+
+
+@pytest.fixture
+def serve(pg_session_url: str) -> Iterator[Any]:  # noqa: F811
+    """Start servers on the session's PostgreSQL database (emptied first); stopped afterwards."""
+    servers: list[AppServer] = []
+    _truncate(pg_session_url)
+
+    def start(**kw: Any) -> AppServer:
+        kw.setdefault("db_url", pg_session_url)
+        kw.setdefault("bot_delay_s", 0.0)
+        s = AppServer(Settings(**kw))
+        servers.append(s)
+        return s
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+def _register(s: AppServer, name: str, password: str = "secret-pw-42") -> str:
+    """Register ``name``; its session token (the client's cookie jar is left empty)."""
+    r = s.http.post("/api/register", json={"name": name, "password": password})
+    assert r.status_code == 200, r.text
+    token = r.cookies["gd_session"]
+    s.http.cookies.clear()
+    return token
+
+
+def _cookie(token: str) -> dict[str, str]:
+    return {"cookie": f"gd_session={token}"}
+
+
+def _room(s: AppServer, token: str, **body: Any) -> str:
+    """A new waiting room of the owner ``token`` (seat 0); its id."""
+    r = s.http.post("/api/rooms", json={"preset": "official", **body}, headers=_cookie(token))
+    assert r.status_code == 200, r.text
+    return str(r.json()["room"]["id"])
+
+
+def _closed_code(ws: Any) -> int | None:
+    """Read until the socket closes; the close code the server sent."""
+    with pytest.raises(ConnectionClosed) as exc:
+        while True:
+            ws.recv(timeout=10)
+    return exc.value.rcvd.code if exc.value.rcvd is not None else None
+
+
+# -- item 6: websocket messages are read only up to 64 KiB -----------------------------------------
+
+
+def test_a_1_mib_websocket_message_closes_the_socket_with_1009(serve):
+    from guandan.server.ws import MAX_FRAME_BYTES
+
+    s = serve()
+    rid = _room(s, _register(s, "owner"))
+    url = f"ws://127.0.0.1:{s.port}/ws/rooms/{rid}"
+    with connect(url, max_size=None) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        try:
+            ws.send(json.dumps({"type": "ping", "pad": "x" * MIB}))
+        except ConnectionClosed:
+            pass  # closed while still sending: what the fix is for
+        assert _closed_code(ws) == 1009
+    # a message over 4 KiB but under the frame limit is still read and answered, socket open
+    with connect(url) as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        ws.send(json.dumps({"type": "ping", "pad": "x" * (MAX_FRAME_BYTES // 2)}))
+        f = json.loads(ws.recv(timeout=10))
+        assert f["type"] == "error" and f["reason"] == "too_large" and f["params"]["max"] == 4096
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=10)) == {"type": "pong"}
+    assert s.http.get("/healthz").json()["status"] == "ok"
+    assert s.http.get(f"/api/rooms/{rid}").json()["room"]["id"] == rid
+
+
+def test_compat_serve_closes_a_1_mib_message_with_1009_and_frees_the_seat():
+    import websockets
+
+    from guandan.compat.host import MAX_FRAME_BYTES, CompatHost, serve as compat_serve
+
+    async def main() -> None:
+        host = CompatHost(games=1, timeout=5, seed=1, max_deals=1, start_delay=0.05)
+        ready = asyncio.Event()
+        box: dict[str, int] = {}
+
+        def on_ready(port: int) -> None:
+            box["port"] = port
+            ready.set()
+
+        task = asyncio.create_task(compat_serve(host, port=0, ready=on_ready))
+        try:
+            await asyncio.wait_for(ready.wait(), 10)
+            url = f"ws://127.0.0.1:{box['port']}/game/big"
+            async with websockets.connect(url, max_size=None, ping_interval=None) as ws:
+                try:
+                    await ws.send(json.dumps({"actIndex": 0, "pad": "x" * MIB}))
+                except ConnectionClosed:
+                    pass
+                with pytest.raises(ConnectionClosed) as exc:
+                    while True:
+                        await asyncio.wait_for(ws.recv(), 10)
+                assert exc.value.rcvd is not None and exc.value.rcvd.code == 1009
+            for _ in range(100):
+                if not host.links:
+                    break
+                await asyncio.sleep(0.02)
+            assert host.links == []  # the seat was freed
+            async with websockets.connect(url.replace("big", "next"), ping_interval=None) as ws:
+                for _ in range(100):
+                    if host.links:
+                        break
+                    await asyncio.sleep(0.02)
+                assert [lk.name for lk in host.links] == ["next"] and host.links[0].seat == 0
+                await ws.send(json.dumps({"actIndex": 0, "pad": "x" * (MAX_FRAME_BYTES // 2)}))  # read, not closed
+                await asyncio.sleep(0.2)
+                assert host.links and host.links[0].connected
+        finally:
+            task.cancel()
+            try:
+                await task
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - the run was cut short on purpose
+                pass
+
+    asyncio.run(main())
