@@ -4,6 +4,8 @@ PostgreSQL database; ``guandan compat serve`` through :func:`guandan.compat.host
 
 * Websocket messages are read only up to 64 KiB: a 1 MiB message closes the socket with 1009 while
   it is read, and the server goes on serving (item 6).
+* ``POST /api/guest`` always sets a new session cookie; the session it came with is deleted and its
+  websockets closed (item 16).
 """
 
 from __future__ import annotations
@@ -152,3 +154,34 @@ def test_compat_serve_closes_a_1_mib_message_with_1009_and_frees_the_seat():
                 pass
 
     asyncio.run(main())
+
+
+# -- item 16: POST /api/guest always issues a new session ------------------------------------------
+
+
+def test_guest_issues_a_new_session_and_revokes_the_old_one(serve):
+    s = serve()
+    r = s.http.post("/api/guest", json={})
+    assert r.status_code == 200, r.text
+    first, guest = r.cookies["gd_session"], r.json()["user"]
+    s.http.cookies.clear()
+    rid = _room(s, first)
+    with connect(f"ws://127.0.0.1:{s.port}/ws/rooms/{rid}", additional_headers=_cookie(first)) as ws:
+        assert json.loads(ws.recv(timeout=10))["role"] == "seat"
+        r = s.http.post("/api/guest", json={}, headers=_cookie(first))
+        assert r.status_code == 200, r.text
+        second = r.cookies["gd_session"]
+        assert second != first and len(second) >= 32
+        assert r.json()["user"]["id"] == guest["id"]  # the same guest, under a new session
+        assert _closed_code(ws) == 4401  # the old session's sockets are closed as at logout
+    s.http.cookies.clear()
+    assert_error(s.http.get("/api/me", headers=_cookie(first)), 401, "login_required")
+    assert s.http.get("/api/me", headers=_cookie(second)).json()["user"]["id"] == guest["id"]
+    # a registered person's session is replaced too (same user, new token, the old one dead)
+    token = _register(s, "ann")
+    r = s.http.post("/api/guest", json={}, headers=_cookie(token))
+    new = r.cookies["gd_session"]
+    s.http.cookies.clear()
+    assert new != token and r.json()["user"]["name"] == "ann"
+    assert s.http.get("/api/me", headers=_cookie(token)).status_code == 401
+    assert s.http.get("/api/me", headers=_cookie(new)).json()["user"]["name"] == "ann"
