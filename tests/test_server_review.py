@@ -185,3 +185,58 @@ def test_guest_issues_a_new_session_and_revokes_the_old_one(serve):
     assert new != token and r.json()["user"]["name"] == "ann"
     assert s.http.get("/api/me", headers=_cookie(token)).status_code == 401
     assert s.http.get("/api/me", headers=_cookie(new)).json()["user"]["name"] == "ann"
+
+
+# -- item 10: every state-changing request needs Content-Type: application/json --------------------
+
+#: What a page on another origin can send without a CORS preflight: no Content-Type (a no-cors
+#: ``fetch`` with no body) and the three "simple" types of a form.
+SIMPLE_REQUESTS = (
+    ({}, b""),
+    ({"content-type": "text/plain"}, b""),
+    ({"content-type": "application/x-www-form-urlencoded"}, b""),
+    ({"content-type": "application/x-www-form-urlencoded"}, b"difficulty=normal"),
+    ({"content-type": "multipart/form-data; boundary=x"}, b"--x--\r\n"),
+    ({"content-type": "text/plain"}, b'{"difficulty": "normal"}'),
+)
+
+
+def test_simple_cross_origin_posts_cannot_change_anything(serve):
+    s = serve()
+    owner = _register(s, "owner")
+    h = _cookie(owner)
+    waiting = _room(s, owner)
+    assert s.http.post(f"/api/rooms/{waiting}/bots", json={"bot": "random"}, headers=h).status_code == 200
+    playing = _room(s, owner)
+    assert s.http.post(f"/api/rooms/{playing}/bots", json={"bot": "random"}, headers=h).status_code == 200
+    assert s.http.post(f"/api/rooms/{playing}/start", json={}, headers=h).status_code == 200
+    empty = _room(s, owner)
+    rooms_before = sorted(r["id"] for r in s.http.get("/api/rooms").json()["rooms"])
+    paths = ["/api/quick", "/api/guest", "/api/logout", "/api/register", "/api/login", "/api/rooms",
+             f"/api/rooms/{waiting}/start", f"/api/rooms/{playing}/abandon", f"/api/rooms/{empty}/bots",
+             f"/api/rooms/{empty}/seat", f"/api/rooms/{waiting}/leave", f"/api/rooms/{playing}/again"]
+    # every state-changing route of the app is in the list
+    spec = s.http.get("/api/openapi.json").json()["paths"]
+    changing = sorted(p for p, ops in spec.items() if set(ops) & {"post", "put", "patch", "delete"})
+    assert all(set(ops) <= {"get", "post"} for ops in spec.values())
+    assert len(changing) == len(paths), changing
+    for path in paths:
+        for headers, body in SIMPLE_REQUESTS:
+            r = s.http.post(path, content=body, headers={**h, **headers})
+            assert_error(r, 415, "unsupported_media_type")
+            assert "set-cookie" not in r.headers
+    # nothing changed: no room made, the waiting room waits, the game goes on, the session lives
+    assert sorted(r["id"] for r in s.http.get("/api/rooms").json()["rooms"]) == rooms_before
+    assert s.http.get(f"/api/rooms/{waiting}").json()["room"]["status"] == "waiting"
+    assert s.http.get(f"/api/rooms/{playing}").json()["room"]["status"] == "playing"
+    seats = s.http.get(f"/api/rooms/{empty}").json()["room"]["seats"]
+    assert [x.get("bot") is None for x in seats[1:]] == [True, True, True], seats
+    assert s.http.get("/api/me", headers=h).json()["user"]["name"] == "owner"
+    # the same requests as application/json (what static/js/api.js sends), empty bodies included
+    r = s.http.post(f"/api/rooms/{waiting}/start", content=b"", headers={**h, "content-type": "application/json"})
+    assert r.status_code == 200 and r.json()["room"]["status"] == "playing", r.text
+    r = s.http.post(f"/api/rooms/{playing}/abandon", content=b"{}", headers={**h, "content-type": "application/json"})
+    assert r.status_code == 200, r.text
+    r = s.http.post("/api/logout", content=b"", headers={**h, "content-type": "application/json; charset=utf-8"})
+    assert r.status_code == 200 and r.json() == {"ok": True}
+    assert_error(s.http.get("/api/me", headers=h), 401, "login_required")

@@ -3,9 +3,13 @@
 * :class:`GuardMiddleware` (pure ASGI, outermost): reads a request body only up to
   ``settings.max_body_bytes`` (a larger ``Content-Length``, or a chunked body that grows past the
   limit, gets 413 ``body_too_large`` at once and the rest is never read); requires
-  ``application/json`` for a request with a body (415 ``unsupported_media_type``: a cross-site form
-  or ``text/plain`` fetch cannot post JSON); adds the security headers of :data:`SECURITY_HEADERS`
-  to every answer.
+  ``Content-Type: application/json`` on every state-changing request (``POST``, ``PUT``,
+  ``PATCH``, ``DELETE``), also one with an empty body (415 ``unsupported_media_type``): a page on
+  another origin, a sibling subdomain included (its requests carry the SameSite=Lax cookie), can
+  send a form or a "simple" ``fetch`` (no ``Content-Type``, ``text/plain``, a form type) without
+  asking the server, but not ``application/json``, which needs a CORS preflight this server never
+  grants; so it cannot start, abandon or join someone's game, nor log them out. Adds the security
+  headers of :data:`SECURITY_HEADERS` to every answer.
 * :func:`install_catch_all` answers anything unexpected with 500 ``internal_error`` as JSON, never a
   traceback.
 * :func:`check_text` rejects text that no database stores: lone UTF-16 surrogates and NUL
@@ -83,7 +87,9 @@ def _is_json(content_type: str) -> bool:
 
 
 class GuardMiddleware:
-    """Body limit, JSON-only bodies and security headers (see the module docstring).
+    """Body limit, ``application/json`` on every state-changing request, and security headers (see
+    the module docstring). Refusals are answered here, before the app sees the request: 400
+    ``bad_request`` (a bad ``Content-Length``), 413 ``body_too_large``, 415 ``unsupported_media_type``.
 
     Args:
         app: the ASGI app to protect.
@@ -138,10 +144,10 @@ class GuardMiddleware:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
-        if (body.strip() and scope.get("method") in _BODY_METHODS
-                and not _is_json(headers.get(b"content-type", b"").decode("latin-1"))):
-            await _send_json(send, 415, error_body("send the request body as application/json",
-                                                   "unsupported_media_type"), extra)
+        if scope.get("method") in _BODY_METHODS and not _is_json(headers.get(b"content-type", b"").decode("latin-1")):
+            # also with an empty body: a cross-origin form or no-cors fetch can send any other type
+            await _send_json(send, 415, error_body("send the request with Content-Type: application/json (also "
+                                                   "when the body is empty)", "unsupported_media_type"), extra)
             return
         replayed = False
 
