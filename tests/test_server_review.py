@@ -240,3 +240,38 @@ def test_simple_cross_origin_posts_cannot_change_anything(serve):
     r = s.http.post("/api/logout", content=b"", headers={**h, "content-type": "application/json; charset=utf-8"})
     assert r.status_code == 200 and r.json() == {"ok": True}
     assert_error(s.http.get("/api/me", headers=h), 401, "login_required")
+
+
+# -- item 17: every rule option checked once, with the same bounds wherever it enters ---------------
+
+
+def test_room_options_and_top_level_clocks_share_one_set_of_bounds(serve):
+    s = serve()
+    h = _cookie(_register(s, "owner"))
+    rooms_before = s.http.get("/api/rooms").json()["rooms"]
+
+    def create(body: dict[str, Any]) -> Any:
+        return s.http.post("/api/rooms", json={"preset": "official", **body}, headers=h)
+
+    for clock in (1e9, 1e-300, 3600.5, 0.05, 0.0, -1, float("1e308")):
+        for field in ("clock_lead_s", "clock_follow_s"):
+            body = assert_error(create({"options": {field: clock}}), 400, "bad_rule_option")
+            assert body["params"]["option"] == field and body["params"]["valid"] == "seconds 0.1..3600 | null"
+            body = assert_error(create({field: clock}), 400, "bad_seconds")
+            assert body["params"] == {"field": field, "min": 0.1, "max": 3600}
+    for limit in (10**22, 12345678901234567890123, "12345678901234567890123", "9" * 5000, 0, 101):
+        body = assert_error(create({"options": {"a_fail_limit": limit}}), 400, "bad_rule_option")
+        assert body["params"]["option"] == "a_fail_limit" and body["params"]["valid"] == "int 1..100 | null (unlimited)"
+        assert len(body["error"]) < 200  # a 5000-digit value is not echoed whole
+    assert_error(create({"options": {"upgrade": ["9" * 5000, 1, 1]}}), 400, "bad_rule_option")
+    assert s.http.get("/api/rooms").json()["rooms"] == rooms_before  # no room was made
+    # the bounds themselves are valid, top-level and in options alike
+    r = create({"clock_lead_s": 3600, "clock_follow_s": 0.1, "options": {"a_fail_limit": 100}})
+    assert r.status_code == 200, r.text
+    assert r.json()["room"]["options"]["clock_lead_s"] == 3600 and r.json()["room"]["options"]["a_fail_limit"] == 100
+    r = create({"options": {"clock_lead_s": 3600, "clock_follow_s": "0.1", "a_fail_limit": "1"}})
+    assert r.status_code == 200, r.text
+    assert r.json()["room"]["clocks"] == {"lead_s": 3600, "follow_s": 0.1, "default": False}
+    from guandan.core.rules import A_FAIL_LIMIT_MAX, CLOCK_MAX_S, CLOCK_MIN_S  # the one definition
+
+    assert (CLOCK_MIN_S, CLOCK_MAX_S, A_FAIL_LIMIT_MAX) == (0.1, 3600, 100)

@@ -504,7 +504,7 @@ def test_every_rooms_error_has_a_code(live):  # noqa: F811
     assert params["unknown_rule_option"] == {"option": "no_such"}
     assert params["bad_rule_option"]["option"] == "return_rule" and params["bad_rule_option"]["value"] == "huge"
     assert params["seat_taken"] == {"seat": 0} and params["seats_empty"] == {"empty": [1, 2, 3]}
-    assert params["room_name_too_long"] == {"max": 64} and params["bad_seconds"] == {"field": "clock_lead_s"}
+    assert params["room_name_too_long"] == {"max": 64} and params["bad_seconds"] == {"field": "clock_lead_s", "min": 0.1, "max": 3600}
     assert params["bad_difficulty"] == {"difficulty": "impossible", "valid": list(DIFFICULTIES)}
 
 

@@ -25,7 +25,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import defer
 
 from guandan.core.errors import RuleConfigError
-from guandan.core.rules import PRESET_NAMES, RuleSet
+from guandan.core.rules import CLOCK_MAX_S, CLOCK_MIN_S, PRESET_NAMES, RuleSet, clock_problem
 
 from .errors import error_body
 from .gamestore import GameStore
@@ -86,12 +86,18 @@ async def _body(request: Request) -> dict[str, Any]:
 
 
 def _seconds(name: str, v: Any) -> float | None:
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 or v > 3600:
-        raise ApiError(400, f"{name} must be a number of seconds between 0 and 3600, or null", "bad_seconds",
-                       {"field": name})
-    return v
+    """A top-level clock field of ``POST /api/rooms`` (``clock_lead_s``/``clock_follow_s``), checked
+    by the same :func:`guandan.core.rules.clock_problem` as the rule options of the same names.
+
+    Raises:
+        ApiError(400, bad_seconds): not ``None`` nor a number of seconds from
+            :data:`~guandan.core.rules.CLOCK_MIN_S` to :data:`~guandan.core.rules.CLOCK_MAX_S`
+            (``params``: ``{field, min, max}``).
+    """
+    if clock_problem(v) is not None:
+        raise ApiError(400, f"{name} must be a number of seconds from {CLOCK_MIN_S:g} to {CLOCK_MAX_S:g}, or null",
+                       "bad_seconds", {"field": name, "min": CLOCK_MIN_S, "max": CLOCK_MAX_S})
+    return v  # type: ignore[no-any-return]
 
 
 def build_rules(preset: Any, options: Any, clock_lead_s: Any = None, clock_follow_s: Any = None,
@@ -99,11 +105,15 @@ def build_rules(preset: Any, options: Any, clock_lead_s: Any = None, clock_follo
     """The rule set of a new room: ``preset`` plus ``options`` overrides (docs/rules.md section P).
 
     ``clock_lead_s`` / ``clock_follow_s`` (seconds or ``None``; R53, AMB-25) override the options
-    of the same names when ``clocks_given`` says they were sent.
+    of the same names when ``clocks_given`` says they were sent. Every value, top-level or in
+    ``options``, is checked once, by :class:`~guandan.core.rules.RuleSet` with the bounds of
+    :mod:`guandan.core.rules` (clocks ``CLOCK_MIN_S``..``CLOCK_MAX_S``, ``a_fail_limit``
+    1..``A_FAIL_LIMIT_MAX``).
 
     Raises:
-        ApiError(400): unknown preset, options not an object, an unknown option or an invalid value
-            (the ``RuleConfigError`` message).
+        ApiError(400): ``bad_preset`` (unknown preset), ``bad_options`` (options not an object),
+            ``unknown_rule_option``, ``bad_rule_option`` (an invalid or out-of-bounds value: the
+            ``RuleConfigError`` message), ``bad_seconds`` (a top-level clock out of bounds).
     """
     if not isinstance(preset, str) or preset not in PRESET_NAMES:
         shown = preset if isinstance(preset, str) and len(preset) <= 32 else None
