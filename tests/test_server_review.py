@@ -6,6 +6,11 @@ PostgreSQL database; ``guandan compat serve`` through :func:`guandan.compat.host
   it is read, and the server goes on serving (item 6).
 * ``POST /api/guest`` always sets a new session cookie; the session it came with is deleted and its
   websockets closed (item 16).
+* Every ``POST`` needs ``Content-Type: application/json``, also with an empty body: the simple
+  requests a page on another origin can send change nothing (item 10).
+* Rule options and the top-level clock fields share one check and one set of bounds (item 17).
+* A lone surrogate anywhere in a body is a 400 ``invalid_text`` that quotes nothing; an unexpected
+  500 leaves the keep-alive connection usable; a websocket error frame quoting one still encodes (item 8).
 """
 
 from __future__ import annotations
@@ -275,3 +280,101 @@ def test_room_options_and_top_level_clocks_share_one_set_of_bounds(serve):
     from guandan.core.rules import A_FAIL_LIMIT_MAX, CLOCK_MAX_S, CLOCK_MIN_S  # the one definition
 
     assert (CLOCK_MIN_S, CLOCK_MAX_S, A_FAIL_LIMIT_MAX) == (0.1, 3600, 100)
+
+
+# -- item 8: lone surrogates are a 400 that echoes nothing; a 500 keeps the connection ---------------
+
+
+def _http(method: str, path: str, body: bytes = b"", headers: dict[str, str] | None = None) -> bytes:
+    """One HTTP/1.1 request (keep-alive) as bytes; a body is sent as application/json."""
+    lines = [f"{method} {path} HTTP/1.1", "Host: 127.0.0.1"]
+    if method != "GET":
+        lines += ["Content-Type: application/json", f"Content-Length: {len(body)}"]
+    lines += [f"{k}: {v}" for k, v in (headers or {}).items()]
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def _keep_alive(port: int, requests: list[bytes]) -> list[tuple[int, dict[str, str], bytes]]:
+    """Send ``requests`` one after another on ONE connection; ``(status, headers, body)`` of each
+    answer. Raises ConnectionError when the server closes the connection before an answer."""
+    import socket
+
+    out = []
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        buf = b""
+        for req in requests:
+            sock.sendall(req)
+            while b"\r\n\r\n" not in buf:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    raise ConnectionError(f"closed before answer {len(out) + 1}")
+                buf += chunk
+            head, buf = buf.split(b"\r\n\r\n", 1)
+            status = int(head.split(b" ", 2)[1])
+            headers = {k.strip().lower(): v.strip() for k, v in
+                       (line.decode("latin-1").split(":", 1) for line in head.split(b"\r\n")[1:])}
+            length = int(headers.get("content-length", "0"))
+            while len(buf) < length:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    raise ConnectionError(f"closed inside answer {len(out) + 1}")
+                buf += chunk
+            out.append((status, headers, buf[:length]))
+            buf = buf[length:]
+    return out
+
+
+def test_lone_surrogates_are_a_400_that_echoes_nothing_and_keeps_the_connection(serve):
+    s = serve()
+    token = _register(s, "owner")
+    rid = _room(s, token)
+    cookie = {"Cookie": f"gd_session={token}"}
+    cases = [  # (path, raw JSON body, the field named)
+        ("/api/quick", b'{"difficulty": "\\ud800"}', "difficulty"),
+        ("/api/quick", b'{"preset": "off\\udfffcial"}', "preset"),
+        ("/api/rooms", b'{"preset": "\\ud800"}', "preset"),
+        ("/api/rooms", b'{"preset": "official", "options": {"return_rule": "le\\ud81010"}}', "options.return_rule"),
+        ("/api/rooms", b'{"preset": "official", "options": {"\\ud800": 1}}', "options.?"),
+        ("/api/rooms", b'{"preset": "official", "name": "t\\ud800"}', "name"),
+        ("/api/rooms", b'{"preset": "official", "options": {"upgrade": [3, "\\udc00", 1]}}', "options.upgrade.1"),
+        (f"/api/rooms/{rid}/bots", b'{"bot": "\\ud800"}', "bot"),
+        (f"/api/rooms/{rid}/seat", b'{"seat": "\\ud800"}', "seat"),
+    ]
+    requests = [_http("POST", path, body, cookie) for path, body, _ in cases] + [_http("GET", "/api/me", headers=cookie)]
+    answers = _keep_alive(s.port, requests)  # every answer on the one connection
+    for (path, _, field), (status, headers, body) in zip(cases, answers):
+        assert status == 400, (path, body)
+        data = json.loads(body)
+        assert data["code"] == "invalid_text" and data["params"] == {"field": field}, (path, data)
+        assert b"\\ud8" not in body and b"\\udc" not in body and b"\\udf" not in body and b"\xef\xbf\xbd" not in body
+        assert headers.get("connection", "").lower() != "close"
+    assert answers[-1][0] == 200 and json.loads(answers[-1][2])["user"]["name"] == "owner"
+    assert s.http.get("/api/rooms").json()["rooms"][0]["id"] == rid  # no other room was made
+
+
+def test_an_unexpected_500_keeps_the_keep_alive_connection(serve):
+    s = serve()
+
+    @s.app.get("/api/boom")
+    def boom() -> None:
+        raise RuntimeError("secret internals\nTraceback (most recent call last)")
+
+    answers = _keep_alive(s.port, [_http("GET", "/api/boom"), _http("GET", "/healthz"), _http("GET", "/api/boom"),
+                                   _http("GET", "/api/presets")])
+    assert [a[0] for a in answers] == [500, 200, 500, 200]
+    for status, headers, body in answers[::2]:
+        assert json.loads(body) == {"error": "internal server error", "code": "internal_error", "params": {}}
+        assert b"secret" not in body and headers["x-content-type-options"] == "nosniff"
+    assert json.loads(answers[1][2])["status"] == "ok" and "official" in json.loads(answers[3][2])["presets"]
+
+
+def test_a_lone_surrogate_in_a_websocket_message_keeps_the_socket(serve):
+    s = serve()
+    rid = _room(s, _register(s, "owner"))
+    with connect(f"ws://127.0.0.1:{s.port}/ws/rooms/{rid}") as ws:
+        assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        ws.send('{"type": "\\ud800"}')
+        f = json.loads(ws.recv(timeout=10))
+        assert f["type"] == "error" and f["reason"] == "unknown_type" and f["params"]["type"] == "\ufffd"
+        ws.send(json.dumps({"type": "ping"}))
+        assert json.loads(ws.recv(timeout=10)) == {"type": "pong"}

@@ -29,7 +29,7 @@ from guandan.core.rules import CLOCK_MAX_S, CLOCK_MIN_S, PRESET_NAMES, RuleSet, 
 
 from .errors import error_body
 from .gamestore import GameStore
-from .hardening import bad_text, valid_room_id
+from .hardening import bad_text_field, valid_room_id
 from .roomstore import room_info
 from .table.bots import BOT_NAMES, DIFFICULTIES, DIFFICULTY_AGENTS, bot_agent
 from .table.info import DAMAGED, FINISHED, PLAYING, WAITING
@@ -68,6 +68,13 @@ def _error(e: ApiError) -> JSONResponse:
 
 
 async def _body(request: Request) -> dict[str, Any]:
+    """The request's JSON object (``{}`` for an empty body).
+
+    Raises:
+        ApiError(400): ``body_too_large``; ``bad_body`` (not a JSON object); ``invalid_text`` with
+            ``{field}`` (dotted path) when any string in it, keys included, holds a NUL character or
+            a lone surrogate (``"\\ud800"``), so that no later answer echoes it.
+    """
     raw = await request.body()
     if len(raw) > MAX_BODY:
         raise ApiError(400, f"the request body is too large (at most {MAX_BODY} bytes)", "body_too_large",
@@ -82,6 +89,10 @@ async def _body(request: Request) -> dict[str, Any]:
         raise ApiError(400, "the request body must be a JSON object", "bad_body") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object", "bad_body")
+    field = bad_text_field(data)
+    if field is not None:  # before any field is read: no answer echoes text that cannot be encoded
+        raise ApiError(400, f"{field or 'the body'} holds a character that is not allowed (NUL or a lone surrogate)",
+                       "invalid_text", {"field": field})
     return data
 
 
@@ -257,9 +268,6 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                     name = f"{user.name}'s table"
                 if not isinstance(name, str):
                     raise ApiError(400, "name must be a string", "bad_room_name")
-                if bad_text(name):
-                    raise ApiError(400, "the room name holds a character that is not allowed (NUL or a lone "
-                                   "surrogate)", "invalid_text", {"field": "name"})
                 name = " ".join(name.split())
                 if len(name) > ROOM_NAME_MAX:
                     raise ApiError(400, f"the room name must have at most {ROOM_NAME_MAX} characters",
