@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -378,3 +379,61 @@ def test_a_lone_surrogate_in_a_websocket_message_keeps_the_socket(serve):
         assert f["type"] == "error" and f["reason"] == "unknown_type" and f["params"]["type"] == "\ufffd"
         ws.send(json.dumps({"type": "ping"}))
         assert json.loads(ws.recv(timeout=10)) == {"type": "pong"}
+
+
+# -- item 14: common passwords, the name as password, invisible passwords ---------------------------
+
+
+def test_registration_refuses_common_name_and_invisible_passwords(serve):
+    s = serve(registrations_per_hour=0)  # more tries than the default 20 per hour
+    cases = [  # (name, password, code)
+        ("ann", "123456", "password_common"),
+        ("ann", "password", "password_common"),
+        ("ann", "Password1", "password_common"),
+        ("ann", "QWERTY123", "password_common"),
+        ("ann", "ｐａｓｓｗｏｒｄ", "password_common"),  # full-width
+        ("ann", "pass\u200bword", "password_common"),  # a zero-width space inside
+        ("ann", "iloveyou", "password_common"),
+        ("ann", "5201314", "password_common"),
+        ("ann", "1qaz2wsx", "password_common"),
+        ("Erin_Lee", "erin_lee", "password_is_name"),
+        ("Erin_Lee", "ERIN_LEE", "password_is_name"),
+        ("Erin_Lee", " Erin_Lee ", "password_is_name"),
+        ("王小明abc", "王小明ABC", "password_is_name"),
+        ("ann", "      ", "password_invisible"),
+        ("ann", "\t\t\t\t\t\t", "password_invisible"),
+        ("ann", "\u200b" * 8, "password_invisible"),  # zero-width spaces
+        ("ann", "\u200d\u200c\u2060\ufeff\u00ad\u200b", "password_invisible"),  # joiners, word joiner, BOM, soft hyphen
+        ("ann", "\u3164" * 6, "password_invisible"),  # Hangul filler
+        ("ann", "\u3000\u00a0\u2800\u3000\u00a0\u2800", "password_invisible"),  # ideographic space, nbsp, braille blank
+    ]
+    messages = {
+        "password_common": "this password is one of the most common ones; choose another",
+        "password_is_name": "the password must not be the name",
+        "password_invisible": "the password must contain visible characters, not only spaces or invisible ones",
+    }
+    for name, password, code in cases:
+        body = assert_error(s.http.post("/api/register", json={"name": name, "password": password}), 400, code)
+        assert body == {"error": messages[code], "code": code, "params": {}}, (name, password)
+    assert s.http.get("/api/users/ann").status_code == 404  # no account was made
+    assert_error(s.http.get("/api/users/Erin_Lee"), 404, "no_player")
+    # the same passwords are fine when they are neither common, nor the name, nor invisible
+    for name, password in (("ann", "ann-is-here-42"), ("Erin_Lee", "erin_lee 2 go"), ("bob", " \u200b x \u200b ")):
+        r = s.http.post("/api/register", json={"name": name, "password": password})
+        assert r.status_code == 200, r.text
+        s.http.cookies.clear()
+        r = s.http.post("/api/login", json={"name": name, "password": password})
+        assert r.status_code == 200 and r.json()["user"]["name"] == name
+        s.http.cookies.clear()
+
+
+def test_password_error_codes_have_both_languages():
+    from pathlib import Path
+
+    from test_ui_static import i18n_tables
+
+    tables = i18n_tables()
+    for code in ("password_common", "password_is_name", "password_invisible"):
+        assert tables["en"][f"err_{code}"] and tables["zh"][f"err_{code}"]
+        assert re.search("[\u4e00-\u9fff]", tables["zh"][f"err_{code}"])
+        assert f"`{code}`" in (Path(__file__).parents[1] / "docs" / "table-contract.md").read_text(encoding="utf-8")
