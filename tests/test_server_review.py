@@ -11,6 +11,8 @@ PostgreSQL database; ``guandan compat serve`` through :func:`guandan.compat.host
 * Rule options and the top-level clock fields share one check and one set of bounds (item 17).
 * A lone surrogate anywhere in a body is a 400 ``invalid_text`` that quotes nothing; an unexpected
   500 leaves the keep-alive connection usable; a websocket error frame quoting one still encodes (item 8).
+* Registration refuses common passwords, the name as password and invisible passwords (item 14).
+* The per-room socket cap counts spectators only: seated players are never refused (item 3).
 """
 
 from __future__ import annotations
@@ -437,3 +439,70 @@ def test_password_error_codes_have_both_languages():
         assert tables["en"][f"err_{code}"] and tables["zh"][f"err_{code}"]
         assert re.search("[\u4e00-\u9fff]", tables["zh"][f"err_{code}"])
         assert f"`{code}`" in (Path(__file__).parents[1] / "docs" / "table-contract.md").read_text(encoding="utf-8")
+
+
+# -- item 3: spectators cannot lock seated players out ----------------------------------------------
+
+
+def _state(ws: Any) -> dict[str, Any]:
+    f = json.loads(ws.recv(timeout=10))
+    assert f["type"] == "state", f
+    return f
+
+
+def _refused(url: str, **kw: Any) -> dict[str, Any]:
+    with connect(url, **kw) as ws:
+        f = json.loads(ws.recv(timeout=10))
+        assert f["type"] == "error" and f["reason"] == "too_many_connections", f
+        assert _closed_code(ws) == 1013
+        return f
+
+
+def test_spectators_cannot_lock_seated_players_out(serve):
+    from contextlib import ExitStack
+
+    # max_queue=None: the sockets left unread take every state frame without blocking their close
+    s = serve(max_ws_per_room=3, max_ws_per_address=0)
+    ann, ben, cat = (_register(s, n) for n in ("ann", "ben", "cat"))
+    rid = _room(s, ann)
+    assert s.http.post(f"/api/rooms/{rid}/seat", json={"seat": 1}, headers=_cookie(ben)).status_code == 200
+    url = f"ws://127.0.0.1:{s.port}/ws/rooms/{rid}"
+    with ExitStack() as stack:
+        # the room's 3 spectator places
+        spectators = [stack.enter_context(connect(url, max_queue=None)) for _ in range(3)]
+        for ws in spectators:
+            assert _state(ws)["role"] == "spectator"
+        f = _refused(url)  # a 4th anonymous spectator
+        assert f["message"] == "this room has too many spectators (at most 3); try again later"
+        _refused(url, additional_headers=_cookie(cat))  # logged in, but no seat here
+        # the seated players are let in, however many spectators there are
+        a = stack.enter_context(connect(url, max_queue=None, additional_headers=_cookie(ann)))
+        b = stack.enter_context(connect(url, max_queue=None, additional_headers=_cookie(ben)))
+        assert _state(a)["role"] == "seat" and _state(b)["role"] == "seat"
+        # ... and do not take spectator places: still exactly three spectators, none more
+        _refused(url)
+        # a seated account's tabs are bounded by closing its oldest, never by refusing the new one
+        from guandan.server.ws import CLOSE_TOO_MANY_TABS, MAX_TABS_PER_SEAT
+
+        tabs = [stack.enter_context(connect(url, max_queue=None, additional_headers=_cookie(ann)))
+                for _ in range(MAX_TABS_PER_SEAT)]
+        for ws in tabs:
+            assert _state(ws)["role"] == "seat"
+        assert _closed_code(a) == CLOSE_TOO_MANY_TABS == 4429  # the oldest of ann's nine
+        tabs[-1].send(json.dumps({"type": "ping"}))
+        while (f := json.loads(tabs[-1].recv(timeout=10)))["type"] != "pong":
+            pass
+        b.send(json.dumps({"type": "ping"}))
+        while (f := json.loads(b.recv(timeout=10)))["type"] != "pong":
+            pass
+    s.stop()
+    # the per-address cap does not refuse a seated account either
+    s = serve(max_ws_per_room=0, max_ws_per_address=2)
+    dan = _register(s, "dan")
+    rid = _room(s, dan)
+    url = f"ws://127.0.0.1:{s.port}/ws/rooms/{rid}"
+    with connect(url, max_queue=None) as x, connect(url, max_queue=None) as y:
+        _state(x), _state(y)
+        assert "address" in _refused(url)["message"]
+        with connect(url, max_queue=None, additional_headers=_cookie(dan)) as d:
+            assert _state(d)["role"] == "seat"

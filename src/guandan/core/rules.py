@@ -288,8 +288,9 @@ def parse_option_value(name: str, value: Any) -> Any:
         if clock_problem(num) is not None:
             raise bad
         return num
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdecimal() and len(value.strip()) <= _MAX_DIGITS:
-        num = int(value.strip())
+    digits = value.strip() if isinstance(value, str) else ""
+    if digits and digits.isascii() and digits.isdecimal() and len(digits) <= _MAX_DIGITS:
+        num = int(digits)
     elif isinstance(value, int):
         num = value
     elif isinstance(value, float) and value.is_integer():

@@ -91,8 +91,8 @@ async def _body(request: Request) -> dict[str, Any]:
         raise ApiError(400, "the request body must be a JSON object", "bad_body")
     field = bad_text_field(data)
     if field is not None:  # before any field is read: no answer echoes text that cannot be encoded
-        raise ApiError(400, f"{field or 'the body'} holds a character that is not allowed (NUL or a lone surrogate)",
-                       "invalid_text", {"field": field})
+        raise ApiError(400, f"{field or 'the body'} holds a character that is not allowed (NUL or a lone "
+                       "surrogate)", "invalid_text", {"field": field})
     return data
 
 
@@ -106,8 +106,8 @@ def _seconds(name: str, v: Any) -> float | None:
             (``params``: ``{field, min, max}``).
     """
     if clock_problem(v) is not None:
-        raise ApiError(400, f"{name} must be a number of seconds from {CLOCK_MIN_S:g} to {CLOCK_MAX_S:g}, or null",
-                       "bad_seconds", {"field": name, "min": CLOCK_MIN_S, "max": CLOCK_MAX_S})
+        raise ApiError(400, f"{name} must be a number of seconds from {CLOCK_MIN_S:g} to {CLOCK_MAX_S:g}, "
+                       "or null", "bad_seconds", {"field": name, "min": CLOCK_MIN_S, "max": CLOCK_MAX_S})
     return v  # type: ignore[no-any-return]
 
 

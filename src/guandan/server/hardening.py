@@ -171,7 +171,8 @@ class GuardMiddleware:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
-        if scope.get("method") in _BODY_METHODS and not _is_json(headers.get(b"content-type", b"").decode("latin-1")):
+        content_type = headers.get(b"content-type", b"").decode("latin-1")
+        if scope.get("method") in _BODY_METHODS and not _is_json(content_type):
             # also with an empty body: a cross-origin form or no-cors fetch can send any other type
             await _send_json(send, 415, error_body("send the request with Content-Type: application/json (also "
                                                    "when the body is empty)", "unsupported_media_type"), extra)
@@ -199,13 +200,15 @@ class GuardMiddleware:
         try:
             await self.app(scope, replay, send_with_headers)
         except Exception as exc:  # noqa: BLE001 - answered here, never re-raised (see the module docstring)
-            status, answer, more = unexpected_answer(exc, str(scope.get("method", "")), str(scope.get("path", "")))
+            method, path = str(scope.get("method", "")), str(scope.get("path", ""))
+            status, answer, more = unexpected_answer(exc, method, path)
             if not started:
                 await _send_json(send, status, answer, [*more, *extra], close=False)
             # else: the answer was under way; the server ends that connection (nothing else can)
 
 
-def unexpected_answer(exc: BaseException, method: str, path: str) -> tuple[int, dict[str, Any], list[tuple[bytes, bytes]]]:
+def unexpected_answer(exc: BaseException, method: str,
+                      path: str) -> tuple[int, dict[str, Any], list[tuple[bytes, bytes]]]:
     """The answer to an exception nothing else handled: ``(status, body, extra headers)``.
 
     A database pool that stays exhausted for ``settings.db_timeout_s`` gives 503 ``database_busy``
@@ -214,7 +217,8 @@ def unexpected_answer(exc: BaseException, method: str, path: str) -> tuple[int, 
     from sqlalchemy.exc import TimeoutError as PoolTimeout
 
     if isinstance(exc, PoolTimeout):
-        return 503, error_body("the server is busy; try again in a moment", "database_busy"), [(b"retry-after", b"2")]
+        busy = error_body("the server is busy; try again in a moment", "database_busy")
+        return 503, busy, [(b"retry-after", b"2")]
     log.error("%s %s failed", method, path[:200], exc_info=exc)
     return 500, error_body("internal server error", "internal_error"), []
 

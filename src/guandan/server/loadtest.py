@@ -462,7 +462,8 @@ async def abandon_rooms(url: str | Sequence[str], rooms: Sequence[tuple[str, ...
         base = room[2] if len(room) > 2 else urls[0]
         async with gate:
             try:
-                r = await http.post(f"{base}/api/rooms/{room_id}/abandon", json={}, headers={"cookie": f"gd_session={token}"})
+                r = await http.post(f"{base}/api/rooms/{room_id}/abandon", json={},
+                                    headers={"cookie": f"gd_session={token}"})
                 done += r.status_code == 200
             except httpx.HTTPError:
                 pass

@@ -73,7 +73,8 @@ def password_problem(password: str, name: str | None = None) -> tuple[str, str] 
         ``password_common`` (in :data:`COMMON_PASSWORDS`).
     """
     if all(invisible(ch) for ch in password):
-        return "password_invisible", "the password must contain visible characters, not only spaces or invisible ones"
+        return ("password_invisible",
+                "the password must contain visible characters, not only spaces or invisible ones")
     folded = _folded(password)
     if name is not None and folded == _folded(name):
         return "password_is_name", "the password must not be the name"

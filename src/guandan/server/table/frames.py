@@ -16,8 +16,9 @@ def error_frame(message: str, reason: str | None = None, params: dict[str, Any] 
     (quoted client input, such as an unknown message type ``"\\ud800"``) become U+FFFD, so that the
     frame always encodes and sending it never breaks the connection.
     """
-    frame: dict[str, Any] = {"type": "error", "message": encodable(message.splitlines()[0] if message else "error"),
-                             "reason": reason, "params": encodable(params or {})}
+    text = message.splitlines()[0] if message else "error"
+    frame: dict[str, Any] = {"type": "error", "message": encodable(text), "reason": reason,
+                             "params": encodable(params or {})}
     frame.update(encodable(extra))
     return frame
 
