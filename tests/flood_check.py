@@ -78,7 +78,7 @@ async def _measure(url: str, logins: int, warmup_s: float) -> dict[str, Any]:
         h = {"cookie": f"gd_session={token}"}
         rid = (await http.post("/api/rooms", json={"preset": "official"}, headers=h)).json()["room"]["id"]
         (await http.post(f"/api/rooms/{rid}/bots", json={"bot": "heuristic"}, headers=h)).raise_for_status()
-        (await http.post(f"/api/rooms/{rid}/start", headers=h)).raise_for_status()
+        (await http.post(f"/api/rooms/{rid}/start", json={}, headers=h)).raise_for_status()
     times: list[float] = []
     last_seq = 0
     stop = asyncio.Event()

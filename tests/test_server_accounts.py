@@ -114,7 +114,7 @@ def test_register_me_logout_login(client: TestClient, app: FastAPI) -> None:
         assert "correct horse" not in stored.password_hash
         assert db.scalars(select(UserSession)).one().user_id == stored.id
 
-    r = client.post("/api/logout")
+    r = client.post("/api/logout", json={})
     assert r.status_code == 200 and r.json() == {"ok": True}
     assert any(c.startswith("gd_session=") for c in set_cookies(r))
     assert_error(client.get("/api/me"), 401, "log in")
@@ -236,9 +236,9 @@ def test_guest(client: TestClient, app: FastAPI) -> None:
     assert any("httponly" in c.lower() for c in set_cookies(r))
     assert client.get("/api/me").json()["user"] == g
     # Asking again with the cookie gives the same guest, not a new account.
-    assert client.post("/api/guest").json()["user"]["id"] == g["id"]
+    assert client.post("/api/guest", json={}).json()["user"]["id"] == g["id"]
     # Another browser gets another guest.
-    other = new_client(app).post("/api/guest").json()["user"]
+    other = new_client(app).post("/api/guest", json={}).json()["user"]
     assert other["id"] != g["id"] and other["name"] != g["name"]
     # A guest has no password: nobody can log in as one.
     with gdb.session_scope(app.state.session_factory) as db:
@@ -270,7 +270,7 @@ def test_profile_leaderboard_history_and_game(client: TestClient, app: FastAPI) 
     names = ["ann", "ben", "cat", "dan"]
     for n in names:
         register(new_client(app), n)
-    guest = new_client(app).post("/api/guest").json()["user"]
+    guest = new_client(app).post("/api/guest", json={}).json()["user"]
     register(new_client(app), "idle")  # no games: not on the leaderboard
     ids = {n: user_id(app, n) for n in names}
 

@@ -575,7 +575,7 @@ def test_logout_closes_the_open_websockets_of_the_session(serve):
     rid, token = _owner_room(s)
     with connect(f"ws://127.0.0.1:{s.port}/ws/rooms/{rid}", additional_headers={"cookie": f"gd_session={token}"}) as ws:
         assert json.loads(ws.recv(timeout=10))["role"] == "seat"
-        assert s.http.post("/api/logout", headers={"cookie": f"gd_session={token}"}).status_code == 200
+        assert s.http.post("/api/logout", json={}, headers={"cookie": f"gd_session={token}"}).status_code == 200
         with pytest.raises(ConnectionClosed) as exc:
             while True:
                 ws.recv(timeout=10)
@@ -596,7 +596,7 @@ def test_a_silently_dropped_client_does_not_stall_the_table(serve):
                  f"Sec-WebSocket-Version: 13\r\nCookie: gd_session={token}\r\n\r\n").encode())
     assert raw.recv(4096).startswith(b"HTTP/1.1 101")
     raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-    assert s.http.post(f"/api/rooms/{rid}/start", headers={"cookie": f"gd_session={token}"}).status_code == 200
+    assert s.http.post(f"/api/rooms/{rid}/start", json={}, headers={"cookie": f"gd_session={token}"}).status_code == 200
     with connect(f"ws://127.0.0.1:{s.port}/ws/rooms/{rid}", max_size=None) as spectator:
         t0 = time.monotonic()
         seat0_acted = None

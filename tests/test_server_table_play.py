@@ -504,7 +504,7 @@ def test_every_rooms_error_has_a_code(live):  # noqa: F811
     assert params["unknown_rule_option"] == {"option": "no_such"}
     assert params["bad_rule_option"]["option"] == "return_rule" and params["bad_rule_option"]["value"] == "huge"
     assert params["seat_taken"] == {"seat": 0} and params["seats_empty"] == {"empty": [1, 2, 3]}
-    assert params["room_name_too_long"] == {"max": 64} and params["bad_seconds"] == {"field": "clock_lead_s"}
+    assert params["room_name_too_long"] == {"max": 64} and params["bad_seconds"] == {"field": "clock_lead_s", "min": 0.1, "max": 3600}
     assert params["bad_difficulty"] == {"difficulty": "impossible", "valid": list(DIFFICULTIES)}
 
 
@@ -565,7 +565,7 @@ def app_client(tmp_path):
 def test_quick_game_as_a_guest(app_client):
     r = app_client.post("/api/quick", json={"difficulty": "normal"})
     assert r.status_code == 401 and r.json()["code"] == "login_required"
-    guest = app_client.post("/api/guest").json()["user"]
+    guest = app_client.post("/api/guest", json={}).json()["user"]
     r = app_client.post("/api/quick", json={"difficulty": "normal"})
     assert r.status_code == 200, r.text
     room = r.json()["room"]
@@ -726,7 +726,7 @@ def test_play_again_pressed_concurrently_makes_one_room(live):  # noqa: F811
     def press() -> None:
         go.wait()
         with httpx.Client(base_url=s.base, timeout=30) as c:
-            r = c.post(f"/api/rooms/{rid}/again", headers={"cookie": f"gd_session={ann}"})
+            r = c.post(f"/api/rooms/{rid}/again", json={}, headers={"cookie": f"gd_session={ann}"})
             answers.append((r.status_code, r.json()))
 
     threads = [threading.Thread(target=press) for _ in range(6)]

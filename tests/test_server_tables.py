@@ -121,7 +121,7 @@ class LiveServer:
 
     def call(self, method: str, path: str, token: str | None = None, body: Any = None) -> tuple[int, Any]:
         headers = {"cookie": f"gd_session={token}"} if token else {}
-        r = self.http.request(method, path, json=body, headers=headers)
+        r = self.http.request(method, path, json={} if body is None and method != "GET" else body, headers=headers)
         return r.status_code, r.json()
 
     def room_row(self, room_id: str) -> tuple[str, str]:

@@ -52,7 +52,10 @@ def serve_command(
         help="Comma-separated extra Origins (https://example.org) allowed to open table websockets "
         "(the server's own origin always is).",
     ),
-    max_ws_per_room: int = typer.Option(200, "--max-ws-per-room", help="Open websockets allowed per room (0: no limit)."),
+    max_ws_per_room: int = typer.Option(
+        200, "--max-ws-per-room",
+        help="Spectator websockets allowed per room (0: no limit); seated players' are never refused.",
+    ),
     max_ws_per_address: int = typer.Option(
         50, "--max-ws-per-address", help="Open websockets allowed per client address (0: no limit)."
     ),

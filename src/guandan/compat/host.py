@@ -46,6 +46,12 @@ from . import messages as M
 
 log = logging.getLogger("guandan.compat")
 
+#: Largest client message read (bytes; uvicorn ``ws_max_size``). A protocol reply is
+#: ``{"actIndex": i}`` (docs/protocol.md section 5), or in the older form one action copied from
+#: ``actionList`` (at most 27 cards): well under 1 KiB. A larger message is refused while it is
+#: read and the socket closed with 1009 (message too big); uvicorn's default was 16 MiB.
+MAX_FRAME_BYTES = 64 * 1024
+
 
 @dataclass
 class RunSummary:
@@ -270,7 +276,7 @@ class CompatHost:
         """Parse a client's frame; anything unreadable becomes a ``{"__bad__": ...}`` marker."""
         if not isinstance(text, str):
             return {"__bad__": "binary frame"}
-        if len(text) > 65536:
+        if len(text) > MAX_FRAME_BYTES:
             return {"__bad__": "frame too large"}
         try:
             return json.loads(text)
@@ -547,6 +553,10 @@ async def serve(
         ping_interval, ping_timeout: websocket keep-alive pings, seconds (``None``: off); a client
             that does not answer a ping within ``ping_timeout`` is disconnected and the fallback
             bot plays its seat.
+
+    A client message over :data:`MAX_FRAME_BYTES` is refused while it is read: the socket is
+    closed with 1009 (before the run starts the seat is freed; during the run the fallback bot
+    plays it).
     Raises:
         OSError: the port cannot be bound.
     """
@@ -567,7 +577,7 @@ async def serve(
     # loopback: small frames then wait for delayed acknowledgements)
     config = uvicorn.Config(
         build_app(host), host=bind, port=port, log_level="warning", lifespan="off",
-        ws_ping_interval=ping_interval, ws_ping_timeout=ping_timeout,
+        ws_ping_interval=ping_interval, ws_ping_timeout=ping_timeout, ws_max_size=MAX_FRAME_BYTES,
     )
     server = uvicorn.Server(config)
     serve_task = asyncio.create_task(server.serve())

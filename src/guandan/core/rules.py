@@ -29,6 +29,30 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 _BOOLS = ("target_no_upgrade_with_last", "streaks", "full_house_joker_pair", "points")
 _OPTIONAL_SECONDS = ("clock_lead_s", "clock_follow_s")
 
+#: Bounds of the move clocks ``clock_lead_s`` / ``clock_follow_s`` (seconds, both included): the
+#: one check of a clock wherever it comes from (rule options, the rooms API's top-level clock
+#: fields, the CLI). Below a tenth of a second a clock only makes the server spin; above an hour it
+#: is no clock.
+CLOCK_MIN_S = 0.1
+CLOCK_MAX_S = 3600.0
+#: Largest ``a_fail_limit`` (a game has far fewer attempts at A than this).
+A_FAIL_LIMIT_MAX = 100
+#: Longest digit string read as a number (``int("1" * 5000)`` raises instead of answering).
+_MAX_DIGITS = 32
+
+
+def clock_problem(value: Any) -> str | None:
+    """Why ``value`` is not a valid move clock, or ``None`` when it is (``None`` itself is valid:
+    no clock). A clock is a real number of seconds (not a bool) from :data:`CLOCK_MIN_S` to
+    :data:`CLOCK_MAX_S`."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return "give a number of seconds or null"
+    if not math.isfinite(value) or not CLOCK_MIN_S <= value <= CLOCK_MAX_S:
+        return f"give seconds from {CLOCK_MIN_S:g} to {CLOCK_MAX_S:g}, or null"
+    return None
+
 
 @dataclass(frozen=True)
 class RuleSet:
@@ -39,8 +63,8 @@ class RuleSet:
         target_level: ``"A"`` or ``"8"`` (AMB-17).
         pass_target: what passes the target level (R37, R40, AMB-14).
         target_no_upgrade_with_last: a win with a 末游 in a target-level deal gives no upgrade (Yangzhou).
-        a_fail_limit: failed attempts at the own target level before falling back to 2, or ``None``
-            for unlimited (R41, AMB-13).
+        a_fail_limit: failed attempts at the own target level before falling back to 2
+            (1 to :data:`A_FAIL_LIMIT_MAX`), or ``None`` for unlimited (R41, AMB-13).
         after_target: ``"game_over"`` or ``"restart"`` at 2 after passing the target (R42, AMB-28).
         streaks: Yangzhou streak bonus/penalty for 3+ consecutive 头游/末游 (AMB-17).
         return_rule: what may be returned (R47, AMB-02/03).
@@ -52,7 +76,12 @@ class RuleSet:
         first_leader: first leader of a game (R51).
         card_counts: who sees remaining card counts (R32, AMB-24).
         points: Anhui per-deal points and title ladder (section 2.1).
-        clock_lead_s, clock_follow_s: move clocks in seconds, or ``None`` (R53, AMB-25).
+        clock_lead_s, clock_follow_s: move clocks in seconds (:data:`CLOCK_MIN_S` to
+            :data:`CLOCK_MAX_S`), or ``None`` (R53, AMB-25).
+
+    Raises:
+        RuleConfigError: on construction (and so on :meth:`replace`, :meth:`from_dict`), any
+            option outside its values or bounds.
     """
 
     upgrade: tuple[int, int, int] = (3, 2, 1)
@@ -96,18 +125,18 @@ class RuleSet:
                 "not all 0 (else no team could ever reach the target), e.g. 3/2/1"
             )
         lim = self.a_fail_limit
-        if lim is not None and (isinstance(lim, bool) or not isinstance(lim, int) or lim < 1):
+        if lim is not None and (
+            isinstance(lim, bool) or not isinstance(lim, int) or not 1 <= lim <= A_FAIL_LIMIT_MAX
+        ):
             raise RuleConfigError(
-                f"rule option a_fail_limit={lim!r} is invalid; give a positive int or null"
+                f"rule option a_fail_limit={_shown(lim)} is invalid; give an int from 1 to "
+                f"{A_FAIL_LIMIT_MAX} or null"
             )
         for name in _OPTIONAL_SECONDS:
             v = getattr(self, name)
-            if v is not None and (
-                isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v <= 0
-            ):
-                raise RuleConfigError(
-                    f"rule option {name}={v!r} is invalid; give positive seconds or null"
-                )
+            problem = clock_problem(v)
+            if problem is not None:
+                raise RuleConfigError(f"rule option {name}={_shown(v)} is invalid; {problem}")
 
     # --- presets -----------------------------------------------------------------------------
     @classmethod
@@ -189,9 +218,9 @@ def option_help() -> dict[str, str]:
         elif name == "upgrade":
             out[name] = "three ints for 1-2/1-3/1-4, e.g. 3/2/1"
         elif name == "a_fail_limit":
-            out[name] = "positive int | null (unlimited)"
+            out[name] = f"int 1..{A_FAIL_LIMIT_MAX} | null (unlimited)"
         else:
-            out[name] = "seconds | null"
+            out[name] = f"seconds {CLOCK_MIN_S:g}..{CLOCK_MAX_S:g} | null"
     return out
 
 
@@ -206,7 +235,7 @@ def parse_option_value(name: str, value: Any) -> Any:
             f"unknown rule option {name!r}; valid options: {', '.join(OPTION_NAMES)}"
         )
     valid = option_help()[name]
-    bad = RuleConfigError(f"rule option {name}={value!r} is invalid; valid values: {valid}")
+    bad = RuleConfigError(f"rule option {name}={_shown(value)} is invalid; valid values: {valid}")
     if name in _CHOICES:
         if isinstance(value, int) and not isinstance(value, bool):
             value = str(value)  # target_level=8 written as a number
@@ -234,7 +263,8 @@ def parse_option_value(name: str, value: Any) -> Any:
         else:
             raise bad
         if not all(
-            (isinstance(p, int) and not isinstance(p, bool)) or (isinstance(p, str) and p.isascii() and p.isdecimal())
+            (isinstance(p, int) and not isinstance(p, bool))
+            or (isinstance(p, str) and p.isascii() and p.isdecimal() and len(p) <= _MAX_DIGITS)
             for p in parts
         ):
             raise bad
@@ -249,24 +279,34 @@ def parse_option_value(name: str, value: Any) -> Any:
         raise bad
     num: float | int
     if name in _OPTIONAL_SECONDS:
+        if not isinstance(value, (int, float, str)):
+            raise bad
         try:
             num = float(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise bad from None
-        if not math.isfinite(num) or num <= 0:
+        if clock_problem(num) is not None:
             raise bad
         return num
-    if isinstance(value, str) and value.strip().isascii() and value.strip().isdecimal():
-        num = int(value.strip())
+    digits = value.strip() if isinstance(value, str) else ""
+    if digits and digits.isascii() and digits.isdecimal() and len(digits) <= _MAX_DIGITS:
+        num = int(digits)
     elif isinstance(value, int):
         num = value
     elif isinstance(value, float) and value.is_integer():
         num = int(value)
     else:
         raise bad
-    if num <= 0:
+    if not 1 <= num <= A_FAIL_LIMIT_MAX:
         raise bad
     return num
+
+
+def _shown(value: Any) -> str:
+    """``repr(value)`` for an error message, at most 40 characters (a 5000-digit number or a long
+    string is cut) and ASCII only (a lone surrogate or other unencodable text is escaped)."""
+    text = ascii(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def parse_override(text: str) -> tuple[str, Any]:

@@ -7,7 +7,8 @@ Endpoints (server contract, all JSON; errors ``{"error": "one line"}`` with a 4x
 * ``POST /api/login {name, password}`` -> ``{user}`` and the cookie (401 wrong name or password,
   429 too many failures).
 * ``POST /api/guest {}`` -> ``{user}``: a new ``guest-xxxxxx`` account and the cookie (a request
-  that is already logged in gets its own user back).
+  that is already logged in gets its own user back); always a new session and cookie, the
+  request's old session deleted.
 * ``POST /api/logout`` -> ``{"ok": true}``; ``GET /api/me`` -> ``{user}`` or 401.
 * ``GET /api/users/{name}`` -> ``{user, win_rate, recent_games: [{id, preset, finished_at, won, seat}]}``.
 * ``GET /api/leaderboard?limit=100`` -> ``{players: [user...]}`` (registered people with at least
@@ -306,13 +307,30 @@ def guest(
     user: CurrentUser,
     body: Empty | None = None,
 ) -> Any:
-    """Play as a guest: ``{user}`` named ``guest-xxxxxx`` (already logged in: that user, unchanged)."""
-    if user is not None:
-        return {"user": user_json(user)}
-    _address_limit(request, "guest accounts").hit(_client(request))
-    user = auth.create_guest(db)
-    _start_session(db, request, response, user)
+    """Play as a guest: ``{user}`` named ``guest-xxxxxx``, always with a new session and cookie.
+
+    A request that is already logged in gets its own user back, under a new session: the session
+    it came with is deleted and its table websockets are closed (4401 ``logged out``), so that a
+    session token known before the call (one planted in the browser, say) never carries on. Only
+    a request with no session creates a guest account (429 ``rate_limited`` past
+    ``settings.guests_per_hour`` from one address)."""
+    old_token = request.cookies.get(auth.COOKIE_NAME)
+    if user is None:
+        _address_limit(request, "guest accounts").hit(_client(request))
+        user = auth.create_guest(db)
+    _start_session(db, request, response, user)  # deletes the old session, if any
+    _close_session_sockets(request, old_token)
     return {"user": user_json(user)}
+
+
+def _close_session_sockets(request: Request, token: str | None) -> None:
+    """Close the table websockets opened with the (now deleted) session ``token`` (4401 ``logged
+    out``; in a cluster on every process). Called from a handler's worker thread."""
+    manager = getattr(request.app.state, "manager", None)
+    if manager is not None and isinstance(token, str) and token:
+        from anyio.from_thread import run_sync
+
+        run_sync(manager.revoke_session, auth.token_key(token))
 
 
 @router.post("/api/logout")
@@ -322,11 +340,7 @@ def logout(request: Request, response: Response, db: DbSession) -> Any:
     token = request.cookies.get(auth.COOKIE_NAME)
     auth.end_session(db, token)
     db.commit()
-    manager = getattr(request.app.state, "manager", None)
-    if manager is not None and isinstance(token, str) and token:
-        from anyio.from_thread import run_sync
-
-        run_sync(manager.revoke_session, auth.token_key(token))
+    _close_session_sockets(request, token)
     auth.clear_session_cookie(response)
     return {"ok": True}
 

@@ -25,11 +25,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import defer
 
 from guandan.core.errors import RuleConfigError
-from guandan.core.rules import PRESET_NAMES, RuleSet
+from guandan.core.rules import CLOCK_MAX_S, CLOCK_MIN_S, PRESET_NAMES, RuleSet, clock_problem
 
 from .errors import error_body
 from .gamestore import GameStore
-from .hardening import bad_text, valid_room_id
+from .hardening import bad_text_field, valid_room_id
 from .roomstore import room_info
 from .table.bots import BOT_NAMES, DIFFICULTIES, DIFFICULTY_AGENTS, bot_agent
 from .table.info import DAMAGED, FINISHED, PLAYING, WAITING
@@ -68,6 +68,13 @@ def _error(e: ApiError) -> JSONResponse:
 
 
 async def _body(request: Request) -> dict[str, Any]:
+    """The request's JSON object (``{}`` for an empty body).
+
+    Raises:
+        ApiError(400): ``body_too_large``; ``bad_body`` (not a JSON object); ``invalid_text`` with
+            ``{field}`` (dotted path) when any string in it, keys included, holds a NUL character or
+            a lone surrogate (``"\\ud800"``), so that no later answer echoes it.
+    """
     raw = await request.body()
     if len(raw) > MAX_BODY:
         raise ApiError(400, f"the request body is too large (at most {MAX_BODY} bytes)", "body_too_large",
@@ -82,16 +89,26 @@ async def _body(request: Request) -> dict[str, Any]:
         raise ApiError(400, "the request body must be a JSON object", "bad_body") from None
     if not isinstance(data, dict):
         raise ApiError(400, "the request body must be a JSON object", "bad_body")
+    field = bad_text_field(data)
+    if field is not None:  # before any field is read: no answer echoes text that cannot be encoded
+        raise ApiError(400, f"{field or 'the body'} holds a character that is not allowed (NUL or a lone "
+                       "surrogate)", "invalid_text", {"field": field})
     return data
 
 
 def _seconds(name: str, v: Any) -> float | None:
-    if v is None:
-        return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not v > 0 or v > 3600:
-        raise ApiError(400, f"{name} must be a number of seconds between 0 and 3600, or null", "bad_seconds",
-                       {"field": name})
-    return v
+    """A top-level clock field of ``POST /api/rooms`` (``clock_lead_s``/``clock_follow_s``), checked
+    by the same :func:`guandan.core.rules.clock_problem` as the rule options of the same names.
+
+    Raises:
+        ApiError(400, bad_seconds): not ``None`` nor a number of seconds from
+            :data:`~guandan.core.rules.CLOCK_MIN_S` to :data:`~guandan.core.rules.CLOCK_MAX_S`
+            (``params``: ``{field, min, max}``).
+    """
+    if clock_problem(v) is not None:
+        raise ApiError(400, f"{name} must be a number of seconds from {CLOCK_MIN_S:g} to {CLOCK_MAX_S:g}, "
+                       "or null", "bad_seconds", {"field": name, "min": CLOCK_MIN_S, "max": CLOCK_MAX_S})
+    return v  # type: ignore[no-any-return]
 
 
 def build_rules(preset: Any, options: Any, clock_lead_s: Any = None, clock_follow_s: Any = None,
@@ -99,11 +116,15 @@ def build_rules(preset: Any, options: Any, clock_lead_s: Any = None, clock_follo
     """The rule set of a new room: ``preset`` plus ``options`` overrides (docs/rules.md section P).
 
     ``clock_lead_s`` / ``clock_follow_s`` (seconds or ``None``; R53, AMB-25) override the options
-    of the same names when ``clocks_given`` says they were sent.
+    of the same names when ``clocks_given`` says they were sent. Every value, top-level or in
+    ``options``, is checked once, by :class:`~guandan.core.rules.RuleSet` with the bounds of
+    :mod:`guandan.core.rules` (clocks ``CLOCK_MIN_S``..``CLOCK_MAX_S``, ``a_fail_limit``
+    1..``A_FAIL_LIMIT_MAX``).
 
     Raises:
-        ApiError(400): unknown preset, options not an object, an unknown option or an invalid value
-            (the ``RuleConfigError`` message).
+        ApiError(400): ``bad_preset`` (unknown preset), ``bad_options`` (options not an object),
+            ``unknown_rule_option``, ``bad_rule_option`` (an invalid or out-of-bounds value: the
+            ``RuleConfigError`` message), ``bad_seconds`` (a top-level clock out of bounds).
     """
     if not isinstance(preset, str) or preset not in PRESET_NAMES:
         shown = preset if isinstance(preset, str) and len(preset) <= 32 else None
@@ -247,9 +268,6 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                     name = f"{user.name}'s table"
                 if not isinstance(name, str):
                     raise ApiError(400, "name must be a string", "bad_room_name")
-                if bad_text(name):
-                    raise ApiError(400, "the room name holds a character that is not allowed (NUL or a lone "
-                                   "surrogate)", "invalid_text", {"field": "name"})
                 name = " ".join(name.split())
                 if len(name) > ROOM_NAME_MAX:
                     raise ApiError(400, f"the room name must have at most {ROOM_NAME_MAX} characters",

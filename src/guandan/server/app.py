@@ -36,7 +36,7 @@ from .settings import Settings
 from .manager import TableManager
 from .reviews import ReviewService
 from .table.bots import shutdown_bot_pool
-from .ws import make_ws_router
+from .ws import MAX_FRAME_BYTES, make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
 PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/review/{game_id}", "/leaderboard",
@@ -158,10 +158,12 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
       address the login limits count (uvicorn's own default trusts 127.0.0.1).
     * Websocket pings every ``ws_ping_interval_s`` seconds; a peer silent for
       ``ws_ping_timeout_s`` more is closed, so a dropped client is soon counted as away.
+    * Websocket messages are read up to :data:`guandan.server.ws.MAX_FRAME_BYTES` (64 KiB, against
+      uvicorn's default of 16 MiB): a larger one is refused while it is read (close code 1009).
 
     Returns:
         ``{"ws", "lifespan", "proxy_headers", "forwarded_allow_ips", "ws_ping_interval",
-        "ws_ping_timeout", "server_header"}``.
+        "ws_ping_timeout", "ws_max_size", "server_header"}``.
     """
     allowed = list(settings.forwarded_allow_ips)
     return {
@@ -171,6 +173,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "forwarded_allow_ips": allowed or None,
         "ws_ping_interval": settings.ws_ping_interval_s,
         "ws_ping_timeout": settings.ws_ping_timeout_s,
+        "ws_max_size": MAX_FRAME_BYTES,
         "server_header": False,
     }
 

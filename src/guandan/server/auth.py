@@ -1,6 +1,9 @@
 """Accounts and login sessions: argon2 password hashing, name rules, session cookies.
 
 * Passwords are hashed with argon2id (argon2-cffi ``PasswordHasher``); only the hash is stored.
+  A new password (:func:`validate_password`) has 6-128 characters, is not the name, not only
+  spaces or invisible characters, and not one of the commonest breached passwords
+  (:mod:`guandan.server.passwords`).
 * Names (:func:`validate_name`): 3-24 characters, ASCII letters, digits, ``_``, ``-`` or CJK
   characters; unique ignoring case; the prefix ``guest-`` is reserved for guest accounts.
 * A login creates a row in ``sessions`` whose token (``secrets.token_urlsafe(32)``) is sent in the
@@ -36,6 +39,7 @@ from starlette.requests import HTTPConnection
 from guandan.server.db import DbSession
 from guandan.server.errors import AuthError
 from guandan.server.models import NAME_MAX, User, UserSession, utcnow
+from guandan.server.passwords import password_problem
 
 COOKIE_NAME = "gd_session"
 GUEST_PREFIX = "guest-"
@@ -163,11 +167,15 @@ def validate_name(name: object, *, guest: bool = False) -> str:
     return name
 
 
-def validate_password(password: object) -> str:
-    """Check a new password and return it.
+def validate_password(password: object, name: str | None = None) -> str:
+    """Check a new password (for the account ``name``) and return it.
 
     Raises:
-        AuthError(400): not a string, shorter than 6 or longer than 128 characters.
+        AuthError(400): ``password_not_string``; ``invalid_text`` (a NUL or a lone surrogate);
+            ``password_short`` / ``password_long`` (fewer than 6 or more than 128 characters);
+            ``password_invisible`` (only spaces or invisible characters such as zero-width
+            spaces); ``password_is_name`` (the name, ignoring case); ``password_common`` (one of
+            the commonest breached passwords, :data:`guandan.server.passwords.COMMON_PASSWORDS`).
     """
     if not isinstance(password, str):
         raise AuthError(400, "the password must be a string", "password_not_string")
@@ -178,6 +186,9 @@ def validate_password(password: object) -> str:
     if len(password) > PASSWORD_MAX:
         raise AuthError(400, f"the password must have at most {PASSWORD_MAX} characters", "password_long",
                         {"max": PASSWORD_MAX})
+    problem = password_problem(password, name)
+    if problem is not None:
+        raise AuthError(400, problem[1], problem[0])
     return password
 
 
@@ -197,7 +208,7 @@ def register(db: Session, name: object, password: object) -> User:
         AuthError(400): a bad name or password. AuthError(409): the name is taken.
     """
     name = validate_name(name)
-    password = validate_password(password)
+    password = validate_password(password, name)
     password_hash = hash_password(password)  # before any query: no connection is held while hashing
     if find_user(db, name) is not None:
         raise AuthError(409, f"the name {name!r} is already taken", "name_taken", {"name": name})

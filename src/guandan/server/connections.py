@@ -38,6 +38,8 @@ class Conn:
         self.session_key: str | None = None
         #: the client's address (connection caps)
         self.address = ""
+        #: monotonic time the connection was opened (the oldest tabs of a seat are closed first)
+        self.opened = time.monotonic()
 
     def send(self, frame: dict[str, Any]) -> None:
         """Queue ``frame`` (a JSON-ready dict); a connection more than :data:`MAX_QUEUE` frames

@@ -12,7 +12,10 @@ neither imports the other to raise it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
+
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
 
 #: Websocket ``reason`` of a message sent while its table moves to another process (cluster mode,
 #: :mod:`guandan.server.cluster`): retryable; ``params.retry_ms`` says when to try again.
@@ -22,7 +25,7 @@ RETRYABLE_REASONS = frozenset({OWNER_UNAVAILABLE, "rate_limited"})
 
 
 def error_body(message: str, code: str | None = None, params: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The JSON body of an error answer.
+    """The JSON body of an error answer, always encodable as UTF-8.
 
     Args:
         message: one line of English (only the first line is kept).
@@ -30,9 +33,26 @@ def error_body(message: str, code: str | None = None, params: dict[str, Any] | N
         params: values the translation fills in (JSON-serialisable).
 
     Returns:
-        ``{"error": message, "code": code, "params": params}``.
+        ``{"error": message, "code": code, "params": params}``; in the message and in every string
+        of ``params`` a lone UTF-16 surrogate (text UTF-8 cannot encode, from JSON such as
+        ``"\\ud800"``) is replaced by U+FFFD, so that encoding the answer never fails.
     """
-    return {"error": message.splitlines()[0] if message else "error", "code": code, "params": params or {}}
+    text = message.splitlines()[0] if message else "error"
+    return {"error": encodable(text), "code": code, "params": encodable(params or {})}
+
+
+def encodable(value: Any) -> Any:
+    """``value`` with every lone surrogate of its strings (dict keys and values, list and tuple
+    items, which become lists) replaced by U+FFFD, so that it encodes as UTF-8 JSON; other values
+    unchanged. Used for every error answer and error frame (their texts may quote client input)."""
+    if isinstance(value, str):
+        return _SURROGATE_RE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {encodable(k): encodable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encodable(v) for v in value]
+    return value
+
 
 
 class AuthError(ValueError):

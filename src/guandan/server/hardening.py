@@ -3,13 +3,20 @@
 * :class:`GuardMiddleware` (pure ASGI, outermost): reads a request body only up to
   ``settings.max_body_bytes`` (a larger ``Content-Length``, or a chunked body that grows past the
   limit, gets 413 ``body_too_large`` at once and the rest is never read); requires
-  ``application/json`` for a request with a body (415 ``unsupported_media_type``: a cross-site form
-  or ``text/plain`` fetch cannot post JSON); adds the security headers of :data:`SECURITY_HEADERS`
-  to every answer.
+  ``Content-Type: application/json`` on every state-changing request (``POST``, ``PUT``,
+  ``PATCH``, ``DELETE``), also one with an empty body (415 ``unsupported_media_type``): a page on
+  another origin, a sibling subdomain included (its requests carry the SameSite=Lax cookie), can
+  send a form or a "simple" ``fetch`` (no ``Content-Type``, ``text/plain``, a form type) without
+  asking the server, but not ``application/json``, which needs a CORS preflight this server never
+  grants; so it cannot start, abandon or join someone's game, nor log them out. Adds the security
+  headers of :data:`SECURITY_HEADERS` to every answer.
 * :func:`install_catch_all` answers anything unexpected with 500 ``internal_error`` as JSON, never a
-  traceback.
+  traceback; :class:`GuardMiddleware` gives that answer itself and does not re-raise, so the
+  connection stays usable (Starlette's outermost error middleware re-raises after its 500, and
+  uvicorn then closes the connection: the next request on it was reset).
 * :func:`check_text` rejects text that no database stores: lone UTF-16 surrogates and NUL
-  characters (400 ``invalid_text``).
+  characters (400 ``invalid_text``); :func:`bad_text_field` finds such text anywhere in a parsed
+  JSON body (the rooms API refuses it before reading any field, so no answer echoes it).
 * :func:`valid_room_id` tells whether a string can be a room id (ids are ``secrets.token_urlsafe(6)``).
 """
 
@@ -57,6 +64,29 @@ def bad_text(value: object) -> bool:
     return isinstance(value, str) and _BAD_TEXT_RE.search(value) is not None
 
 
+def bad_text_field(data: object) -> str | None:
+    """Where the first string holding a NUL character or a lone surrogate is in parsed JSON
+    ``data`` (keys included): a dotted path such as ``options.return_rule`` or ``players.2``
+    (``"?"`` stands for a key that is itself such a string; ``""`` for ``data`` itself); ``None``
+    when there is none. Iterative, so any depth ``json.loads`` accepted is fine."""
+    stack: list[tuple[object, str]] = [(data, "")]
+    while stack:
+        value, path = stack.pop()
+        if isinstance(value, str):
+            if bad_text(value):
+                return path
+        elif isinstance(value, dict):
+            for k, v in value.items():
+                key = "?" if bad_text(k) else str(k)[:64]
+                sub = f"{path}.{key}" if path else key
+                if bad_text(k):
+                    return sub
+                stack.append((v, sub))
+        elif isinstance(value, list):
+            stack.extend((v, f"{path}.{i}" if path else str(i)) for i, v in enumerate(value))
+    return None
+
+
 def check_text(value: object, field: str) -> None:
     """Refuse text no database can store.
 
@@ -69,10 +99,11 @@ def check_text(value: object, field: str) -> None:
                         "invalid_text", {"field": field})
 
 
-async def _send_json(send: Any, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]]) -> None:
-    raw = json.dumps(body).encode()
+async def _send_json(send: Any, status: int, body: dict[str, Any], extra: list[tuple[bytes, bytes]],
+                     close: bool = True) -> None:
+    raw = json.dumps(body).encode()  # ASCII: every string encodes, lone surrogates included
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(raw)).encode()),
-               (b"connection", b"close"), *extra]
+               *([(b"connection", b"close")] if close else []), *extra]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": raw, "more_body": False})
 
@@ -83,7 +114,9 @@ def _is_json(content_type: str) -> bool:
 
 
 class GuardMiddleware:
-    """Body limit, JSON-only bodies and security headers (see the module docstring).
+    """Body limit, ``application/json`` on every state-changing request, and security headers (see
+    the module docstring). Refusals are answered here, before the app sees the request: 400
+    ``bad_request`` (a bad ``Content-Length``), 413 ``body_too_large``, 415 ``unsupported_media_type``.
 
     Args:
         app: the ASGI app to protect.
@@ -138,10 +171,11 @@ class GuardMiddleware:
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
-        if (body.strip() and scope.get("method") in _BODY_METHODS
-                and not _is_json(headers.get(b"content-type", b"").decode("latin-1"))):
-            await _send_json(send, 415, error_body("send the request body as application/json",
-                                                   "unsupported_media_type"), extra)
+        content_type = headers.get(b"content-type", b"").decode("latin-1")
+        if scope.get("method") in _BODY_METHODS and not _is_json(content_type):
+            # also with an empty body: a cross-origin form or no-cors fetch can send any other type
+            await _send_json(send, 415, error_body("send the request with Content-Type: application/json (also "
+                                                   "when the body is empty)", "unsupported_media_type"), extra)
             return
         replayed = False
 
@@ -152,32 +186,59 @@ class GuardMiddleware:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive() if not disconnected else {"type": "http.disconnect"}
 
+        started = False
+
         async def send_with_headers(message: Any) -> None:
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 have = {k.lower() for k, _ in message.get("headers", [])}
                 message = dict(message)
                 message["headers"] = list(message.get("headers", [])) + [h for h in extra if h[0] not in have]
             await send(message)
 
-        await self.app(scope, replay, send_with_headers)
+        try:
+            await self.app(scope, replay, send_with_headers)
+        except Exception as exc:  # noqa: BLE001 - answered here, never re-raised (see the module docstring)
+            method, path = str(scope.get("method", "")), str(scope.get("path", ""))
+            status, answer, more = unexpected_answer(exc, method, path)
+            if not started:
+                await _send_json(send, status, answer, [*more, *extra], close=False)
+            # else: the answer was under way; the server ends that connection (nothing else can)
+
+
+def unexpected_answer(exc: BaseException, method: str,
+                      path: str) -> tuple[int, dict[str, Any], list[tuple[bytes, bytes]]]:
+    """The answer to an exception nothing else handled: ``(status, body, extra headers)``.
+
+    A database pool that stays exhausted for ``settings.db_timeout_s`` gives 503 ``database_busy``
+    (``Retry-After: 2``); anything else 500 ``internal_error``, logged with its traceback (the
+    answer holds neither the traceback nor the exception's text)."""
+    from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+    if isinstance(exc, PoolTimeout):
+        busy = error_body("the server is busy; try again in a moment", "database_busy")
+        return 503, busy, [(b"retry-after", b"2")]
+    log.error("%s %s failed", method, path[:200], exc_info=exc)
+    return 500, error_body("internal server error", "internal_error"), []
 
 
 def install_catch_all(app: FastAPI) -> None:
     """Answer any unexpected exception of a request as 500 ``{"error", "code": "internal_error"}``
     (one line, no traceback; the traceback goes to the server log). A database pool that stays
-    exhausted for ``settings.db_timeout_s`` gives 503 ``database_busy``."""
+    exhausted for ``settings.db_timeout_s`` gives 503 ``database_busy`` (:func:`unexpected_answer`).
+
+    With :class:`GuardMiddleware` installed (``create_app``) the middleware answers first and the
+    connection stays open; this handler serves an app without it."""
     from sqlalchemy.exc import TimeoutError as PoolTimeout
 
     async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        if isinstance(exc, PoolTimeout):
-            return JSONResponse(error_body("the server is busy; try again in a moment", "database_busy"),
-                                status_code=503, headers={"Retry-After": "2"})
-        log.error("%s %s failed", request.method, request.url.path, exc_info=exc)
-        return JSONResponse(error_body("internal server error", "internal_error"), status_code=500)
+        status, body, more = unexpected_answer(exc, request.method, request.url.path)
+        return JSONResponse(body, status_code=status, headers={k.decode(): v.decode() for k, v in more})
 
     app.add_exception_handler(Exception, unexpected)
     app.add_exception_handler(PoolTimeout, unexpected)
 
 
-__all__ = ["CSP", "GuardMiddleware", "SECURITY_HEADERS", "bad_text", "check_text", "install_catch_all",
-           "valid_room_id"]
+__all__ = ["CSP", "GuardMiddleware", "SECURITY_HEADERS", "bad_text", "bad_text_field", "check_text",
+           "install_catch_all", "unexpected_answer", "valid_room_id"]

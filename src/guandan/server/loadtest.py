@@ -323,7 +323,7 @@ async def _table(i: int, urls: Sequence[str], deals: int, spectators: int, share
             shared.check_go()
             await asyncio.wait_for(shared.go.wait(), max(0.0, shared.deadline - time.monotonic()))
             async with starts, httpx.AsyncClient(base_url=home, timeout=60, verify=_tls()) as http:
-                r = await http.post(f"/api/rooms/{room_id}/start", headers={"cookie": f"gd_session={token}"})
+                r = await http.post(f"/api/rooms/{room_id}/start", json={}, headers={"cookie": f"gd_session={token}"})
                 if r.status_code != 200:
                     raise LoadTestError(f"table {i}: starting the game failed: {r.text[:200]}")
             shared.started.append(time.monotonic())
@@ -462,7 +462,8 @@ async def abandon_rooms(url: str | Sequence[str], rooms: Sequence[tuple[str, ...
         base = room[2] if len(room) > 2 else urls[0]
         async with gate:
             try:
-                r = await http.post(f"{base}/api/rooms/{room_id}/abandon", headers={"cookie": f"gd_session={token}"})
+                r = await http.post(f"{base}/api/rooms/{room_id}/abandon", json={},
+                                    headers={"cookie": f"gd_session={token}"})
                 done += r.status_code == 200
             except httpx.HTTPError:
                 pass

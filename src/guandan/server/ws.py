@@ -42,12 +42,22 @@ log = logging.getLogger("guandan.server.ws")
 
 #: Largest accepted client message (bytes of UTF-8).
 MAX_MESSAGE_BYTES = 4096
+#: Largest websocket message the server reads at all (uvicorn ``ws_max_size``, set by
+#: :func:`guandan.server.app.uvicorn_options`): a larger one is refused while it is read and the
+#: socket is closed with 1009 (message too big). Between :data:`MAX_MESSAGE_BYTES` and this the
+#: message is read and answered with a ``too_large`` error frame (the socket stays open).
+#: uvicorn's own default is 16 MiB, read whole before any check.
+MAX_FRAME_BYTES = 64 * 1024
 #: Messages per second one connection may send; the excess is refused with ``rate_limited``.
 RATE_LIMIT = 20
 #: Client message types.
 MESSAGE_TYPES = ("act", "act_cards", "hint", "hints", "ready", "ping", "auto")
 #: Websocket close code sent when the room does not exist.
 CLOSE_NO_ROOM = 4404
+#: Open sockets one seated account may hold in its room (in one process); a newer one closes the oldest.
+MAX_TABS_PER_SEAT = 8
+#: Websocket close code of a seated account's oldest socket closed by a newer one (:data:`MAX_TABS_PER_SEAT`).
+CLOSE_TOO_MANY_TABS = 4429
 
 
 def _one_line(e: BaseException) -> str:
@@ -232,16 +242,37 @@ def _address_counts(manager: TableManager) -> dict[str, int]:
     return counts
 
 
-def _over_cap(manager: TableManager, table: Table, address: str, settings: Any) -> str | None:
-    """Why a new websocket is refused (``settings.max_ws_per_room`` open in the room, or
-    ``settings.max_ws_per_address`` open from the address), or ``None``."""
+def _over_cap(manager: TableManager, table: Table, address: str, settings: Any,
+              user_id: int | None = None) -> str | None:
+    """Why a new websocket is refused, or ``None``.
+
+    A socket of an account that holds a seat in the room is never refused, and never counted
+    against the room's cap (a crowd of spectators cannot lock the players out; the number of its
+    tabs is bounded by :func:`_close_extra_tabs` instead). Any other socket (a spectator, anonymous
+    or not) is refused when ``settings.max_ws_per_room`` spectator sockets are open in the room (in
+    this process), or ``settings.max_ws_per_address`` sockets of any kind from its address (all rooms).
+    """
+    if user_id is not None and table.info.seat_of(user_id) is not None:
+        return None
     per_room = int(getattr(settings, "max_ws_per_room", 200) or 0)
     per_address = int(getattr(settings, "max_ws_per_address", 50) or 0)
-    if per_room and len(table.conns) >= per_room:
-        return f"this room has too many connections (at most {per_room}); try again later"
+    if per_room and sum(1 for c in table.conns if table.info.seat_of(c.user_id) is None) >= per_room:
+        return f"this room has too many spectators (at most {per_room}); try again later"
     if per_address and _address_counts(manager).get(address, 0) >= per_address:
         return f"too many connections from your address (at most {per_address}); close some tabs"
     return None
+
+
+def _close_extra_tabs(table: Table, conn: Conn) -> None:
+    """Keep at most :data:`MAX_TABS_PER_SEAT` open sockets of ``conn``'s seated account in the room
+    (in this process): the oldest beyond that are closed with :data:`CLOSE_TOO_MANY_TABS`. A seated
+    account's new socket is never refused, so this is what bounds them."""
+    if conn.user_id is None or table.info.seat_of(conn.user_id) is None:
+        return
+    mine = sorted((c for c in table.conns if isinstance(c, Conn) and c.user_id == conn.user_id and not c.closed),
+                  key=lambda c: c.opened)
+    for old in mine[:max(0, len(mine) - MAX_TABS_PER_SEAT)]:
+        old.close(CLOSE_TOO_MANY_TABS, f"more than {MAX_TABS_PER_SEAT} tabs of this seat; the oldest closed")
 
 
 def make_ws_router(
@@ -292,7 +323,7 @@ def make_ws_router(
             await websocket.close(code=CLOSE_NO_ROOM)
             return
         address = websocket.client.host if websocket.client is not None else "unknown"
-        refusal = _over_cap(manager, table, address, settings)
+        refusal = _over_cap(manager, table, address, settings, user_id)
         if refusal is not None:
             await websocket.send_text(frame_json(error_frame(refusal, "too_many_connections")))
             await websocket.close(code=1013, reason="too many connections")
@@ -308,6 +339,7 @@ def make_ws_router(
         writer = asyncio.create_task(_writer(websocket, conn))
         try:
             await table.connect(conn)
+            _close_extra_tabs(table, conn)
             while not conn.closed:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
@@ -345,4 +377,5 @@ def make_ws_router(
     return router
 
 
-__all__ = ["MAX_MESSAGE_BYTES", "MESSAGE_TYPES", "RATE_LIMIT", "handle_message", "make_ws_router"]
+__all__ = ["CLOSE_TOO_MANY_TABS", "MAX_FRAME_BYTES", "MAX_MESSAGE_BYTES", "MAX_TABS_PER_SEAT", "MESSAGE_TYPES",
+           "RATE_LIMIT", "handle_message", "make_ws_router"]

@@ -5,16 +5,21 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..errors import encodable
+
 def error_frame(message: str, reason: str | None = None, params: dict[str, Any] | None = None,
                 **extra: Any) -> dict[str, Any]:
     """The contract's ``{"type": "error", "message", "reason", "params"}`` frame (``message`` one line).
 
     ``reason`` is the stable code the UI translates (with ``params`` filled in), as ``code`` is in HTTP
-    errors (:mod:`guandan.server.errors`).
+    errors (:mod:`guandan.server.errors`). Lone surrogates in the message, ``params`` and ``extra``
+    (quoted client input, such as an unknown message type ``"\\ud800"``) become U+FFFD, so that the
+    frame always encodes and sending it never breaks the connection.
     """
-    frame: dict[str, Any] = {"type": "error", "message": message.splitlines()[0] if message else "error",
-                             "reason": reason, "params": params or {}}
-    frame.update(extra)
+    text = message.splitlines()[0] if message else "error"
+    frame: dict[str, Any] = {"type": "error", "message": encodable(text), "reason": reason,
+                             "params": encodable(params or {})}
+    frame.update(encodable(extra))
     return frame
 
 
