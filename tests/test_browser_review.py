@@ -120,7 +120,7 @@ def _ensure_cached(srv: LiveServer, gid: int, seat: int) -> None:
     """The review of deal 1 from ``seat`` stored by the server (started as a guest, polled to the end)."""
     with httpx.Client(base_url=srv.base, timeout=30) as c:
         assert c.post("/api/guest", json={}).status_code == 200
-        r = c.post(f"/api/games/{gid}/deals/1/review", params={"seat": seat})
+        r = c.post(f"/api/games/{gid}/deals/1/review", params={"seat": seat}, json={})
         assert r.status_code in (200, 202), r.text
         body = r.json()
         deadline = time.monotonic() + 240

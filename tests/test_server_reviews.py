@@ -98,13 +98,13 @@ def test_start_poll_result_marks_the_mistake_and_matches_the_engine(served: Any,
     server, ids, _db = served
     lines, seat, idx = game
     with _client(server) as c:
-        r = c.post(f"/api/games/{ids['finished']}/deals/1/review", params={"seat": seat})
+        r = c.post(f"/api/games/{ids['finished']}/deals/1/review", params={"seat": seat}, json={})
         assert r.status_code == 202, r.text
         start = r.json()
         assert start["status"] in ("queued", "running") and start["game"] == ids["finished"]
         assert (start["deal"], start["seat"]) == (1, seat) and len(start["job"]) == 32
         # the same request while it runs joins the job
-        again = c.post(f"/api/games/{ids['finished']}/deals/1/review", params={"seat": seat}).json()
+        again = c.post(f"/api/games/{ids['finished']}/deals/1/review", params={"seat": seat}, json={}).json()
         assert again["job"] == start["job"]
         body = _poll(c, start["job"])
     assert body["status"] == "done", body
@@ -132,7 +132,7 @@ def test_a_second_request_is_cached_also_after_a_restart(served: Any, game: Any)
     url = f"/api/games/{ids['finished']}/deals/1/review"
     with _client(server, login=False) as c:  # a cached review needs no account
         t0 = time.monotonic()
-        r = c.post(url, params={"seat": seat})
+        r = c.post(url, params={"seat": seat}, json={})
         assert r.status_code == 200, r.text
         cached = r.json()
         assert cached["status"] == "done" and time.monotonic() - t0 < 5
@@ -141,7 +141,7 @@ def test_a_second_request_is_cached_also_after_a_restart(served: Any, game: Any)
     second = LiveServer(db, settings=SETTINGS)
     try:
         with _client(second, login=False) as c:
-            r = c.post(url, params={"seat": seat})
+            r = c.post(url, params={"seat": seat}, json={})
             assert r.status_code == 200 and r.json()["job"] == cached["job"]
             assert r.json()["result"] == cached["result"]
             assert c.get(f"/api/reviews/{cached['job']}").json()["status"] == "done"
@@ -154,7 +154,7 @@ def test_refusals(served: Any) -> None:
     fin, unf = ids["finished"], ids["unfinished"]
     with _client(server) as c:
         def post(path: str, **params: Any) -> tuple[int, Any]:
-            r = c.post(path, params=params)
+            r = c.post(path, params=params, json={})
             return r.status_code, r.json().get("code")
 
         # the replay shows the abandoned game, but it is not over: no review
@@ -173,7 +173,7 @@ def test_refusals(served: Any) -> None:
         assert r.status_code == 404 and set(r.json()) == {"error", "code", "params"} and r.json()["code"] == "no_review"
         assert c.get("/api/reviews/..%2Fx").status_code == 404
     with _client(server, login=False) as c:
-        r = c.post(f"/api/games/{fin}/deals/2/review", params={"seat": 1})
+        r = c.post(f"/api/games/{fin}/deals/2/review", params={"seat": 1}, json={})
         assert r.status_code == 401 and r.json()["code"] == "login_required"
 
 
@@ -181,13 +181,13 @@ def test_limits_per_account_and_overall(served: Any) -> None:
     server, ids, _db = served
     fin = ids["finished"]
     with _client(server) as a, _client(server) as b, _client(server) as third:
-        first = a.post(f"/api/games/{fin}/deals/2/review", params={"seat": 0})
+        first = a.post(f"/api/games/{fin}/deals/2/review", params={"seat": 0}, json={})
         assert first.status_code == 202, first.text
-        r = a.post(f"/api/games/{fin}/deals/2/review", params={"seat": 1})
+        r = a.post(f"/api/games/{fin}/deals/2/review", params={"seat": 1}, json={})
         assert r.status_code == 429 and r.json()["code"] == "review_running"
         assert r.json()["params"]["job"] == first.json()["job"]
-        assert b.post(f"/api/games/{fin}/deals/3/review", params={"seat": 0}).status_code == 202
-        r = third.post(f"/api/games/{fin}/deals/3/review", params={"seat": 1})
+        assert b.post(f"/api/games/{fin}/deals/3/review", params={"seat": 0}, json={}).status_code == 202
+        r = third.post(f"/api/games/{fin}/deals/3/review", params={"seat": 1}, json={})
         assert r.status_code == 429 and r.json()["code"] == "reviews_busy"
         done = _poll(a, first.json()["job"])
         assert done["status"] == "done"
@@ -206,7 +206,7 @@ def test_a_worker_that_dies_fails_its_job_and_the_next_review_works(served: Any)
     service = server.app.state.reviews
     url = f"/api/games/{ids['finished']}/deals/4/review"
     with _client(server) as c:
-        r = c.post(url, params={"seat": 2})
+        r = c.post(url, params={"seat": 2}, json={})
         assert r.status_code == 202, r.text
         job = r.json()["job"]
         pool = service._pool  # the review processes (private: only this test kills one)
@@ -218,7 +218,7 @@ def test_a_worker_that_dies_fails_its_job_and_the_next_review_works(served: Any)
         failed = _poll(c, job)
         assert failed["status"] == "failed" and failed["error"] == {"code": "review_failed"}
         assert "result" not in failed
-        r = c.post(url, params={"seat": 2})
+        r = c.post(url, params={"seat": 2}, json={})
         assert r.status_code == 202 and r.json()["job"] != job
         assert _poll(c, r.json()["job"])["status"] == "done"
 
@@ -247,7 +247,7 @@ def test_a_game_played_by_the_server_is_reviewed_and_an_abandoned_one_is_not(ser
     lines = [ln for ln in record.splitlines() if ln.strip()]
     assert json.loads(lines[-1])["type"] == "game_over"
     with _client(server) as c:
-        r = c.post(f"/api/games/{gid}/deals/1/review", params={"seat": 1})
+        r = c.post(f"/api/games/{gid}/deals/1/review", params={"seat": 1}, json={})
         assert r.status_code == 202, r.text
         body = _poll(c, r.json()["job"])
         assert body["status"] == "done"
@@ -256,7 +256,7 @@ def test_a_game_played_by_the_server_is_reviewed_and_an_abandoned_one_is_not(ser
         # one deal, then the game is abandoned: stored and replayed, but not reviewed
         gid2, _record2 = _played_by_the_server(server, deals=1)
         assert c.get(f"/api/games/{gid2}").status_code == 200
-        r = c.post(f"/api/games/{gid2}/deals/1/review", params={"seat": 1})
+        r = c.post(f"/api/games/{gid2}/deals/1/review", params={"seat": 1}, json={})
         assert r.status_code == 409 and r.json()["code"] == "game_unfinished"
 
 
