@@ -27,7 +27,7 @@ from sqlalchemy.orm import defer
 from guandan.core.errors import RuleConfigError
 from guandan.core.rules import CLOCK_MAX_S, CLOCK_MIN_S, PRESET_NAMES, RuleSet, clock_problem
 
-from .errors import error_body
+from .errors import HttpError, error_body
 from .gamestore import GameStore
 from .hardening import bad_text_field, valid_room_id
 from .roomstore import room_info
@@ -45,20 +45,9 @@ LIST_LIMIT = 100
 MAX_BODY = 16 * 1024
 
 
-class ApiError(Exception):
-    """An error answered as ``{"error": message, "code": code, "params": params}`` with HTTP ``status``.
-
-    ``code`` is a stable snake_case identifier that clients translate (with ``params`` filled in);
-    ``message`` is the English sentence for scripts and logs.
-    """
-
-    def __init__(self, status: int, message: str, code: str | None = None,
-                 params: dict[str, Any] | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-        self.code = code
-        self.params = params or {}
+class ApiError(HttpError):
+    """An error of the rooms and games API (:class:`~guandan.server.errors.HttpError`: ``status``,
+    ``message``, ``code``, ``params``)."""
 
 
 def _error(e: ApiError) -> JSONResponse:

@@ -55,13 +55,17 @@ def encodable(value: Any) -> Any:
 
 
 
-class AuthError(ValueError):
-    """Bad account input or failed authentication.
+class HttpError(Exception):
+    """An error answered as ``{"error": message, "code": code, "params": params}`` with HTTP ``status``.
+
+    ``code`` is a stable snake_case identifier that clients translate (with ``params`` filled in);
+    ``message`` is the English sentence for scripts and logs.
 
     Attributes:
-        status: HTTP status to answer (400 bad input, 401 not logged in / wrong password,
-            409 name taken, 429 too many attempts).
+        status: the HTTP status to answer.
         message: one line for the person.
+        code: the stable identifier, or ``None``.
+        params: values the translation fills in.
     """
 
     def __init__(self, status: int, message: str, code: str | None = None,
@@ -71,3 +75,11 @@ class AuthError(ValueError):
         self.message = message
         self.code = code
         self.params = params or {}
+
+
+class AuthError(HttpError, ValueError):
+    """Bad account input or failed authentication (an :class:`HttpError`).
+
+    ``status`` is 400 for bad input, 401 not logged in / wrong password, 409 name taken, 429 too many
+    attempts.
+    """
