@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import api_accounts
 from .api_rooms import make_rooms_router
+from .api_tournaments import make_tournaments_router
 from .hardening import GuardMiddleware, install_catch_all
 from .settings import Settings
 from .manager import TableManager
@@ -37,7 +38,8 @@ from .table.bots import shutdown_bot_pool
 from .ws import make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
-PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/leaderboard", "/history", "/login")
+PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/leaderboard", "/history", "/login",
+         "/tournaments", "/tournaments/{tournament_id}")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -82,6 +84,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.manager = manager
     app.include_router(make_rooms_router(session_factory, manager, settings))
     app.include_router(make_ws_router(session_factory, manager, settings))
+    app.include_router(make_tournaments_router())
     install_catch_all(app)
     app.add_middleware(GuardMiddleware, max_body_bytes=settings.max_body_bytes)
     app.mount("/static", StaticFiles(directory=str(settings.static_dir)), name="static")
