@@ -172,7 +172,7 @@ def test_organiser_enters_a_result(open_page: Callable[..., Any], server: Any, e
     tid(page, "organiser-panel").wait_for()
     m = event["open_table"]
     d = httpx.get(f"{server.base}/api/tournaments/{event['id']}", timeout=30).json()
-    done = [x for x in d["rounds_list"][0]["matches"] if x["table"] == m["table"]][0]
+    done = next(x for x in d["rounds_list"][0]["matches"] if x["table"] == m["table"])
     if done["status"] == "final":  # the other parametrisation entered it already: correct it instead
         tid(page, "org-correct").check()
         tid(page, "org-reason").fill("sheet re-read")
@@ -195,7 +195,7 @@ def test_organiser_enters_a_result(open_page: Callable[..., Any], server: Any, e
     want, points = ("A : 10", "3 : 1") if passed == "a" else ("K : A", "1 : 3")
     assert want in row.inner_text() and points in row.inner_text()
     d = httpx.get(f"{server.base}/api/tournaments/{event['id']}", timeout=30).json()
-    res = [x for x in d["rounds_list"][0]["matches"] if x["table"] == m["table"]][0]["result"]
+    res = next(x for x in d["rounds_list"][0]["matches"] if x["table"] == m["table"])["result"]
     assert (res["level_a"], res["level_b"], res["passed_a"], res["time_called"]) == (int(level_a), int(level_b), passed, False)
     assert d["status"] == "running" and d["rounds_list"][0]["complete"] is True
     _no_sideways_scroll(page)

@@ -146,7 +146,7 @@ def test_entries_from_csv_odd_field(orga: httpx.Client, codir: httpx.Client) -> 
     _post(orga, "/codirectors", {"name": "codir_2"})
     d = _get(codir)
     assert d["codirectors"] == ["codir_2"] and d["can_direct"] is True and d["organiser"] == "orga_1"
-    assert [e["players"] for e in d["entries"]][0] == ["张伟", "李娜"]
+    assert d["entries"][0]["players"] == ["张伟", "李娜"]
 
 
 def test_pair_round_one_by_seeding_with_a_bye(orga: httpx.Client) -> None:
@@ -202,7 +202,7 @@ def test_bad_results_are_refused(orga: httpx.Client) -> None:
                                      "level_b": m["result"]["level_b"], "passed_a": m["result"]["passed_a"]})
     assert again["unchanged"] is True and again["version"] == d["version"]
     # a bye table has no result
-    bye = [x for x in d["rounds_list"][0]["matches"] if x["b"] is None][0]
+    bye = next(x for x in d["rounds_list"][0]["matches"] if x["b"] is None)
     r = _post(orga, "/results", {"round": 1, "table": bye["table"], "level_a": 5, "level_b": 2}, status=400)
     assert r["code"] == "invalid_result" and r["params"]["reason"] == "bye_table"
 
@@ -281,7 +281,7 @@ def test_round_two_results_correction_penalty(orga: httpx.Client) -> None:
     # totals: 1: 3+3=6, net 1, cum 13; 4: 2+3=5, net 0+3, cum 6+11; 3: 1+3 (bye)=4, net -1, cum 11;
     # 5: 3+1=4, net 0-3, cum 0+8; 2: 2+0=2, net 0, cum 6. 3 before 5 on net (-1 v -3).
     assert _rows(d) == [(1, 6, 1, 13), (4, 5, 3, 17), (3, 4, -1, 11), (5, 4, -3, 8), (2, 2, 0, 6)]
-    five = [s for s in d["standings"] if s["id"] == 5][0]
+    five = next(s for s in d["standings"] if s["id"] == 5)
     assert five["penalty_levels"] == 2 and five["penalties"][0]["reason"] == "too-small tribute"
     log = _audit(orga)
     corr = [a for a in log if a["operation"] == "correct"]

@@ -33,8 +33,16 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
 from guandan.core.rules import PRESET_NAMES
-from guandan.tournament import (Player, add_entry, add_penalty, correct_result, enter_result, pair_next_round,
-                                repair_round, withdraw)
+from guandan.tournament import (
+    Player,
+    add_entry,
+    add_penalty,
+    correct_result,
+    enter_result,
+    pair_next_round,
+    repair_round,
+    withdraw,
+)
 from guandan.tournament.director import check_config, find_match
 from guandan.tournament.errors import TournamentError
 from guandan.tournament.model import FORMATS, Options, Tournament, to_dict

@@ -50,6 +50,9 @@ ENGINE_STATUS = {
 
 STALE_MESSAGE = "the tournament changed; reload"
 
+#: The operations of the audit log (``tournament_audit.operation``); the UI names each one.
+OPERATIONS = ("create", "add_entries", "withdraw", "codirector", "pair", "repair", "result", "correct", "penalty")
+
 
 def api_error(status: int, message: str, code: str, params: dict[str, Any] | None = None) -> HTTPException:
     """An ``HTTPException`` answered as ``{"error": message, "code": code, "params": params}``
@@ -200,6 +203,8 @@ def change(db: Session, tournament_id: int, user: User, version: Any, operation:
     (after ``apply``) gives the audit row's ``(before, after)``, by default the engine log entries the
     action added; ``extra(row)`` adds rows of its own to the same transaction. Returns ``(row, state, apply's value)``; raises the API errors above.
     """
+    if operation not in OPERATIONS:
+        raise ValueError(f"unknown audit operation {operation!r}")
     row, t = load(db, tournament_id)
     require_director(db, row, user)
     check_version(row, version)
