@@ -1,4 +1,5 @@
-"""The tournaments HTTP API on a real server (uvicorn on 127.0.0.1, a fresh SQLite file, no mocks).
+"""The tournaments HTTP API on a real server (uvicorn on 127.0.0.1, a fresh SQLite file and, when one
+runs, a fresh PostgreSQL database; no mocks).
 
 One event is run from start to finish in order (the tests of this module share it and run top to
 bottom): create, five entries from a CSV (an odd field: a bye), pair, results, standings, re-pairing
@@ -26,15 +27,44 @@ import pytest
 PASSWORD = "tournament-pass-1"
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def _postgres_url() -> str | None:
+    """A fresh database is made next to this one (tests/cluster_helpers.py); None when unreachable."""
+    from sqlalchemy import create_engine, text
+
+    from cluster_helpers import PG_URL
+    from guandan.server.db import normalize_url
+
+    try:
+        engine = create_engine(normalize_url(PG_URL))
+        with engine.connect() as c:
+            c.execute(text("SELECT 1"))
+        engine.dispose()
+    except Exception:  # noqa: BLE001 - any failure: PostgreSQL is not there
+        return None
+    return PG_URL
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def server(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """The server on a fresh SQLite file, then on a fresh PostgreSQL database (skipped without one)."""
+    from contextlib import ExitStack
+
     from browser_helpers import LiveServer
 
-    srv = LiveServer(tmp_path_factory.mktemp("tweb") / "guandan.db")
-    try:
-        yield srv
-    finally:
-        srv.stop()
+    with ExitStack() as stack:
+        url = None
+        if request.param == "postgresql":
+            if _postgres_url() is None:
+                pytest.skip("PostgreSQL is not reachable (GUANDAN_TEST_POSTGRES_URL)")
+            from cluster_helpers import fresh_database
+
+            url = stack.enter_context(fresh_database())
+        srv = LiveServer(tmp_path_factory.mktemp("tweb") / "guandan.db", db_url=url)
+        try:
+            yield srv
+        finally:
+            srv.stop()
+            srv.app.state.engine.dispose()
 
 
 def _client(server: Any, name: str | None) -> httpx.Client:
@@ -345,3 +375,36 @@ def test_list_and_nothing_private(anon: httpx.Client, orga: httpx.Client) -> Non
     assert token
     for text in texts:
         assert token not in text and "password" not in text.lower() and "gd_session" not in text
+
+
+def test_round_robin_runs_to_the_end(orga: httpx.Client) -> None:
+    """A round robin of 3 pairs: 3 rounds (Berger with a dummy: each pair sits out once), every pair
+    meets every other once; after the last result the event is finished and no round is left."""
+    r = orga.post("/api/tournaments", json={"name": "RR", "format": "round_robin"})
+    assert r.status_code == 201, r.text
+    rr = r.json()["tournament"]["id"]
+    v = 1
+
+    def post(path: str, body: dict[str, Any], status: int = 200) -> dict[str, Any]:
+        nonlocal v
+        r = orga.post(f"/api/tournaments/{rr}{path}", json={**body, "version": v})
+        assert r.status_code == status, r.text
+        v = r.json().get("version", v)
+        return r.json()
+
+    post("/entries", {"entries": [{"players": [f"r{i}", f"s{i}"]} for i in range(3)]})
+    met: set[frozenset[int]] = set()
+    for n in (1, 2, 3):
+        rnd = post("/rounds", {})["round"]
+        games = [m for m in rnd["matches"] if m["b"] is not None]
+        assert len(games) == 1 and len(rnd["matches"]) == 2
+        met.add(frozenset((games[0]["a"], games[0]["b"])))
+        post("/results", {"round": n, "table": games[0]["table"], "level_a": 10, "level_b": 7, "time_called": True})
+    assert met == {frozenset((1, 2)), frozenset((1, 3)), frozenset((2, 3))}
+    d = orga.get(f"/api/tournaments/{rr}").json()
+    assert (d["status"], d["rounds_played"], d["rounds_total"]) == ("finished", 3, 3)
+    # every pair: one bye (3), one match as side a (win 3) or b (loss 1) each way -> 7, 5 or 3 in total
+    assert sorted(s["field_points"] for s in d["standings"]) == sorted(
+        3 + sum(3 if m["a"] == e else 1 for r in d["rounds_list"] for m in r["matches"] if m["b"] and e in (m["a"], m["b"]))
+        for e in (1, 2, 3))
+    assert post("/rounds", {}, status=409)["code"] == "no_more_rounds"
