@@ -29,9 +29,9 @@ PASSWORD = "tournament-pass-1"
 
 def _postgres_url() -> str | None:
     """A fresh database is made next to this one (tests/cluster_helpers.py); None when unreachable."""
+    from cluster_helpers import PG_URL
     from sqlalchemy import create_engine, text
 
-    from cluster_helpers import PG_URL
     from guandan.server.db import normalize_url
 
     try:
