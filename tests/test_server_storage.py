@@ -48,7 +48,8 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
     os.environ.get("CI", "").lower() != "true" and os.environ.get("GUANDAN_REQUIRE_POSTGRES") != "1"
 )
 BACKENDS = ["sqlite", "postgresql"]
-TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events"]
+TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "tournaments",
+          "tournament_directors", "tournament_audit"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
