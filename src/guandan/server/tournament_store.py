@@ -33,6 +33,7 @@ from guandan.tournament.director import groups_of
 from guandan.tournament.errors import TournamentError
 from guandan.tournament.model import Tournament, from_json, to_json
 
+from .hardening import bad_text
 from .models import TournamentAuditRow, TournamentDirectorRow, TournamentRow, User
 
 #: HTTP status of each engine error code (docs/tournaments.md "Errors"); 400 for any other code.
@@ -246,7 +247,7 @@ def add_codirector(db: Session, tournament_id: int, user: User, version: Any, na
     if row.organiser_id != user.id:
         require_director(db, row, user)
         raise api_error(403, "only the organiser names co-directors", "organiser_only")
-    if not isinstance(name, str) or not name.strip() or len(name) > 64:
+    if not isinstance(name, str) or not name.strip() or len(name) > 64 or bad_text(name):
         raise api_error(400, "name an account", "unknown_user", {"name": None})
     other = find_user(db, name.strip())
     if other is None or other.is_guest:

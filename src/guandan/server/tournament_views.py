@@ -18,6 +18,7 @@ from guandan.tournament import prize_list, score_match, standings
 from guandan.tournament.errors import TournamentError
 from guandan.tournament.model import SIDES, MatchResult, Tournament, parse_level
 
+from .hardening import bad_text
 from .tournament_store import api_error, engine_error, rounds_total, status_of
 
 #: Columns of ``GET .../export.csv`` (one line per entry, in standings order).
@@ -105,6 +106,8 @@ def parse_entries_csv(text: Any, team: bool) -> list[dict[str, Any]]:
     Returns ``[{"name", "players", "club", "rating", "seed"}]``; 400 ``bad_csv`` (``params.line``)."""
     if not isinstance(text, str) or not text.strip():
         raise api_error(400, "the CSV is empty", "bad_csv", {"line": 1})
+    if bad_text(text):
+        raise api_error(400, "the CSV holds a character that is not allowed", "bad_csv", {"line": 1})
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
     fields = [(f or "").strip().lower() for f in reader.fieldnames or []]
     need = ["name", "partner"] + (["name2", "partner2"] if team else [])
