@@ -187,8 +187,9 @@ def test_organiser_enters_a_result(open_page: Callable[..., Any], server: Any, e
     tid(page, "org-time").uncheck()
     tid(page, "org-result-btn").click()
     ok = "成绩已保存。" if locale == "zh-CN" else "Result saved."
+    # the toast's text stays after it fades (2.5 s), so a slow poll cannot miss it
     page.wait_for_function("(s) => { const el = document.querySelector('[data-testid=toast]');"
-                           " return el && el.classList.contains('show') && el.textContent === s; }", arg=ok)
+                           " return el && el.textContent === s; }", arg=ok)
     row = page.locator(f'[data-testid="pairing-row"][data-table="{m["table"]}"][data-status="final"]')
     row.wait_for()
     # side A passes A against 10 (or, corrected, B passes A against K): the winner 3, the loser 1 (R58)
@@ -241,7 +242,7 @@ def test_organiser_page_reloads_after_a_stale_change(browser: Any, server: Any, 
             assert r.status_code == 200, r.text
         tid(page, "org-pair-btn").click()
         page.wait_for_function("(s) => { const el = document.querySelector('[data-testid=toast]');"
-                               " return el && el.classList.contains('show') && el.textContent === s; }",
+                               " return el && el.textContent === s; }",
                                arg="比赛在此期间已被修改，页面已重新载入。请核对后再试。")
         page.locator(f'[data-testid="round-section"][data-round="{played + 1}"]').wait_for()
         assert tid(page, "round-section").count() == played + 1  # paired once, not twice
@@ -250,3 +251,42 @@ def test_organiser_page_reloads_after_a_stale_change(browser: Any, server: Any, 
         assert problems == []
     finally:
         ctx.close()
+
+
+def test_organiser_creates_adds_entries_and_pairs_through_the_page(open_page: Callable[..., Any], server: Any) -> None:
+    """Create a tournament with the form, add a pair by hand and three from a CSV, pair round 1: four
+    pairs, two tables, no bye (seeds by rating: 1 v 3, 2 v 4)."""
+    from browser_helpers import ARTIFACTS, register, tid
+
+    page = open_page("create", "en-US", (1366, 768))
+    page.goto("/login?next=/tournaments")
+    register(page, "club_admin", PASSWORD)
+    tid(page, "create-tournament-form").wait_for()
+    tid(page, "create-tournament-name").fill("Spring Swiss")
+    tid(page, "create-tournament-format").select_option("swiss")
+    tid(page, "create-tournament-rounds").fill("3")
+    tid(page, "create-tournament-btn").click()
+    tid(page, "organiser-panel").wait_for()
+    assert tid(page, "tournament-title").inner_text() == "Spring Swiss"
+    page.screenshot(path=str(ARTIFACTS / "tournament-organiser-new-en-1366.png"), full_page=True)
+    tid(page, "org-player1").fill("Ann")
+    tid(page, "org-player2").fill("Bob")
+    tid(page, "org-rating").fill("1900")
+    tid(page, "org-entry-add").click()
+    tid(page, "standings-row").first.wait_for()
+    tid(page, "org-csv").fill("name,partner,club,rating\nCat,Dan,North,1800\nEve,Fay,,1700\n王芳,刘洋,南湖,1600")
+    tid(page, "org-csv-btn").click()
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=standings-row]').length === 4")
+    tid(page, "org-pair-btn").click()
+    tid(page, "round-section").wait_for()
+    rows = tid(page, "pairing-row")
+    assert rows.count() == 2
+    tour_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    d = httpx.get(f"{server.base}/api/tournaments/{tour_id}", timeout=30).json()
+    assert {frozenset((m["a"], m["b"])) for m in d["rounds_list"][0]["matches"]} == {frozenset((1, 3)), frozenset((2, 4))}
+    assert [e["name"] for e in d["entries"]] == ["Ann / Bob", "Cat / Dan", "Eve / Fay", "王芳 / 刘洋"]
+    ops = [a["operation"] for a in httpx.get(f"{server.base}/api/tournaments/{tour_id}/log",
+                                             cookies={c["name"]: c["value"] for c in page.context.cookies()},
+                                             timeout=30).json()["log"]]
+    assert ops == ["create", "add_entries", "add_entries", "pair"]
+    page.screenshot(path=str(ARTIFACTS / "tournament-organiser-paired-en-1366.png"), full_page=True)

@@ -73,10 +73,14 @@ export function organiserPanel(d, opts) {
 
   // --- rounds ---
   const last = d.rounds_list.length ? d.rounds_list[d.rounds_list.length - 1] : null;
+  const allPaired = d.rounds_total > 0 && d.rounds_played >= d.rounds_total;
+  const waiting = last && !last.complete;
   const roundsBlock = h("div", { class: "org-block" },
     h("h3", {}, t("tour_rounds_title")),
+    allPaired ? h("p", { class: "hint" }, t("tour_all_paired")) : waiting ? h("p", { class: "hint" }, t("tour_wait_results", { n: last.number })) : null,
     h("div", { class: "btn-row" },
-      h("button", { type: "button", class: "btn primary", testid: "org-pair-btn", onclick: () => act("POST", "/rounds", {}, "tour_ok_paired") },
+      allPaired ? null : h("button", { type: "button", class: "btn primary", testid: "org-pair-btn", disabled: Boolean(waiting),
+        onclick: () => act("POST", "/rounds", {}, "tour_ok_paired") },
         t("tour_pair_next", { n: d.rounds_played + 1 })),
       last && !last.has_results
         ? h("button", { type: "button", class: "btn secondary", testid: "org-repair-btn",

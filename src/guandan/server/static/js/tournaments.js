@@ -191,7 +191,8 @@ function standingsTable(d) {
 }
 
 function prizeList(d) {
-  if (!d.prizes.length) return null;
+  // no prizes before the first result
+  if (!d.prizes.length || !d.standings.some((s) => s.played || s.byes)) return null;
   return h("section", { class: "card-panel prizes" },
     h("h2", {}, t("tour_prizes")),
     h("ol", { class: "prize-list", testid: "prize-list" }, d.prizes.map((p) =>
