@@ -157,19 +157,16 @@ def audit_rows(db: Session, row: TournamentRow) -> list[dict[str, Any]]:
 # --- writing ---------------------------------------------------------------------------------------
 
 
-def _copy_summary(row: TournamentRow, t: Tournament) -> None:
-    row.name = t.name
-    row.format = t.format
-    row.rounds_played = len(t.played)
-    row.rounds_total = rounds_total(t)
-    row.status = status_of(t)
+def _summary_values(t: Tournament) -> dict[str, Any]:
+    """The row's copies of the state, for the list page."""
+    return {"name": t.name, "format": t.format, "rounds_played": len(t.played), "rounds_total": rounds_total(t),
+            "status": status_of(t)}
 
 
 def create(db: Session, t: Tournament, organiser: User) -> TournamentRow:
     """Store a new tournament (version 1) with ``organiser`` as its organiser; audit ``create``."""
     t.directors = [organiser.name]
-    row = TournamentRow(organiser_id=organiser.id, state=to_json(t), version=1)
-    _copy_summary(row, t)
+    row = TournamentRow(organiser_id=organiser.id, state=to_json(t), version=1, **_summary_values(t))
     db.add(row)
     db.flush()
     db.add(TournamentAuditRow(tournament_id=row.id, user_id=organiser.id, operation="create", version=1,
@@ -216,14 +213,11 @@ def change(db: Session, tournament_id: int, user: User, version: Any, operation:
         raise engine_error(e) from None
     before, after = audit(t) if audit is not None else _audit_values(t, first)
     new_version = row.version + 1
-    probe = TournamentRow(state="")
-    _copy_summary(probe, t)
     stamp = datetime.now(UTC)
     res = db.execute(
         update(TournamentRow)
         .where(TournamentRow.id == row.id, TournamentRow.version == row.version)
-        .values(state=to_json(t), version=new_version, name=probe.name, format=probe.format, status=probe.status,
-                rounds_played=probe.rounds_played, rounds_total=probe.rounds_total, updated_at=stamp)
+        .values(state=to_json(t), version=new_version, updated_at=stamp, **_summary_values(t))
         .execution_options(synchronize_session=False)
     )
     if res.rowcount != 1:  # type: ignore[attr-defined]
