@@ -171,7 +171,8 @@ def test_entries_from_csv_odd_field(orga: httpx.Client, codir: httpx.Client) -> 
     assert r["added"] == [1, 2, 3, 4, 5]
     bad = _post(orga, "/entries", {"csv": "name,club\nx,y"}, status=400)
     assert bad["code"] == "bad_csv"
-    raw = '{"csv": "name,partner\\n\\ud800,x", "version": %d}' % _get(orga)["version"]  # a lone surrogate
+    version = _get(orga)["version"]
+    raw = '{"csv": "name,partner\\n\\ud800,x", "version": ' + str(version) + "}"  # a lone surrogate
     r = orga.post(f"/api/tournaments/{STATE['id']}/entries", content=raw, headers={"Content-Type": "application/json"})
     assert r.status_code == 400 and r.json()["code"] == "bad_csv"
     dup = _post(orga, "/entries", {"entries": [{"players": ["Ann", "Bob"]}]}, status=409)
