@@ -26,11 +26,11 @@ import time
 
 from guandan.agents import make_agent
 from guandan.agents.heuristic import HeuristicAgent, decompose
-from guandan.agents.search import rollout, world_sampler
+from guandan.agents.search import world_sampler
 from guandan.core.cards import N_FACES
 from guandan.core.plays import BOMB_TYPES
 from guandan.core.worlds import WorldConstraints
-from guandan.evaluation.search_audit import late_positions
+from guandan.evaluation.search_audit import late_positions, true_outcome
 
 
 def _stats(hand: tuple[int, ...], level: int) -> tuple[float, int]:
@@ -121,13 +121,7 @@ def positions(specs: list[str], step: int = 2) -> dict[str, object]:
                             for s in range(4)]
 
         def outcome(a: object) -> int:
-            if a not in truth:
-                deal = game.deal.clone()
-                deal.apply_unchecked(a)
-                r = rollout(deal, heuristic, seat & 1)
-                assert isinstance(r, tuple)
-                truth[a] = r[0]
-            return truth[a]
+            return true_outcome(game, seat, a, truth, heuristic)  # type: ignore[arg-type]
 
         base = outcome(a0)
         for spec, agent in zip(specs, agents):

@@ -65,19 +65,21 @@ class LiveServer:
             them. Large by default, so that rooms of finished tests (whose pages are closed) stop
             at the person's turn instead of playing on in the background, and so that a page
             reload never hands the seat to the bot.
+        settings: further :class:`~guandan.server.settings.Settings` fields (e.g. ``review_budget``).
     Raises:
         RuntimeError: the server did not start within 30 seconds.
     """
 
     def __init__(self, db_path: Path | None, bot_delay_s: float = 0.05, away_grace_s: float = 3600.0,
-                 db_url: str | None = None) -> None:
+                 settings: dict[str, Any] | None = None, db_url: str | None = None) -> None:
         import uvicorn
 
         from guandan.server.app import create_app
         from guandan.server.settings import Settings
 
         self.db_url = db_url or f"sqlite:///{db_path}"
-        self.app = create_app(Settings(db_url=self.db_url, bot_delay_s=bot_delay_s, seeded_deals=True))
+        self.app = create_app(Settings(db_url=self.db_url, bot_delay_s=bot_delay_s, seeded_deals=True,
+                                       **(settings or {})))
         self.app.state.manager.away_grace_s = away_grace_s
         config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)

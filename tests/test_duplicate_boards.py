@@ -200,19 +200,171 @@ def test_game_from_start_deals_at_the_given_levels():
     from guandan.core.match import Game
 
     hands = shuffle_deal(random.Random(2))
-    g = Game.from_start(RuleSet.official(), hands, 7, (7, 3), first_leader=1)
-    assert g.deal.level == 7 and g.score.levels == [7, 3] and g.to_act() == 1
+    # no tribute: a game's first deal, both teams and the deal at level 2 (R7, R43, EC-46)
+    g = Game.from_start(RuleSet.official(), hands, 0, (0, 0), first_leader=1)
+    assert g.deal.level == 0 and g.score.levels == [0, 0] and g.to_act() == 1
     ev = g.events[0]
-    assert ev["type"] == "deal" and ev["level"] == "9" and ev["levels"] == ["9", "5"] and ev["first_leader"] == 1
+    assert ev["type"] == "deal" and ev["level"] == "2" and ev["levels"] == ["2", "2"] and ev["first_leader"] == 1
     assert len(g.events) == 1 and g.deal_number == 1
     with pytest.raises(GuandanError):
-        Game.from_start(RuleSet.official(), hands, 8, (7, 3), first_leader=1)  # R7
-    with pytest.raises(GuandanError):
-        Game.from_start(RuleSet.official(), hands, 7, (7, 3))  # no leader, no tribute (R51)
-    # with the previous result, tribute follows (R44): 1-2 by seats 1 and 3, seats 0 and 2 pay
+        Game.from_start(RuleSet.official(), hands, 0, (0, 0))  # no leader, no tribute (R51)
+    # with the previous result, tribute follows (R44): 1-2 by seats 1 and 3, seats 0 and 2 pay;
+    # the deal is at team 1's level, index 3 = "5" (R7)
     g = Game.from_start(RuleSet.official(), hands, 3, (7, 3), prev=DealResult((1, 3), (9, 0, 4, 0)))
-    assert g.events[0]["levels"] == ["9", "5"]
+    assert g.events[0]["levels"] == ["9", "5"] and g.events[0]["level"] == "5"
     if list(hands[0]).count(BIG_JOKER) + list(hands[2]).count(BIG_JOKER) >= 2:  # R48: anti-tribute,
         assert g.phase == "play" and g.to_act() == 1  # 头游 leads (R49)
     else:
         assert g.phase == "tribute" and g.to_act() == 2  # head 1's 下家 pays first
+
+
+@pytest.mark.parametrize(("level", "levels", "prev", "words"), [
+    # no tribute = a game's first deal: only level 2 with both teams at 2 (R7, R43)
+    (7, (7, 3), None, "first deal"),
+    (0, (0, 3), None, "first deal"),
+    (3, (0, 3), None, "first deal"),
+    # after a deal won by seat 1 (team 1/3, at index 3 = "5"), the deal is at "5", not team 0's "9"
+    (7, (7, 3), DealResult((1, 3), (9, 0, 4, 0)), "seat 1"),
+    # after a 1-4 won by seat 0 (team 0/2 at index 5 = "7"), not at team 1/3's "J"
+    (9, (5, 9), DealResult((0, 1, 3, 2), (0, 0, 0, 6)), "seat 0"),
+])
+def test_game_from_start_refuses_levels_against_r7(level, levels, prev, words):
+    from guandan.core.match import Game
+
+    hands = shuffle_deal(random.Random(2))
+    with pytest.raises(ValueError, match="R7") as err:
+        Game.from_start(RuleSet.official(), hands, level, levels, prev=prev, first_leader=None if prev else 0)
+    assert words in str(err.value)
+
+
+def test_board_levels_follow_r7():
+    board, _hands, _ret = _single_tribute_board()  # 1-4 won by seat 0: team 0/2's level 5 = "7"
+    assert board.level == board.levels[0] == 5
+    with pytest.raises(BoardError, match="R7"):  # the other team's level
+        _single_tribute_board(level=9)
+    with pytest.raises(BoardError, match="R7"):  # the same deal without tribute is no first deal
+        _single_tribute_board(tribute=None)
+    first = Board(1, RuleSet.official(), board.hands, 0, (0, 0), 3, None)  # a first deal (EC-46)
+    assert first.start_game().to_act() == 3
+    with pytest.raises(BoardError, match="R7"):
+        Board(1, RuleSet.official(), board.hands, 0, (0, 4), 3, None)
+    # a later deal at 2 with both teams at 2 can happen (R41: 头游's team sent back to 2 after a
+    # third failed attempt at A), so a board with tribute may have it
+    Board(1, RuleSet.official(), board.hands, 0, (0, 0), 2, board.tribute)
+    # from JSON, before any deal is started
+    data = board.to_json()
+    for change in ({"level": "J"}, {"tribute": None}):
+        with pytest.raises(BoardError, match="R7"):
+            Board.from_json({**data, **change}, check=False)
+    data0 = first.to_json()
+    with pytest.raises(BoardError, match="R7"):
+        Board.from_json({**data0, "level": "9", "levels": ["9", "5"]}, check=False)
+
+
+def test_board_tribute_must_match_the_previous_result():
+    board, _hands, _ret = _single_tribute_board()  # finish 0, 1, 3, 2: seat 2 is 末游, 6 cards left
+    t = board.tribute
+    bad_rests = [
+        (0, 0, 0, 0),  # 末游 still held cards when the deal ended (R33)
+        (0, 5, 6, 0),  # seat 1 went out 2nd: it held none
+        (0, 0, 6, 28),  # seat 3 went out 3rd; and 28 is more than a hand
+    ]
+    for rest in bad_rests:
+        with pytest.raises(BoardError, match="prev_rest"):
+            _single_tribute_board(tribute=BoardTribute(t.prev_finish, rest, t.tributes, t.returns))
+    with pytest.raises(BoardError, match="return"):  # a tribute without its return (R47)
+        _single_tribute_board(tribute=BoardTribute(t.prev_finish, t.prev_rest, t.tributes, ()))
+    with pytest.raises(BoardError, match="finished deal"):  # 0, 1 is not how a deal ends (R33)
+        _single_tribute_board(tribute=BoardTribute((0, 1), (0, 0, 6, 6), t.tributes, t.returns))
+    # a 1-2 by seats 1 and 3: both losers still held cards, the winners none
+    BoardTribute((1, 3), (4, 0, 9, 0)).prev_result()
+    with pytest.raises(BoardError, match="prev_rest"):
+        BoardTribute((1, 3), (4, 2, 9, 0)).prev_result()
+
+
+def test_deal_board_plays_the_level_of_the_head_team():
+    # R7: a board with tribute is played at the level of the team that supplied 头游 in the previous
+    # deal; a board without is a first deal, at 2 with both teams at 2
+    boards = deal_board_set(40, seed=17, tribute_share=0.8)
+    heads = {0: 0, 1: 0}
+    for b in boards:
+        if b.tribute is None:
+            assert (b.level, b.levels) == (0, (0, 0))
+            continue
+        team = b.tribute.prev_finish[0] % 2
+        assert b.level == b.levels[team]
+        if b.levels[0] != b.levels[1]:
+            heads[team] += 1
+    assert heads[0] > 0 and heads[1] > 0  # both teams at the head, at levels that differ
+
+
+def _changed(data, path, value):
+    """A deep copy of ``data`` with the value at ``path`` (keys and indices) replaced."""
+    out = json.loads(json.dumps(data))
+    node = out
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = value
+    return out
+
+
+@pytest.mark.parametrize(("path", "value", "field"), [
+    (("number",), "1", "number"),  # a string is not an int
+    (("number",), True, "number"),  # nor a bool
+    (("number",), 1.0, "number"),  # nor a float
+    (("number",), 0, "number"),  # 1-based
+    (("first_leader",), "2", "first_leader"),
+    (("first_leader",), True, "first_leader"),
+    (("first_leader",), 2.0, "first_leader"),
+    (("first_leader",), 4, "first_leader"),
+    (("level",), 5, "level"),  # a rank string, not a rank index
+    (("level",), "SJ", "level"),  # no level above A (R6)
+    (("levels",), ["7"], "levels"),
+    (("levels",), ["7", "J", "2"], "levels"),
+    (("levels", 1), 9, "levels[1]"),
+    (("preset",), 5, "preset"),
+    (("options",), "official", "options"),
+    (("options", "upgrade"), "3/2/1", "options.upgrade"),  # the CLI's spelling is not the JSON's
+    (("options", "streaks"), 0, "options.streaks"),  # an int is not a bool
+    (("options", "a_fail_limit"), 3.0, "options.a_fail_limit"),
+    (("options", "a_fail_limit"), "3", "options.a_fail_limit"),
+    (("hands",), [], "hands"),
+    (("hands", 1), ["2S"] * 2, "hands[1]"),
+    (("hands", 2, 4), "XX", "hands[2][4]"),  # an unknown card
+    (("hands", 2, 4), 7, "hands[2][4]"),  # a face index is not a card string
+    (("tribute",), [], "tribute"),
+    (("tribute", "prev_finish", 0), "0", "tribute.prev_finish[0]"),
+    (("tribute", "prev_finish", 0), False, "tribute.prev_finish[0]"),
+    (("tribute", "prev_finish"), [0, 1, 3], "tribute.prev_finish"),
+    (("tribute", "prev_rest", 2), 6.0, "tribute.prev_rest[2]"),
+    (("tribute", "prev_rest"), [0, 0, 6], "tribute.prev_rest"),
+    (("tribute", "tributes", 0, 0), "2", "tribute.tributes[0][0]"),
+    (("tribute", "tributes", 0, 2), 53, "tribute.tributes[0][2]"),
+    (("tribute", "returns", 0), [0, 2], "tribute.returns[0]"),
+    (("tribute", "returns", 0, 2), "1X", "tribute.returns[0][2]"),
+])
+def test_board_from_json_checks_types_without_coercion(path, value, field):
+    board, _hands, _ret = _single_tribute_board()
+    data = board.to_json()
+    assert Board.from_json(data) == board
+    with pytest.raises(BoardError) as err:
+        Board.from_json(_changed(data, path, value), check=False)
+    assert isinstance(err.value, ValueError)
+    assert f"board field '{field}'" in str(err.value), str(err.value)
+
+
+def test_board_from_json_refuses_a_third_copy_of_a_card():
+    board, _hands, _ret = _single_tribute_board()
+    data = board.to_json()
+    card = data["hands"][0][0]
+    k = next(i for i, c in enumerate(data["hands"][3]) if c != card)
+    # the hands still hold 108 cards, 27 each, but one card three times and another once (R1)
+    with pytest.raises(BoardError, match="third") as err:
+        Board.from_json(_changed(data, ("hands", 3, k), card), check=False)
+    assert "board field 'hands[" in str(err.value)
+    with pytest.raises(BoardError):  # a missing field is named too
+        Board.from_json({k: v for k, v in data.items() if k != "levels"})
+    try:
+        Board.from_json({k: v for k, v in data.items() if k != "levels"})
+    except BoardError as e:
+        assert "'levels'" in str(e) and "missing" in str(e)

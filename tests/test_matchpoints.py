@@ -150,3 +150,29 @@ def test_day_leaderboard_equals_a_naive_recompute(rows):
         assert got[p][0] == pytest.approx(sum(pcts) / len(pcts)) and got[p][1] == len(pcts)
     order = [s.pct for s in day.leaderboard()]
     assert order == sorted(order, reverse=True)
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_nan_and_infinite_results_are_refused_where_results_enter(bad):
+    # a NaN is neither above, below nor equal to any result: in a sorted table it would give
+    # every result on the board a wrong percentage; an infinity is no deal's result
+    t = BoardTable([1, -1])
+    with pytest.raises(ValueError):
+        t.add(bad)
+    assert t.n == 2 and t.frequencies() == [(1, 1), (-1, 1)]
+    with pytest.raises(ValueError):
+        BoardTable([2, bad])
+    with pytest.raises(ValueError):
+        matchpoints([1, bad])
+    with pytest.raises(ValueError):
+        percentages([bad, 1])
+    day = DayScores([1])
+    day.add(1, "A", 2)
+    day.add(1, "B", -1)  # A beats B: 100 % and 0 %
+    with pytest.raises(ValueError):
+        day.add(1, "C", bad)
+    assert day.standing("C") is None and "C" not in day.results[1] and day.tables[1].n == 2
+    assert [(s.player, s.pct, s.rank) for s in day.leaderboard()] == [("A", 100.0, 1), ("B", 0.0, 2)]
+    day.add(1, "C", 0.5)  # C may still enter with a real result: it beats B and loses to A, 50 %
+    assert day.percentage(1, "C") == 50.0
+    assert [(s.player, s.pct) for s in week_leaderboard([day])] == [("A", 100.0), ("C", 50.0), ("B", 0.0)]

@@ -5,6 +5,7 @@ cards, the review is reproducible and cached, board records are reviewable, and 
 from __future__ import annotations
 
 import json
+import os
 import random
 
 import pytest
@@ -12,7 +13,8 @@ from typer.testing import CliRunner
 
 from guandan.agents.heuristic import HeuristicAgent
 from guandan.cli import app
-from guandan.core.match import Game
+from guandan.core.cards import cards_text, faces_of
+from guandan.core.match import Game, action_to_json
 from guandan.core.plays import PASS, play_key
 from guandan.core.views import seat_view
 from guandan.duplicate import deal_board_set, play_board
@@ -187,3 +189,140 @@ def test_guandan_review_json_on_a_simulated_record(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{}\n")
     assert runner.invoke(app, ["review", str(bad)]).exit_code == 1
+
+
+def _hands_through_the_record(lines, deal_no):
+    """Each action of the ``deal_no``-th deal of a record with the acting seat's hand just before
+    it, and the four hands when the play phase starts, from the record's events alone: the deal's
+    hands, then the tributes paid and returns revealed (R44-R47), then the cards of each play."""
+    events = [json.loads(line) for line in lines[1:]]
+    starts = [i for i, ev in enumerate(events) if ev["type"] == "deal"]
+    end = starts[deal_no] if deal_no < len(starts) else len(events)
+    hands = None
+    start = None
+    seen = []
+    for ev in events[starts[deal_no - 1]:end]:
+        if ev["type"] == "deal":
+            hands = [list(h) for h in ev["hands"]]
+        elif ev["type"] == "tribute_paid":
+            for payer, receiver, card in ev["tributes"]:
+                hands[payer].remove(card)
+                hands[receiver].append(card)
+        elif ev["type"] == "returns_revealed":
+            for receiver, target, card in ev["returns"]:
+                hands[receiver].remove(card)
+                hands[target].append(card)
+        elif ev["type"] == "action" and ev["action"][0] not in ("tribute", "return"):
+            if start is None:
+                start = [sorted(h) for h in hands]
+            seat = ev["seat"]
+            seen.append((seat, ev["action"], sorted(hands[seat])))
+            for card in ev["action"][2]:
+                hands[seat].remove(card)
+    return seen, start
+
+
+def _board_with_tribute_paid(seed):
+    for b in deal_board_set(8, seed=seed, tribute_share=1.0):
+        if b.tribute.tributes:  # cards were exchanged (not an anti-tribute, R48)
+            return b
+    raise AssertionError("no board with a tribute paid")
+
+
+@pytest.mark.parametrize("seed", [4, 6])
+def test_a_board_that_began_with_tribute_is_reviewed_from_the_hands_after_the_exchange(seed):
+    board = _board_with_tribute_paid(seed)
+    play = play_board(board, [HeuristicAgent(s) for s in range(4)])
+    lines = board_record_lines(play)
+    seen, start = _hands_through_the_record(lines, 1)
+    assert start != [sorted(cards_text(h).split()) for h in board.hands]  # the exchange moved cards
+    payers = {p for p, _r, _f in board.tribute.tributes}
+    for seat in range(4):
+        dd = deal_decisions(lines, seat, 1)
+        # the exchange is the board's, not the seat's: the seat's decisions are its plays, in order
+        mine = [(act, hand) for s, act, hand in seen if s == seat]
+        assert [action_to_json(d.played) for d in dd.decisions] == [act for act, _h in mine]
+        assert all(d.phase == "play" for d in dd.decisions)
+        # each position holds the hand the seat actually played from, in its view and in the real deal
+        for d, (_act, hand) in zip(dd.decisions, mine):
+            assert sorted(cards_text(d.view.hand).split()) == hand
+            assert sorted(cards_text(faces_of(d.real.hands[seat])).split()) == hand
+        assert [sorted(h) for h in dd.start_hands] == start
+        if seat in payers:  # the payer's first play is reviewed (R49: a payer leads)
+            review = review_lines(lines, seat, 1, Budget(worlds=2, candidates=2, belief=1, solver_nodes=0),
+                                  workers=0, only=[0])
+            e = review["decisions"][0]
+            assert e["played"] == mine[0][0] and e["hand"] == len(mine[0][1]) == 27
+            assert [sorted(h) for h in review["deal"]["start_hands"]] == start
+
+
+def test_a_game_deal_that_began_with_tribute_is_reviewed_from_the_hands_after_the_exchange():
+    g = Game(seed=3)
+    agents = [HeuristicAgent(s) for s in range(4)]
+    while g.deal_number < 3:
+        s = g.to_act()
+        g.apply(agents[s].act(seat_view(g, s)), s)
+    lines = record_lines(g)
+    events = [json.loads(line) for line in lines[1:]]
+    assert any(ev["type"] == "tribute_paid" for ev in events)  # deal 2 began with tribute (R43)
+    seen, start = _hands_through_the_record(lines, 2)
+    for seat in range(4):
+        dd = deal_decisions(lines, seat, 2)
+        plays = [d for d in dd.decisions if d.phase == "play"]
+        mine = [(act, hand) for s, act, hand in seen if s == seat]
+        assert [action_to_json(d.played) for d in plays] == [act for act, _h in mine]
+        for d, (_act, hand) in zip(plays, mine):
+            assert sorted(cards_text(d.view.hand).split()) == hand
+        assert [sorted(h) for h in dd.start_hands] == start
+
+
+def test_guandan_review_refuses_a_bad_cache_path(tmp_path):
+    from guandan.review import review_key
+
+    lines = record_lines(Game(seed=1, first_leader=0))  # one deal, nothing played yet: a quick review
+    rec = tmp_path / "game.jsonl"
+    rec.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    budget = "worlds=1,candidates=2,belief=1,solver=0"
+    args = ["review", str(rec), "--json", "--workers", "0", "--budget", budget, "--cache"]
+    runner = CliRunner()
+    good = runner.invoke(app, [*args, str(tmp_path / "cache")])  # a new directory in an existing one
+    assert good.exit_code == 0, good.output
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 1
+    a_file = tmp_path / "a-file"
+    a_file.write_text("not a directory\n")
+    bad_paths = [a_file, tmp_path / "missing" / "cache", a_file / "cache"]
+    if os.geteuid() != 0:  # root writes into a read-only directory anyway
+        ro = tmp_path / "read-only"
+        ro.mkdir()
+        ro.chmod(0o500)
+        bad_paths.append(ro)
+    for path in bad_paths:
+        res = runner.invoke(app, [*args, str(path)])
+        # a bad option: status 2, one line on stderr, no traceback, nothing reviewed or created
+        assert res.exit_code == 2 and isinstance(res.exception, SystemExit), (path, res.output)
+        assert res.stderr.startswith(f"error: --cache {path}: ") and res.stderr.count("\n") == 1, res.stderr
+        assert res.stdout == ""
+    assert not (tmp_path / "missing").exists() and a_file.read_text() == "not a directory\n"
+    # the cache directory is fine but the review's own file cannot be written (a directory holds
+    # its name): status 1 and one line, not a traceback
+    key = review_key(lines, 0, 1, Budget.parse(budget), 0)
+    (tmp_path / "cache2" / f"{key}.json").mkdir(parents=True)
+    res = runner.invoke(app, [*args, str(tmp_path / "cache2")])
+    assert res.exit_code == 1 and isinstance(res.exception, SystemExit), res.output
+    assert res.stderr.startswith(f"error: --cache {tmp_path / 'cache2'}: ") and res.stderr.count("\n") == 1
+    assert "Traceback" not in res.output
+
+
+@pytest.mark.parametrize("command", ["review", "replay"])
+def test_review_and_replay_report_an_unreadable_record_the_same_way(tmp_path, command):
+    # both commands read the record through one helper: one line on stderr, status 1
+    runner = CliRunner()
+    missing = tmp_path / "none.jsonl"
+    res = runner.invoke(app, [command, str(missing)])
+    assert res.exit_code == 1 and isinstance(res.exception, SystemExit)
+    assert res.stderr == f"error: cannot read {missing}: No such file or directory\n"
+    latin = tmp_path / "latin1.jsonl"
+    latin.write_bytes(record_lines(Game(seed=1))[0].encode() + b"\n\xe9t\xe9\n")
+    res = runner.invoke(app, [command, str(latin)])
+    assert res.exit_code == 1 and isinstance(res.exception, SystemExit)
+    assert res.stderr.startswith(f"error: {latin}: line 2: not UTF-8 text") and res.stderr.count("\n") == 1

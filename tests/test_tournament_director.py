@@ -8,9 +8,10 @@ import pytest
 
 from guandan.tournament.director import (add_entry, claim_result, correct_result, enter_result, pair_next_round,
                                          repair_round, withdraw)
-from guandan.tournament.errors import (DuplicateEntry, EntryWithdrawn, InvalidResult, NoResultToCorrect, NotAtTable,
-                                       NotDirector, ResultAlreadyEntered, RoundHasResults, RoundIncomplete,
-                                       StateError, TournamentError, UnknownEntry, UnknownRound, UnknownTable)
+from guandan.tournament.errors import (DuplicateEntry, EntryWithdrawn, ImpossibleLevel, InvalidResult,
+                                       NoResultToCorrect, NotAtTable, NotDirector, ResultAlreadyEntered,
+                                       RoundHasResults, RoundIncomplete, StateError, TournamentError, UnknownEntry,
+                                       UnknownRound, UnknownTable)
 from guandan.tournament.model import MatchResult, Player, Tournament, from_json, to_json
 from guandan.tournament.scoring import standings
 
@@ -168,3 +169,129 @@ def test_team_tournament_pairs_teams_and_scores_on_the_scale() -> None:
     assert (rows[2].field_points, rows[2].net, rows[2].cumulative) == (3, 4, 17)
     assert (rows[3].field_points, rows[3].net, rows[3].cumulative) == (1, -4, 9)
     assert rows[1].field_points == 3 and rows[1].byes == 1
+
+
+def _teams(**kw) -> Tournament:
+    t = Tournament(name="teams", format="round_robin", team=True, **kw)
+    for i in (1, 2):
+        add_entry(t, f"T{i}", [Player(f"t{i}p{k}") for k in range(4)])
+    pair_next_round(t)  # Berger of 2: T1 v T2 at table 1
+    return t
+
+
+def test_team_deal_values_follow_the_tournament_preset() -> None:
+    # anhui upgrades 6/4/2 for 1-2/1-3/1-4 (docs/rules.md section P, R35): a table's result is ±6, ±4 or ±2
+    t = _teams(preset="anhui")
+    for bad in ([[3, -3]], [[1, 2]], [[6, 0]]):
+        with pytest.raises(InvalidResult) as e:
+            enter_result(t, 1, 1, MatchResult(team_deals=bad))
+        assert e.value.params["reason"] == "bad_team_deal"
+    enter_result(t, 1, 1, MatchResult(team_deals=[[6, -4], [2, 2]]))  # D = 2 + 4 = 6 -> 19:7
+    rows = {s.id: s for s in standings(t)}
+    assert (rows[1].field_points, rows[1].cumulative, rows[2].cumulative) == (3, 19, 7)
+    # the official preset's 3/2/1: 6 is not the value of any result
+    t = _teams()
+    with pytest.raises(InvalidResult):
+        enter_result(t, 1, 1, MatchResult(team_deals=[[6, -6]]))
+    enter_result(t, 1, 1, MatchResult(team_deals=[[3, -1]]))
+    # a single override of the preset counts too: upgrade=4/2/1
+    t = _teams(overrides={"upgrade": "4/2/1"})
+    with pytest.raises(InvalidResult):
+        enter_result(t, 1, 1, MatchResult(team_deals=[[3, -3]]))
+    enter_result(t, 1, 1, MatchResult(team_deals=[[4, -1]]))  # D = 3 -> 16:10
+    assert {s.id: s.cumulative for s in standings(t)} == {1: 16, 2: 10}
+
+
+def test_team_deal_value_of_a_result_code() -> None:
+    from guandan.tournament.teams import deal_value
+
+    # team a's pair took 头游 with 1-2 / team b's pair with 1-3 / 1-4, under 6/4/2 and 3/2/1
+    assert [deal_value(c, (6, 4, 2)) for c in ("a1-2", "a1-3", "a1-4", "b1-2", "b1-3", "b1-4")] == [6, 4, 2, -6, -4, -2]
+    assert [deal_value(c, (3, 2, 1)) for c in ("a12", "b14")] == [3, -1]
+    for bad in ("c1-2", "a1-5", "a2-1", "", "a１-2"):
+        with pytest.raises(ValueError):
+            deal_value(bad, (3, 2, 1))
+
+
+def test_entries_need_names_and_finite_ratings() -> None:
+    from guandan.tournament.errors import ConfigError
+
+    t = _t(0)
+    for kw in ({"rating": float("nan")}, {"rating": float("inf")}, {"rating": "1500"}, {"seed": 1.0}, {"seed": True}):
+        with pytest.raises(ConfigError) as e:
+            add_entry(t, "X", [Player("a"), Player("b")], **kw)
+        assert e.value.params["field"] in ("rating", "seed")
+    for name, players in (("", [Player("a"), Player("b")]), (" ", [Player("a"), Player("b")]),
+                          ("X", [Player("a"), Player("")])):
+        with pytest.raises(ConfigError):
+            add_entry(t, name, players)
+    assert t.entries == [] and t.log == []
+    add_entry(t, "X", [Player("a"), Player("b")], rating=1500)
+
+
+def test_nan_is_neither_written_nor_read() -> None:
+    t = _t(2)
+    t.entries[0].rating = float("nan")  # set behind add_entry's back
+    with pytest.raises(StateError) as e:
+        to_json(t)
+    assert e.value.params["reason"] == "not_finite"
+    t.entries[0].rating = 1500.0
+    text = to_json(t)
+    for bad in ("NaN", "Infinity", "-Infinity", "1e999"):
+        with pytest.raises(StateError) as e:
+            from_json(text.replace('"rating": 1500.0', f'"rating": {bad}'))
+        assert e.value.params["reason"] == "not_finite"
+
+
+def test_state_is_checked_field_by_field() -> None:
+    import json
+
+    t = _t(3)
+    pair_next_round(t)
+    enter_result(t, 1, 1, MatchResult(10, 8))
+    good = json.loads(to_json(t))
+    assert from_json(json.dumps(good)) == t
+
+    def bad(change, field: str) -> None:
+        d = json.loads(json.dumps(good))
+        change(d)
+        with pytest.raises(StateError) as e:
+            from_json(json.dumps(d))
+        assert e.value.params["reason"] == "malformed" and e.value.params["field"] == field, e.value
+        assert field in str(e.value) and "\n" not in str(e.value)
+
+    bad(lambda d: d.update(rounds="3"), "state.rounds")
+    bad(lambda d: d.update(team=1), "state.team")
+    bad(lambda d: d.update(format="ladder"), "state.format")
+    bad(lambda d: d.update(colour="red"), "state")
+    bad(lambda d: d["entries"][2].update(rating=[1]), "entries[2].rating")
+    bad(lambda d: d["entries"][1].update(id=1), "entries[1].id")
+    bad(lambda d: d["entries"][0]["players"].__setitem__(1, "q1"), "entries[0].players[1]")
+    bad(lambda d: d["played"][0].update(number=2), "played[0].number")
+    bad(lambda d: d["played"][0].update(kind="ladder"), "played[0].kind")
+    bad(lambda d: d["played"][0]["matches"][0].update(b=7), "played[0].matches[0].b")
+    bad(lambda d: d["played"][0]["matches"][1].update(table=1), "played[0].matches[1].table")
+    bad(lambda d: d["played"][0]["matches"][0]["result"].update(level_a="10"), "played[0].matches[0].result.level_a")
+    bad(lambda d: d["played"][0]["matches"][0]["result"].update(absent="c"), "played[0].matches[0].result.absent")
+    bad(lambda d: d["options"].update(bye_net=0.5), "state.options.bye_net")
+    bad(lambda d: d["log"][0].pop("by"), "log[0]")
+
+
+def test_levels_are_ascii_digits_or_letters() -> None:
+    from guandan.tournament.model import parse_level
+
+    assert [parse_level(x) for x in ("2", "10", "t", "J", " q ", "K", "a", 14)] == [2, 10, 10, 11, 12, 13, 14, 14]
+    for bad in ("１０", "١٠", "²", "10.0", "", "B", 10.0, True, "1", "15"):
+        with pytest.raises(ImpossibleLevel) as e:
+            parse_level(bad)
+        assert "2..10, J, Q, K, A" in str(e.value)
+
+
+def test_counts_in_a_result_are_whole_numbers() -> None:
+    t = _t()
+    pair_next_round(t)
+    for r in (MatchResult(10, 8, late_a=float("nan")), MatchResult(10, 8, timeouts_b=2.5),
+              MatchResult(10.0, 8), MatchResult(True, 8)):
+        with pytest.raises((InvalidResult, ImpossibleLevel)):
+            enter_result(t, 1, 1, r)
+    assert t.played[0].matches[0].result is None

@@ -28,15 +28,17 @@ def _perfect_matchings(nodes: list[int]):
 
 def _tiers(matching, ranked, fp, played, had_bye):
     """The documented lexicographic tiers, computed here independently of swiss._Costs:
-    (second byes, repeats, bye distance from the bottom, Σ fp diff², Σ rank diff²)."""
+    (byes of the bye's recipient beyond the fewest of the field, repeats, bye distance from the bottom,
+    Σ fp diff², Σ rank diff²). ``had_bye``: {entry: byes}."""
     n = len(ranked)
     rank = {e: i for i, e in enumerate(ranked)}
     floor = min(fp[e] for e in ranked)
+    fewest = min(had_bye.get(e, 0) for e in ranked)
     second = repeats = bye_dist = d2 = r2 = 0
     for a, b in matching:
         if b == swiss.BYE or a == swiss.BYE:
             e = a if b == swiss.BYE else b
-            second += e in had_bye
+            second += had_bye.get(e, 0) - fewest
             bye_dist = n - 1 - rank[e]
             d2 += (fp[e] - floor) ** 2
             r2 += (n - rank[e]) ** 2
@@ -192,16 +194,17 @@ def test_large_field_windows_have_no_repeat_and_one_game_each() -> None:
 def test_windowed_path_never_worse_than_complete_on_tier_one(n: int, seed: int, rounds: int) -> None:
     """The large-field windows forced onto a small field (full_limit 2, windows of 4): whenever they
     would keep a repeat or a second bye they grow and finally fall back to the complete graph, so the
-    round's (second byes, repeats) equals the exhaustive minimum."""
+    round's (extra byes, repeats) equals the exhaustive minimum."""
     rng = random.Random(seed)
     ids = list(range(1, n + 1))
     played: set[frozenset[int]] = set()
-    had_bye: set[int] = set()
-    for _ in range(rounds):  # a random history of earlier rounds
+    had_bye: dict[int, int] = {}
+    for _ in range(rounds):  # a random history of earlier rounds (byes at random: some may have two)
         order = ids[:]
         rng.shuffle(order)
         if n % 2:
-            had_bye.add(order.pop())
+            e = order.pop()
+            had_bye[e] = had_bye.get(e, 0) + 1
         played |= {frozenset(order[i:i + 2]) for i in range(0, len(order), 2)}
     fp = {i: rng.randint(0, 3 * rounds) for i in ids}
     ranked = sorted(ids, key=lambda i: (-fp[i], i))
@@ -211,3 +214,38 @@ def test_windowed_path_never_worse_than_complete_on_tier_one(n: int, seed: int, 
     nodes = ranked + ([swiss.BYE] if n % 2 else [])
     best = min(_tiers(m, ranked, fp, played, had_bye)[:2] for m in _perfect_matchings(nodes))
     assert _tiers(got, ranked, fp, played, had_bye)[:2] == best
+
+
+def _bye_counts(t: Tournament) -> dict[int, int]:
+    counts = {e.id: 0 for e in t.entries}
+    for r in t.played:
+        for m in r.matches:
+            if m.b is None:
+                counts[m.a] += 1
+    return counts
+
+
+def test_odd_swiss_gives_each_bye_to_an_entry_with_the_fewest_byes() -> None:
+    """3 pairs over 3 rounds: one bye each; over 6 rounds: two each (the bye goes to an entry with the
+    fewest byes so far, also once every entry has had one); 5 pairs over 10 rounds: two each."""
+    for n, rounds in ((3, 3), (3, 6), (5, 10)):
+        for seed in range(12):
+            rng = random.Random(seed)
+            t = _event(n, seed)
+            t.rounds = rounds
+            for _ in range(rounds):
+                before = _bye_counts(t)
+                rnd = pair_next_round(t)
+                bye = next(m.a for m in rnd.matches if m.b is None)
+                assert before[bye] == min(before.values()), (n, seed, rnd.number, before, bye)
+                _play(t, rng)
+            assert set(_bye_counts(t).values()) == {rounds // n}, (n, rounds, seed, _bye_counts(t))
+
+
+def test_bye_counts_beyond_one() -> None:
+    # everyone has had a bye; 3 has had two: the bye goes to the lowest-ranked of those with one, 2
+    pairs, bye = swiss.pair_round([1, 2, 3], {1: 6, 2: 4, 3: 4}, {frozenset((1, 2)), frozenset((2, 3)),
+                                                                    frozenset((1, 3))}, {1: 1, 2: 1, 3: 2})
+    assert (pairs, bye) == ([(1, 3)], 2)
+    # an iterable of ids counts each occurrence as one bye
+    assert swiss.pair_round([1, 2, 3], {1: 6, 2: 4, 3: 4}, set(), [1, 2, 3, 3])[1] == 2

@@ -37,14 +37,15 @@ _no_flag_metavars()
 def load_rules(preset: str, rule: list[str] | None):  # type: ignore[no-untyped-def]
     """Preset plus ``--rule key=value`` overrides; exits with a one-line error when invalid."""
     from rich.console import Console
+    from rich.markup import escape
 
     from guandan.core.errors import RuleConfigError
     from guandan.core.rules import RuleSet, apply_overrides
 
     try:
         return apply_overrides(RuleSet.preset(preset), rule or [])
-    except RuleConfigError as e:
-        Console(stderr=True).print(f"[red]error:[/red] {e}")
+    except RuleConfigError as e:  # the message quotes what was typed: markup in it is printed as written
+        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(str(e))}")
         raise typer.Exit(2) from None
 
 

@@ -117,23 +117,19 @@ def replay_command(
 ) -> None:
     """Re-apply every action of a game record through the rules check and print the game.
 
-    Exit status 0 when the record is valid, 1 with ``error: line N: reason`` when it is not.
+    Exit status 0 when the record is valid, 1 with ``error: line N: reason`` when it is not (and
+    with ``error: cannot read FILE: reason`` when the file cannot be read).
     """
     from rich.console import Console
     from rich.text import Text
 
-    from guandan.records import RecordError, read_lines, replay_lines
+    from guandan.records import RecordError, replay_lines
+
+    from .record_file import read_record_or_exit
 
     out = Console(soft_wrap=True)
     err = Console(stderr=True, soft_wrap=True)
-    try:
-        lines = read_lines(file)
-    except OSError as e:
-        err.print(Text(f"error: cannot read {file}: {e.strerror or e}"))
-        raise typer.Exit(1) from None
-    except RecordError as e:
-        err.print(Text(f"error: {e}"))
-        raise typer.Exit(1) from None
+    lines = read_record_or_exit(file, err)
     renderer: _Renderer | None = None
     if not quiet:
         import json

@@ -27,11 +27,13 @@ def review_command(
     budget: Annotated[str, typer.Option("--budget", "-b", help=BUDGET_HELP)] = "",
     workers: Annotated[int, typer.Option("--workers", "-w", min=0, help="Worker processes (0: in this process).")] = 2,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the sampled worlds.")] = 0,
-    cache: Annotated[Path | None, typer.Option("--cache", help="Directory of cached reviews (read and filled).")] = None,
+    cache: Annotated[Path | None, typer.Option("--cache", help="Directory of cached reviews (read and filled; created if the directory above it exists).")] = None,
 ) -> None:
     """Review one seat's decisions in one deal: for each, the move played and the best alternative, with the estimated chance of winning the deal and the expected levels of both, on worlds consistent with what the seat could see then (never the real hidden hands), and again on the real hands ("what would have won"). The costliest moves are marked.
 
-    Exit status 1 when the record cannot be read or replayed, 2 for bad options.
+    Exit status 1 when the record cannot be read or replayed or the review cannot be stored in
+    the cache, 2 for bad options (a --cache that is not a directory, or cannot be created or
+    written, is checked before anything is computed). Errors are one line on stderr.
     """
     import json
 
@@ -39,7 +41,9 @@ def review_command(
     from rich.text import Text
 
     from guandan.records import RecordError
-    from guandan.review import Budget, ReviewCache, load_lines, review_lines
+    from guandan.review import Budget, ReviewCache, ReviewCacheError, review_lines
+
+    from .record_file import read_record_or_exit
 
     err = Console(stderr=True, soft_wrap=True)
     try:
@@ -47,15 +51,15 @@ def review_command(
     except ValueError as e:
         err.print(Text(f"error: {e}"))
         raise typer.Exit(2) from None
-    try:
-        lines = load_lines(record)
-    except OSError as e:
-        err.print(Text(f"error: cannot read {record}: {e.strerror or e}"))
-        raise typer.Exit(1) from None
-    except RecordError as e:
-        err.print(Text(f"error: {record}: {e}"))
-        raise typer.Exit(1) from None
-    store = ReviewCache(cache) if cache is not None else None
+    store = None
+    if cache is not None:
+        store = ReviewCache(cache)
+        try:
+            store.prepare()
+        except ReviewCacheError as e:
+            err.print(Text(f"error: --cache {cache}: {e.strerror or e}"))
+            raise typer.Exit(2) from None
+    lines = read_record_or_exit(record, err)
     try:
         if as_json:
             review = review_lines(lines, seat, deal, the_budget, seed, workers, cache=store)
@@ -67,6 +71,9 @@ def review_command(
     except ValueError as e:
         err.print(Text(f"error: {e}"))
         raise typer.Exit(2) from None
+    except ReviewCacheError as e:
+        err.print(Text(f"error: --cache {cache}: {e.strerror or e}"))
+        raise typer.Exit(1) from None
     if as_json:
         typer.echo(json.dumps(review, ensure_ascii=False, indent=1))
         return

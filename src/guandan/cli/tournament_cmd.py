@@ -1,17 +1,21 @@
 """``guandan tournament``: run a competition locally with the pairing and scoring engine
-(:mod:`guandan.tournament`): create, pair, enter results, standings, simulate, bench."""
+(:mod:`guandan.tournament`): create, pair, enter results, standings, simulate, bench.
+
+Every name, reason and path the user typed is printed with its Rich markup escaped (``[bold]`` in a pair's
+name is printed as written); errors are one line (see :mod:`.tournament_io`)."""
 
 from __future__ import annotations
 
 import datetime as _dt
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from .app import PRESET_HELP, RULE_HELP, app, load_rules
-from .tournament_io import fail, fail_tournament, load_state, parse_pair, read_entries, save_state
+from .tournament_io import esc, fail, fail_tournament, load_state, parse_pair, read_entries, save_state
 
 tournament_app = typer.Typer(
     help="Run a Guandan tournament: Swiss (积分编排), round robin, groups and knock-out, team matches; "
@@ -35,12 +39,21 @@ def _console() -> Any:
     return Console()
 
 
-def _print_round(t: Any, number: int) -> None:
+def _render(renderable: Any) -> str:
+    """``renderable`` as the text the console would print (so that printing cannot fail later)."""
+    console = _console()
+    with console.capture() as cap:
+        console.print(renderable)
+    return cap.get()
+
+
+def _round_table(t: Any, number: int) -> Any:
+    """The Rich table of one round (user text escaped)."""
     from rich.table import Table
 
     rnd = t.played[number - 1]
-    names = {e.id: e.name for e in t.entries}
-    tab = Table(title=f"{t.name}: round {number} ({rnd.kind})")
+    names = {e.id: esc(e.name) for e in t.entries}
+    tab = Table(title=f"{esc(t.name)}: round {number} ({rnd.kind})")
     for col in ("table", "entry a", "entry b", "stage", "status", "result"):
         tab.add_column(col)
     for m in rnd.matches:
@@ -54,9 +67,21 @@ def _print_round(t: Any, number: int) -> None:
                 res += f" (A passed by {r.passed_a})"
             if r.team_deals:
                 res = f"{len(r.team_deals)} deals"
+            if rnd.kind == "knockout" and m.b is not None and _no_winner(t, m):
+                res += " (no winner)"
         tab.add_row(str(m.table), f"{m.a} {names[m.a]}", "bye" if m.b is None else f"{m.b} {names[m.b]}",
                     m.stage or "", m.status, res)
-    _console().print(tab)
+    return tab
+
+
+def _print_round(t: Any, number: int) -> None:
+    _console().print(_round_table(t, number))
+
+
+def _no_winner(t: Any, m: Any) -> bool:
+    from guandan.tournament.scoring import knockout_winner
+
+    return knockout_winner(m, t.options, team=t.team) is None
 
 
 @tournament_app.command("create")
@@ -110,7 +135,7 @@ def create_command(
     except TournamentError as e:
         fail_tournament(e)
     save_state(t, state)
-    _console().print(f"Created {state}: {t.name}, {t.format}, {len(t.entries)} entries.")
+    _console().print(f"Created {esc(state)}: {esc(t.name)}, {t.format}, {len(t.entries)} entries.")
 
 
 @tournament_app.command("add")
@@ -136,7 +161,7 @@ def add_command(
     except TournamentError as err:
         fail_tournament(err)
     save_state(t, state)
-    _console().print(f"Entry {e.id}: {e.name} (from round {e.joined_round}).")
+    _console().print(f"Entry {e.id}: {esc(e.name)} (from round {e.joined_round}).")
 
 
 @tournament_app.command("withdraw")
@@ -176,8 +201,9 @@ def pair_command(
         rnd = (repair_round if again else pair_next_round)(t, by=by, at=_now(at))
     except TournamentError as err:
         fail_tournament(err)
+    shown = _render(_round_table(t, rnd.number))  # made before saving: nothing can fail after the save
     save_state(t, state)
-    _print_round(t, rnd.number)
+    sys.stdout.write(shown)
 
 
 @tournament_app.command("show")
@@ -188,10 +214,10 @@ def show_command(
 ) -> None:
     """Print the rounds with each table's status and result."""
     t = load_state(state)
-    numbers = [round_no] if round_no else range(1, len(t.played) + 1)
+    numbers = [round_no] if round_no is not None else range(1, len(t.played) + 1)
     for n in numbers:
         if not 1 <= n <= len(t.played):
-            fail(f"round {n} has not been paired")
+            fail(f"round {n} has not been paired (rounds paired: {_paired(t)})")
         _print_round(t, n)
     if log:
         from rich.table import Table
@@ -200,26 +226,62 @@ def show_command(
         for col in ("at", "by", "action", "round", "table", "before", "after", "reason"):
             tab.add_column(col)
         for x in t.log:
-            tab.add_row(x.at or "", x.by, x.action, str(x.round or ""), str(x.table or ""),
-                        json.dumps(x.before, ensure_ascii=False) if x.before is not None else "",
-                        json.dumps(x.after, ensure_ascii=False) if x.after is not None else "", x.reason or "")
+            tab.add_row(esc(x.at or ""), esc(x.by), x.action, str(x.round or ""), str(x.table or ""),
+                        esc(json.dumps(x.before, ensure_ascii=False)) if x.before is not None else "",
+                        esc(json.dumps(x.after, ensure_ascii=False)) if x.after is not None else "",
+                        esc(x.reason or ""))
         _console().print(tab)
+
+
+def _paired(t: Any) -> str:
+    return f"1..{len(t.played)}" if t.played else "none yet"
+
+
+def _deal_cell(cell: str, upgrade: Any) -> int:
+    """One table's result of a team deal: a signed number or a result code such as a1-2 (R35)."""
+    from guandan.tournament.teams import deal_value
+
+    x = cell.strip()
+    if x.isascii() and x.lstrip("+-").isdecimal() and len(x) - len(x.lstrip("+-")) <= 1:
+        return int(x)
+    return deal_value(x, upgrade)
+
+
+def _parse_deals(deals: str, upgrade: Any) -> list[list[int]]:
+    """``--deals``: ``T1,T2;T1,T2;...``, each a result code (a1-2 ... b1-4) or a signed number."""
+    from guandan.tournament.teams import deal_values
+
+    out = []
+    for d in deals.split(";"):
+        if not d.strip():
+            continue
+        cells = d.split(",")
+        try:
+            if len(cells) != 2:
+                raise ValueError("two tables")
+            out.append([_deal_cell(c, upgrade) for c in cells])
+        except ValueError:
+            fail(f"--deals {d.strip()!r}: write TABLE1,TABLE2 per deal, deals separated by ';', each a result "
+                 f"a1-2, a1-3, a1-4, b1-2, b1-3, b1-4 (the team whose pair took 头游) or its value, one of "
+                 f"{', '.join(str(v) for v in sorted(set(deal_values(upgrade))))} under this tournament's rules")
+    return out
 
 
 def _build_result(levels: str | None, passed_a: str | None, time_called: bool, timeouts: str | None,
                   late: str | None, absent: str | None, extra_deal: str | None, deals: str | None,
-                  penalty: list[str]) -> Any:
+                  penalty: list[str], upgrade: Any = None) -> Any:
     from guandan.tournament.model import MatchResult, Penalty, parse_level
+    from guandan.tournament.teams import upgrade_of
 
+    if levels is None and absent is None and deals is None:
+        fail("--levels is needed (the levels reached by side a and side b, e.g. --levels 10:8 or A:K); "
+             "only an absence (--absent) or a team match (--deals) goes without")
     la, lb = parse_pair(levels or "2:2", "levels", str)
     ta, tb = parse_pair(timeouts, "timeouts")
     ma, mb = parse_pair(late, "late")
     team_deals = None
     if deals:
-        try:
-            team_deals = [[int(x) for x in d.split(",")] for d in deals.split(";") if d.strip()]
-        except ValueError:
-            fail(f"--deals {deals!r}: write T1,T2;T1,T2;... with signed numbers")
+        team_deals = _parse_deals(deals, upgrade if upgrade is not None else upgrade_of("official"))
     pens = []
     for p in penalty or []:
         parts = p.split(":", 2)
@@ -227,10 +289,10 @@ def _build_result(levels: str | None, passed_a: str | None, time_called: bool, t
             fail(f"--penalty {p!r}: write SIDE:LEVELS:REASON, e.g. a:2:small tribute, or a:lose:REASON")
         if parts[1] == "lose":
             pens.append(Penalty(parts[0], 0, parts[2], loses_match=True))
-        elif parts[1].isdigit():
+        elif parts[1].isascii() and parts[1].isdecimal():
             pens.append(Penalty(parts[0], int(parts[1]), parts[2]))
         else:
-            fail(f"--penalty {p!r}: LEVELS is a number or lose")
+            fail(f"--penalty {p!r}: LEVELS is a whole number (ASCII digits) or lose")
     return MatchResult(level_a=parse_level(la, "level_a"), level_b=parse_level(lb, "level_b"), passed_a=passed_a,
                        time_called=time_called, timeouts_a=ta, timeouts_b=tb, late_a=ma, late_b=mb,
                        penalties=pens, absent=absent, extra_deal=extra_deal, team_deals=team_deals)
@@ -248,7 +310,7 @@ def result_command(
     late: str = typer.Option(None, "--late", help="Minutes late of side a and side b, e.g. 0:7 (+1 level per 5 minutes for the opponents, R54)."),
     absent: str = typer.Option(None, "--absent", help="The absent side: a, b or both."),
     extra_deal: str = typer.Option(None, "--extra-deal", help="Knock-out draw: the side that took 头游 in the extra deal at level 2."),
-    deals: str = typer.Option(None, "--deals", help="Team match: each deal's result for team a at table 1 and 2, e.g. 3,-2;1,-1."),
+    deals: str = typer.Option(None, "--deals", help="Team match: each deal's result at table 1 and table 2, deals separated by ';': a1-2, a1-3, a1-4 when team a's pair took 头游 with its partner 2nd, 3rd, 4th, b1-2... when team b's did, or the value for team a under the tournament's rule preset (official: 3,-2;1,-1)."),
     penalty: list[str] = typer.Option(None, "--penalty", help="Manual penalty SIDE:LEVELS:REASON (or SIDE:lose:REASON), repeatable."),
     claim: int = typer.Option(None, "--claim", help="Entered by this entry at the table: both entries must agree, else the table is disputed."),
     correct: bool = typer.Option(False, "--correct", help="Replace a final result (the log keeps before and after)."),
@@ -262,7 +324,10 @@ def result_command(
 
     t = load_state(state)
     try:
-        r = _build_result(levels, passed_a, time_called, timeouts, late, absent, extra_deal, deals, penalty)
+        from guandan.tournament.teams import upgrade_of
+
+        r = _build_result(levels, passed_a, time_called, timeouts, late, absent, extra_deal, deals, penalty,
+                          upgrade_of(t.preset, t.overrides))
         if claim is not None:
             m = claim_result(t, round_no, table, claim, r, by=by, at=_now(at))
         elif correct:
@@ -273,6 +338,25 @@ def result_command(
         fail_tournament(err)
     save_state(t, state)
     _console().print(f"Round {round_no} table {table}: {m.status}.")
+    _report_no_winner(t, round_no, m)
+
+
+def _report_no_winner(t: Any, round_no: int, m: Any) -> None:
+    """Say in words that a final knock-out result has no winner (nobody goes through)."""
+    from guandan.tournament.scoring import knockout_winner, no_winner_reason
+
+    if t.played[round_no - 1].kind != "knockout" or m.result is None or m.b is None:
+        return
+    if knockout_winner(m, t.options, team=t.team) is not None:
+        return
+    if no_winner_reason(m.result) == "both_absent":
+        why = "both entries were absent"
+    elif m.result.absent in ("a", "b"):
+        why = f"side {m.result.absent} was absent and the other side lost the match by penalty"
+    else:
+        why = "both sides lost the match by penalty"
+    _console().print(f"No winner: {why}, so nobody goes through from this table; pairing the next round is "
+                     "refused until the result is corrected.")
 
 
 @tournament_app.command("standings")
@@ -283,10 +367,16 @@ def standings_command(
     as_csv: bool = typer.Option(False, "--csv", help="Print CSV."),
 ) -> None:
     """Print the standings (places 1..N, field points, tie-breaks, penalties) and the prize list."""
+    from guandan.tournament.errors import TournamentError
     from guandan.tournament.scoring import prize_list, standings
 
     t = load_state(state)
-    table = standings(t, round_no)
+    if round_no is not None and not 1 <= round_no <= len(t.played):
+        fail(f"round {round_no} has not been paired (rounds paired: {_paired(t)})")
+    try:
+        table = standings(t, round_no)
+    except TournamentError as err:
+        fail_tournament(err)
     prizes = prize_list(table, t.options.prizes)
     if as_json:
         typer.echo(json.dumps({"tiebreaks": t.options.tiebreaks, "standings": [s.to_dict() for s in table],
@@ -305,16 +395,16 @@ def standings_command(
         return
     from rich.table import Table
 
-    tab = Table(title=f"{t.name}: standings" + (f" after round {round_no}" if round_no else ""))
+    tab = Table(title=f"{esc(t.name)}: standings" + (f" after round {round_no}" if round_no else ""))
     for col in ("place", "id", "name", "field pts", *t.options.tiebreaks, "W-D-L", "byes", "penalties"):
         tab.add_column(col)
     for s in table:
-        pen = "; ".join(f"r{p['round']} +{p['levels']} {p['reason']}" for p in s.penalties)
-        tab.add_row(str(s.place), str(s.id), s.name + (" (withdrawn)" if s.withdrawn else ""), str(s.field_points),
+        pen = "; ".join(f"r{p['round']} +{p['levels']} {esc(p['reason'])}" for p in s.penalties)
+        tab.add_row(str(s.place), str(s.id), esc(s.name) + (" (withdrawn)" if s.withdrawn else ""), str(s.field_points),
                     *("" if v is None else str(v) for v in s.tiebreaks), f"{s.wins}-{s.draws}-{s.losses}",
                     str(s.byes), pen)
     _console().print(tab)
-    _console().print("Prizes: " + ", ".join(f"{p['place']}. {p['name']}" for p in prizes))
+    _console().print("Prizes: " + ", ".join(f"{p['place']}. {esc(p['name'])}" for p in prizes))
 
 
 @tournament_app.command("simulate")
@@ -425,6 +515,6 @@ def bots_command(
     for col in ("place", "entry", "field pts", "net", "cumulative", "W-D-L"):
         tab.add_column(col)
     for s in standings(t):
-        tab.add_row(str(s.place), s.name, str(s.field_points), str(s.net), str(s.cumulative),
+        tab.add_row(str(s.place), esc(s.name), str(s.field_points), str(s.net), str(s.cumulative),
                     f"{s.wins}-{s.draws}-{s.losses}")
     _console().print(tab)

@@ -330,25 +330,50 @@ class Game:
         ``first_leader`` leads (R51). After that deal the game goes on as usual (the next deal
         is shuffled from ``rng``); ``max_games`` is 1.
 
+        The levels must be those the rules give such a deal (R7):
+
+        * without ``prev`` the deal has no tribute, so it is a game's first deal (R43; also the
+          first deal of a following game, R42/AMB-28): both teams at 2 and the deal at 2
+          (``level == 0``, ``levels == (0, 0)``; R6, R7, EC-46);
+        * with ``prev`` it is a later deal, played at the level of the team that supplied 头游
+          in ``prev`` (``level == levels[team_of(prev.first)]``, R7). An anti-tribute (R48)
+          is such a deal too: it follows from ``prev`` and the hands.
+
         Args:
             rules: the rule set.
             hands: four hands of faces (the deal's hands before any tribute).
-            level: the deal's level (rank index 0..12); R7: one of the team levels.
-            levels: the team levels ``[team02, team13]`` (rank indices).
+            level: the deal's level (rank index 0..12).
+            levels: the team levels ``[team02, team13]`` (rank indices, after the previous
+                deal's upgrade).
             prev: the previous deal's result (tribute follows), or ``None``.
             first_leader: the leader when ``prev`` is ``None`` (required then).
             rng: the game's randomness (random double-tribute ties, AMB-04; later deals).
         Raises:
-            GuandanError: a level outside 0..12, a deal level that is neither team's level
-                (R7), no first leader without ``prev``, or malformed hands.
+            GuandanError: (a ``ValueError``) a level outside 0..12; without ``prev`` a level or
+                team level other than 2, or no first leader (R7, R51); with ``prev`` a deal level
+                other than the level of 头游's team (R7); malformed hands.
         """
         lv = list(levels)
         if len(lv) != 2 or not all(isinstance(x, int) and not isinstance(x, bool) and 0 <= x <= 12 for x in lv):
             raise GuandanError(f"levels must be two rank indices 0..12, not {levels!r}")
-        if isinstance(level, bool) or not isinstance(level, int) or level not in lv:
-            raise GuandanError(f"the deal's level {level!r} must be one of the team levels {lv} (R7)")
-        if prev is None and first_leader is None:
-            raise GuandanError("a deal without tribute needs a first leader (R51)")
+        if isinstance(level, bool) or not isinstance(level, int) or not 0 <= level <= 12:
+            raise GuandanError(f"the deal's level must be a rank index 0..12, not {level!r}")
+        shown = f"level {rank_char(level)} with team levels {rank_char(lv[0])}/{rank_char(lv[1])}"
+        if prev is None:
+            if level != 0 or lv != [0, 0]:
+                raise GuandanError(
+                    "a deal without tribute is a game's first deal: both teams at level 2 and the deal "
+                    f"at level 2 (R7, R43), not {shown}")
+            if first_leader is None:
+                raise GuandanError("a deal without tribute needs a first leader (R51)")
+        else:
+            if not prev.finish_order or prev.first not in (0, 1, 2, 3):
+                raise GuandanError(f"prev must be a finished deal's result (R33), not {prev!r}")
+            head_team = team_of(prev.first)
+            if level != lv[head_team]:
+                raise GuandanError(
+                    f"after a deal won by seat {prev.first} (头游) the deal is played at its team's level "
+                    f"{rank_char(lv[head_team])} (R7), not {shown}")
         # built as a first deal at level 2 with a fixed leader (no random draw), then restarted
         game = cls(rules, rng=rng if rng is not None else random.Random(0),
                    hands=[list(h) for h in hands],

@@ -3,7 +3,8 @@
 A :class:`Board` fixes everything a deal starts from:
 
 * the 108 cards by seat (27 each, R1/R4), as dealt, before any tribute;
-* the deal's level and both teams' levels (R6, R7: the deal's level is one of the team levels);
+* the deal's level and both teams' levels (R6, R7: at 2 with both teams at 2 for a deal without
+  tribute, a game's first deal; else the level of the team that supplied the previous 头游);
 * the rule set (the preset and every option, docs/rules.md section P);
 * either the first leader of a deal without tribute (the first deal of a game, R43, R51), or the
   tribute situation (:class:`BoardTribute`): the previous deal's result (who pays, R44), and the
@@ -26,7 +27,8 @@ JSON (:meth:`Board.to_json` / :meth:`Board.from_json`), versioned::
 
 ``tributes`` lists ``[payer, receiver, card]`` and ``returns`` ``[receiver, target, card]``, the
 same triples as the records' ``tribute_paid`` / ``returns_revealed`` events; both are empty after
-an anti-tribute.
+an anti-tribute. The reader coerces nothing (:meth:`Board.from_json`): a value of the wrong JSON
+type, length or range is a :class:`BoardError` naming the field.
 
 Board sets (:func:`deal_board_set`) are dealt from the operating system's secure random source
 (:class:`secrets.SystemRandom`) unless a seed is given (tests and bots only): a published day's
@@ -68,6 +70,72 @@ class BoardError(GuandanError):
     follow R44-R49). A ``ValueError``."""
 
 
+# -- reading JSON values without coercion (Board.from_json) ------------------------------------
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _kind(v: Any) -> str:
+    return {bool: "a bool", int: "an int", float: "a float", str: "a string", list: "a list",
+            dict: "an object", type(None): "null"}.get(type(v), type(v).__name__)
+
+
+def _field(name: str, message: str) -> BoardError:
+    return BoardError(f"board field {name!r}: {message}")
+
+
+def _get(data: dict[str, Any], key: str, prefix: str = "") -> Any:
+    if key not in data:
+        raise _field(prefix + key, "missing")
+    return data[key]
+
+
+def _int_list(data: dict[str, Any], key: str, prefix: str, lo: int, hi: int) -> list[int]:
+    v = _get(data, key, prefix)
+    if not isinstance(v, list):
+        raise _field(prefix + key, f"must be a list of ints, not {_kind(v)}")
+    for i, x in enumerate(v):
+        if not _is_int(x) or not lo <= x <= hi:
+            raise _field(f"{prefix}{key}[{i}]", f"must be an int {lo}..{hi}, not {_kind(x)} {x!r}")
+    return v
+
+
+def _card(v: Any, name: str) -> int:
+    if not isinstance(v, str):
+        raise _field(name, f"a card is a string such as 'TH' or 'BJ', not {_kind(v)} {v!r}")
+    try:
+        return parse_card(v)
+    except GuandanError:
+        raise _field(name, f"unknown card {v!r} (rank then suit, e.g. TH, AS, 7D; jokers SJ and BJ)") from None
+
+
+def _level(v: Any, name: str) -> int:
+    if not isinstance(v, str):
+        raise _field(name, f"a level is a rank string '2'..'9', 'T', 'J', 'Q', 'K', 'A', not {_kind(v)} {v!r}")
+    try:
+        r = parse_rank(v)
+    except GuandanError:
+        r = -1
+    if not 0 <= r <= 12:
+        raise _field(name, f"a level is one of 2-9 T J Q K A (R6), not {v!r}")
+    return r
+
+
+def _same_json(given: Any, want: Any) -> bool:
+    """``given`` is ``want`` with ``want``'s JSON type: a bool is not a number, a string is not
+    an int, a float is not an int (an int may stand for a float: ``60`` seconds)."""
+    if isinstance(want, bool) or isinstance(given, bool):
+        return type(given) is type(want) and given == want
+    if isinstance(want, float):
+        return isinstance(given, (int, float)) and given == want
+    if isinstance(want, list):
+        return (isinstance(given, list) and len(given) == len(want)
+                and all(_same_json(x, y) for x, y in zip(given, want)))
+    return type(given) is type(want) and given == want
+
+
 @dataclass(frozen=True)
 class BoardTribute:
     """The tribute situation a board starts from (R44-R49).
@@ -76,9 +144,14 @@ class BoardTribute:
         prev_finish: the previous deal's finishing order (two seats for a 1-2, else four, R33);
             it says who pays whom (R44) and who would lead after an anti-tribute (R49).
         prev_rest: cards each seat still held when the previous deal ended (R46 under
-            ``double_tribute_by = remaining_cards``; zeros otherwise are fine).
+            ``double_tribute_by = remaining_cards``): 0 for the seats that went out, 1-27 for
+            the seats still holding cards when the deal ended (R33: the 末游 of a 1-3 or 1-4,
+            both losers of a 1-2).
         tributes: ``(payer, receiver, face)`` per tribute paid; empty after an anti-tribute.
         returns: ``(receiver, target, face)`` per return; empty after an anti-tribute.
+
+    Which cards are paid and returned, and by whom, is checked against the hands when the board
+    starts (:meth:`Board.start_game`, R44-R49); here only their shape is.
     """
 
     prev_finish: tuple[int, ...]
@@ -90,17 +163,34 @@ class BoardTribute:
         """The previous deal's :class:`DealResult` (R33).
 
         Raises:
-            BoardError: ``prev_finish`` is not a finished deal's order.
+            BoardError: ``prev_finish`` is not a finished deal's order, or ``prev_rest`` does not
+                match it (R33), or a tribute or return is not ``(seat, seat, face)``.
         """
         fo = list(self.prev_finish)
-        if sorted(set(fo)) != sorted(fo) or not all(s in (0, 1, 2, 3) for s in fo):
+        if not all(_is_int(s) and s in (0, 1, 2, 3) for s in fo) or len(set(fo)) != len(fo):
             raise BoardError(f"prev_finish must list distinct seats 0-3, not {fo!r}")
         res = deal_outcome(fo)
         if len(fo) not in (2, 4) or res is None or res.finish_order != tuple(fo):
             raise BoardError(f"prev_finish {fo!r} is not the order of a finished deal (R33)")
-        if len(self.prev_rest) != 4 or not all(isinstance(n, int) and 0 <= n <= HAND_SIZE for n in self.prev_rest):
+        rest = tuple(self.prev_rest)
+        if len(rest) != 4 or not all(_is_int(n) for n in rest):
             raise BoardError(f"prev_rest must be four card counts, not {self.prev_rest!r}")
-        return DealResult(res.finish_order, tuple(self.prev_rest))  # type: ignore[arg-type]
+        out = fo if len(fo) == 2 else fo[:3]  # the seats that went out (R33)
+        for seat, n in enumerate(rest):
+            if seat in out and n != 0:
+                raise BoardError(f"prev_rest: seat {seat} went out in the previous deal, so it held 0 cards, not {n} (R33)")
+            if seat not in out and not 1 <= n <= HAND_SIZE:
+                raise BoardError(f"prev_rest: seat {seat} still held cards when the previous deal ended (R33), "
+                                 f"1-{HAND_SIZE}, not {n}")
+        for name, rows in (("tributes", self.tributes), ("returns", self.returns)):
+            for row in rows:
+                if (len(row) != 3 or not all(_is_int(x) and x in (0, 1, 2, 3) for x in row[:2])
+                        or not _is_int(row[2]) or not 0 <= row[2] < N_FACES):
+                    raise BoardError(f"{name}: each is (seat, seat, face), not {row!r}")
+        if len(self.tributes) != len(self.returns):
+            raise BoardError("one return per tribute paid (R47): "
+                             f"{len(self.tributes)} tribute(s), {len(self.returns)} return(s)")
+        return DealResult(res.finish_order, rest)  # type: ignore[arg-type]
 
     def to_json(self) -> dict[str, Any]:
         """The JSON object of the module docstring (cards in text notation)."""
@@ -115,18 +205,42 @@ class BoardTribute:
     def from_json(cls, data: Any) -> BoardTribute:
         """Inverse of :meth:`to_json`.
 
+        Every value must have its JSON type (seats and counts ints, never strings, bools or
+        floats; cards strings in card notation); nothing is coerced.
+
         Raises:
-            BoardError: a missing field, a bad seat or card.
+            BoardError: a missing field or a value of the wrong type, length or range, naming
+                the field (``tribute.prev_finish`` ...).
         """
+        if not isinstance(data, dict):
+            raise _field("tribute", f"must be null or an object, not {_kind(data)}")
+        finish = _int_list(data, "prev_finish", "tribute.", 0, 3)
+        if len(finish) not in (2, 4):
+            raise _field("tribute.prev_finish", f"lists 2 seats (a 1-2) or 4, not {len(finish)}")
+        rest = _int_list(data, "prev_rest", "tribute.", 0, HAND_SIZE)
+        if len(rest) != 4:
+            raise _field("tribute.prev_rest", f"lists 4 card counts, not {len(rest)}")
+        triples = []
+        for key in ("tributes", "returns"):
+            rows = _get(data, key, "tribute.")
+            if not isinstance(rows, list):
+                raise _field(f"tribute.{key}", f"must be a list, not {_kind(rows)}")
+            out = []
+            for i, row in enumerate(rows):
+                name = f"tribute.{key}[{i}]"
+                if not isinstance(row, list) or len(row) != 3:
+                    raise _field(name, f"must be [seat, seat, card], not {row!r}")
+                for j in (0, 1):
+                    if not _is_int(row[j]) or row[j] not in (0, 1, 2, 3):
+                        raise _field(f"{name}[{j}]", f"must be a seat 0-3 (an int), not {row[j]!r}")
+                out.append((row[0], row[1], _card(row[2], f"{name}[2]")))
+            triples.append(tuple(out))
+        t = cls(tuple(finish), (rest[0], rest[1], rest[2], rest[3]), triples[0], triples[1])
         try:
-            triples = []
-            for key in ("tributes", "returns"):
-                rows = tuple((int(a), int(b), parse_card(c)) for a, b, c in data[key])
-                triples.append(rows)
-            rest = tuple(int(n) for n in data["prev_rest"])
-            return cls(tuple(int(s) for s in data["prev_finish"]), rest, triples[0], triples[1])  # type: ignore[arg-type]
-        except (KeyError, TypeError, ValueError) as e:
-            raise BoardError(f"bad tribute object: {e}") from None
+            t.prev_result()
+        except BoardError as e:
+            raise _field("tribute", str(e)) from None
+        return t
 
 
 class _BoardDraws(random.Random):
@@ -161,8 +275,15 @@ class Board:
             tribute it must be the seat R49 names (checked by :meth:`start_game`).
         tribute: the tribute situation, or ``None`` (no tribute: a game's first deal, R43).
         preset: the preset name stored with the board (informational; ``options`` rule).
+
+    The levels follow R7: a board without tribute is a game's first deal (R43, R42/AMB-28), so
+    both teams are at 2 and the deal is played at 2 (``level == 0``, ``levels == (0, 0)``,
+    EC-46); a board with tribute (or an anti-tribute, R48) is a later deal, played at the level
+    of the team that supplied 头游 in the previous deal (``level == levels[prev_finish[0] % 2]``).
+
     Raises:
-        BoardError: not 108 cards, not 27 per seat, bad levels or leader.
+        BoardError: a number below 1, not 108 cards, not 27 per seat, a bad leader, levels
+            against R7, or a tribute situation whose shape is wrong (:meth:`BoardTribute.prev_result`).
     """
 
     number: int
@@ -175,22 +296,40 @@ class Board:
     preset: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
+        if not _is_int(self.number) or self.number < 1:
+            raise BoardError(f"number must be an int >= 1, not {self.number!r}")
         if len(self.hands) != 4 or any(len(h) != HAND_SIZE for h in self.hands):
             raise BoardError(f"a board deals {HAND_SIZE} cards to each of four seats (R4)")
         counts = [0] * N_FACES
         for h in self.hands:
             for f in h:
-                if not isinstance(f, int) or isinstance(f, bool) or not 0 <= f < N_FACES:
+                if not _is_int(f) or not 0 <= f < N_FACES:
                     raise BoardError(f"bad face {f!r}")
                 counts[f] += 1
+        extra = next((f for f in range(N_FACES) if counts[f] > 2), None)
+        if extra is not None:
+            raise BoardError(f"hands: {card_text(extra)} dealt {counts[extra]} times; two decks hold 2 of each card (R1)")
         if counts != [2] * N_FACES:
             raise BoardError("a board holds the 108 cards of two decks exactly (R1)")
-        if len(self.levels) != 2 or not all(isinstance(x, int) and 0 <= x <= 12 for x in self.levels):
+        if len(self.levels) != 2 or not all(_is_int(x) and 0 <= x <= 12 for x in self.levels):
             raise BoardError(f"levels must be two rank indices 0..12, not {self.levels!r}")
-        if self.level not in self.levels:
-            raise BoardError(f"the deal's level must be one of the team levels (R7), not {self.level!r}")
+        if not _is_int(self.level) or not 0 <= self.level <= 12:
+            raise BoardError(f"level must be a rank index 0..12, not {self.level!r}")
         if self.first_leader not in (0, 1, 2, 3) or isinstance(self.first_leader, bool):
             raise BoardError(f"first_leader must be a seat 0-3, not {self.first_leader!r}")
+        shown = (f"level {rank_char(self.level)} with team levels "
+                 f"{rank_char(self.levels[0])}/{rank_char(self.levels[1])}")
+        if self.tribute is None:
+            if self.level != 0 or tuple(self.levels) != (0, 0):
+                raise BoardError("a board without tribute is a game's first deal: both teams at level 2 and the "
+                                 f"deal at level 2 (R7, R43), not {shown}")
+            return
+        if not isinstance(self.tribute, BoardTribute):
+            raise BoardError(f"tribute must be a BoardTribute or None, not {self.tribute!r}")
+        head = self.tribute.prev_result().first
+        if self.level != self.levels[head & 1]:
+            raise BoardError(f"after a deal won by seat {head} (头游) the deal is played at its team's level "
+                             f"{rank_char(self.levels[head & 1])} (R7), not {shown}")
 
     # -- starting the deal -------------------------------------------------------------------
     def start_game(self) -> Game:
@@ -267,33 +406,88 @@ class Board:
     def from_json(cls, data: Any, *, check: bool = True) -> Board:
         """Read a board written by :meth:`to_json`.
 
+        Every value must have the JSON type :meth:`to_json` writes; nothing is coerced: ``number``
+        and ``first_leader`` are ints (not strings, bools or floats), ``level`` and ``levels``
+        rank strings, ``hands`` four lists of 27 card strings holding the 108 cards of two decks
+        (R1, R4), ``options`` an object of option values of their own types (``[3, 2, 1]``, not
+        ``"3/2/1"``; ``true``, not ``1``), ``preset`` a string or null, ``tribute`` null or the
+        object of :meth:`BoardTribute.from_json`. The board's own checks follow (R7 levels,
+        :class:`Board`), then, with ``check``, the start of the deal.
+
         Args:
             data: the JSON object (a dict).
             check: also start the deal (:meth:`start_game`) to check the tribute and leader.
         Raises:
-            BoardError: another format or version, a missing or bad field.
+            BoardError: another format or version; a missing field or a value of the wrong type,
+                length or range, an unknown card or a card dealt more than twice, naming the
+                field (``hands[2][5]``, ``levels``, ``options.streaks`` ...); levels against R7;
+                with ``check``, a tribute or leader against R44-R49.
         """
         if not isinstance(data, dict) or data.get("format") != BOARD_FORMAT:
             raise BoardError("not a pyguandan board")
-        if data.get("version") != BOARD_VERSION:
-            raise BoardError(f"unsupported board version {data.get('version')!r} (this reader reads {BOARD_VERSION})")
+        version = data.get("version")
+        if not _is_int(version) or version != BOARD_VERSION:
+            raise BoardError(f"unsupported board version {version!r} (this reader reads {BOARD_VERSION})")
+        number = _get(data, "number")
+        if not _is_int(number) or number < 1:
+            raise _field("number", f"must be an int >= 1, not {_kind(number)} {number!r}")
+        leader = _get(data, "first_leader")
+        if not _is_int(leader) or leader not in (0, 1, 2, 3):
+            raise _field("first_leader", f"must be a seat 0-3 (an int), not {_kind(leader)} {leader!r}")
+        level = _level(_get(data, "level"), "level")
+        levels = _get(data, "levels")
+        if not isinstance(levels, list) or len(levels) != 2:
+            raise _field("levels", f"must be a list of the two team levels, not {levels!r}")
+        team_levels = (_level(levels[0], "levels[0]"), _level(levels[1], "levels[1]"))
+        preset = data.get("preset")
+        if preset is not None and not isinstance(preset, str):
+            raise _field("preset", f"must be a string or null, not {_kind(preset)} {preset!r}")
+        options = _get(data, "options")
+        if not isinstance(options, dict):
+            raise _field("options", f"must be an object of rule options, not {_kind(options)}")
+        for key, value in options.items():
+            try:
+                RuleSet.from_dict({key: value})
+            except RuleConfigError as e:
+                raise _field(f"options.{key}", str(e)) from None
         try:
-            rules = RuleSet.from_dict(data["options"])
-            hands = tuple(tuple(sorted(parse_card(c) for c in h)) for h in data["hands"])
-            board = cls(
-                number=int(data["number"]),
-                rules=rules,
-                hands=hands,
-                level=parse_rank(data["level"]),
-                levels=(parse_rank(data["levels"][0]), parse_rank(data["levels"][1])),
-                first_leader=int(data["first_leader"]),
-                tribute=None if data["tribute"] is None else BoardTribute.from_json(data["tribute"]),
-                preset=data.get("preset"),
-            )
-        except BoardError:
-            raise
-        except (KeyError, IndexError, TypeError, ValueError, RuleConfigError) as e:
-            raise BoardError(f"bad board: {type(e).__name__}: {e}") from None
+            rules = RuleSet.from_dict(options)
+        except RuleConfigError as e:
+            raise _field("options", str(e)) from None
+        typed = rules.to_dict()
+        for key, value in options.items():
+            if not _same_json(value, typed[key]):
+                raise _field(f"options.{key}", f"must be written as {typed[key]!r} ({_kind(typed[key])}), "
+                                               f"not {_kind(value)} {value!r}")
+        raw = _get(data, "hands")
+        if not isinstance(raw, list) or len(raw) != 4:
+            raise _field("hands", f"must be a list of four hands (R4), not {_kind(raw)}"
+                         + (f" of {len(raw)}" if isinstance(raw, list) else ""))
+        hands = []
+        seen = [0] * N_FACES
+        for seat, hand in enumerate(raw):
+            if not isinstance(hand, list) or len(hand) != HAND_SIZE:
+                got = f"{len(hand)} cards" if isinstance(hand, list) else _kind(hand)
+                raise _field(f"hands[{seat}]", f"must be a list of {HAND_SIZE} cards (R4), not {got}")
+            faces = []
+            for i, c in enumerate(hand):
+                f = _card(c, f"hands[{seat}][{i}]")
+                seen[f] += 1
+                if seen[f] > 2:
+                    raise _field(f"hands[{seat}][{i}]", f"{c} is dealt a third time; two decks hold 2 of each card (R1)")
+                faces.append(f)
+            hands.append(tuple(sorted(faces)))
+        tribute = _get(data, "tribute")
+        board = cls(
+            number=number,
+            rules=rules,
+            hands=tuple(hands),
+            level=level,
+            levels=team_levels,
+            first_leader=leader,
+            tribute=None if tribute is None else BoardTribute.from_json(tribute),
+            preset=preset,
+        )
         if check:
             board.start_game()
         return board

@@ -29,6 +29,7 @@ averages the percentages of all the boards a player played over several days.
 from __future__ import annotations
 
 import bisect
+import math
 import operator
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
@@ -42,22 +43,48 @@ __all__ = [
 SINGLE_RESULT_PCT = 50.0
 
 
+def _check_result(result: object) -> float:
+    """``result`` when it is a finite number (an int or a float, not a bool).
+
+    A NaN compares neither above, below nor equal to anything, and an infinity is no deal's
+    result: either would corrupt a board's sorted table and every percentage and leaderboard
+    built on it, so both are refused where a result enters.
+
+    Raises:
+        TypeError: ``result`` is not a number.
+        ValueError: ``result`` is NaN or infinite.
+    """
+    if isinstance(result, bool) or not isinstance(result, (int, float)):
+        raise TypeError(f"a result is a number, not {result!r}")
+    if isinstance(result, float) and not math.isfinite(result):
+        raise ValueError(f"a result is a finite number, not {result!r}")
+    return result
+
+
 def matchpoints(results: Iterable[float]) -> list[float]:
     """Matchpoints of each result against all the others (the reference: O(n²), for tests and
     small fields): 1 per result beaten, ½ per tie.
 
     Returns:
         A list in the order of ``results``.
+    Raises:
+        TypeError: a result is not a number.
+        ValueError: a result is NaN or infinite.
     """
-    rs = list(results)
+    rs = [_check_result(r) for r in results]
     return [sum(1.0 if r > o else 0.5 if r == o else 0.0 for j, o in enumerate(rs) if j != i)
             for i, r in enumerate(rs)]
 
 
 def percentages(results: Iterable[float]) -> list[float]:
     """Percentages of each result of one board, recomputed from scratch (module docstring; a
-    field of one scores :data:`SINGLE_RESULT_PCT`)."""
-    rs = list(results)
+    field of one scores :data:`SINGLE_RESULT_PCT`).
+
+    Raises:
+        TypeError: a result is not a number.
+        ValueError: a result is NaN or infinite.
+    """
+    rs = [_check_result(r) for r in results]
     if len(rs) == 1:
         return [SINGLE_RESULT_PCT]
     return [100.0 * mp / (len(rs) - 1) for mp in matchpoints(rs)]
@@ -87,9 +114,9 @@ class BoardTable:
 
         Raises:
             TypeError: ``result`` is not a number.
+            ValueError: ``result`` is NaN or infinite (the table is unchanged).
         """
-        if isinstance(result, bool) or not isinstance(result, (int, float)):
-            raise TypeError(f"a result is a number, not {result!r}")
+        _check_result(result)
         i = bisect.bisect_left(self._values, result)
         if i < len(self._values) and self._values[i] == result:
             self._counts[i] += 1
@@ -211,9 +238,12 @@ class DayScores:
             ValueError: the player already has a result on that board (each board is played
                 once per player; the score is never changed by a second attempt).
             TypeError: ``result`` is not a number.
+            ValueError: ``result`` is NaN or infinite.
+        Nothing changes when an error is raised.
         """
         if board not in self.tables:
             raise KeyError(f"no board {board!r} on this day")
+        _check_result(result)
         row = self.results[board]
         if player in row:
             raise ValueError(f"player {player!r} already has a result on board {board!r}")

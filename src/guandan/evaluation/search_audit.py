@@ -42,6 +42,25 @@ __all__ = ["late_positions", "run_search_audit"]
 _MAX_GAME_ACTIONS = 20_000
 
 
+
+def true_outcome(game: Game, seat: int, action: PlayT, cache: dict[Any, int], agent: Agent) -> int:
+    """The outcome for ``seat``'s team of playing ``action`` in ``game``'s current deal, the real hands
+    known: one rollout of ``agent`` for all four seats (:func:`guandan.agents.search.rollout`), memoised in
+    ``cache`` (keyed by action; pass a fresh dict per position).
+
+    Returns:
+        +1 when the team of ``seat`` wins the deal, -1 when it loses (R35).
+    Raises:
+        RuntimeError: the deal did not end within 2,000 actions (from the rollout).
+    """
+    if action not in cache:
+        deal = game.deal.clone()
+        deal.apply_unchecked(action)
+        result = rollout(deal, agent, seat & 1)
+        assert isinstance(result, tuple)
+        cache[action] = result[0]
+    return cache[action]
+
 def run_search_audit(
     specs: Sequence[str],
     games: int,
@@ -93,14 +112,7 @@ def run_search_audit(
             if a1 == a0:
                 continue
             st["deviations"] += 1
-            for a in (a0, a1):
-                if a not in truth:
-                    deal = game.deal.clone()
-                    deal.apply_unchecked(a)
-                    result = rollout(deal, heuristic, seat & 1)
-                    assert isinstance(result, tuple)
-                    truth[a] = result[0]
-            delta = truth[a1] - truth[a0]
+            delta = true_outcome(game, seat, a1, truth, heuristic) - true_outcome(game, seat, a0, truth, heuristic)
             st["gained" if delta > 0 else "lost" if delta < 0 else "even"] += 1
     return stats
 

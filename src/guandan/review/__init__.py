@@ -5,10 +5,10 @@ hidden hands) and, apart, on the real hands. Computed in worker processes, cache
 
 from .evaluate import Budget, Estimate, ViewAssessment, assess_real, assess_view, review_candidates, same_play
 from .positions import DealDecisions, Decision, deal_decisions, load_lines
-from .run import MARK_Z, REVIEW_VERSION, ReviewCache, action_text, review_key, review_lines
+from .run import MARK_Z, REVIEW_VERSION, ReviewCache, ReviewCacheError, action_text, review_key, review_lines
 
 __all__ = [
     "Budget", "Estimate", "ViewAssessment", "assess_real", "assess_view", "review_candidates", "same_play",
     "DealDecisions", "Decision", "deal_decisions", "load_lines",
-    "MARK_Z", "REVIEW_VERSION", "ReviewCache", "action_text", "review_key", "review_lines",
+    "MARK_Z", "REVIEW_VERSION", "ReviewCache", "ReviewCacheError", "action_text", "review_key", "review_lines",
 ]

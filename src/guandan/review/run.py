@@ -23,6 +23,7 @@ when the budget has no time cap; :func:`review_key` names it for a cache
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import multiprocessing
@@ -41,10 +42,11 @@ from guandan.core.plays import PASS_TYPE, PlayT
 from .evaluate import LEVEL_WEIGHT, Budget, Estimate, assess_real, assess_view, review_candidates
 from .positions import DealDecisions, Decision, deal_decisions
 
-__all__ = ["MARK_Z", "REVIEW_VERSION", "ReviewCache", "action_text", "review_key", "review_lines"]
+__all__ = ["MARK_Z", "REVIEW_VERSION", "ReviewCache", "ReviewCacheError", "action_text", "review_key",
+           "review_lines"]
 
-#: Version of the review's JSON and of its method (part of the cache key).
-REVIEW_VERSION = 1
+#: Version of the review's JSON and of its method (part of the cache key). 2: ``deal.start_hands``.
+REVIEW_VERSION = 2
 #: Standard errors the gain of the best alternative needs for a mark.
 MARK_Z = 2.0
 _SEVERITY = ((0.25, "blunder"), (0.10, "mistake"), (0.04, "inaccuracy"))
@@ -153,12 +155,15 @@ def review_lines(
             the others are listed, not evaluated. ``None``: every decision.
     Returns:
         The review as a JSON-ready dict: ``version``, ``seat``, ``player``, ``deal`` (number,
-        game, deal, deals in the record, level, result), ``budget``, ``seed``, ``decisions`` (one
+        game, deal, deals in the record, level, result, ``start_hands``: the four hands when play
+        began, after any tribute and return, R43-R47), ``board`` (a board play's board, its hands
+        as dealt), ``budget``, ``seed``, ``decisions`` (one
         entry per decision of the seat, module docstring), ``marked`` (indices of the marked
         decisions, costliest first).
     Raises:
         ValueError: a bad seat, deal number or worker count.
         RecordError: the record does not replay.
+        ReviewCacheError: ``cache`` cannot store the review (:meth:`ReviewCache.put`).
     """
     budget = budget or Budget()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
@@ -222,6 +227,7 @@ def _report(dd: DealDecisions, budget: Budget, seed: int, entries: list[dict[str
             "finish_order": None if end is None else end["finish_order"],
             "result": None if end is None else end["result"],
             "winner_team": None if end is None else end["winner_team"],
+            "start_hands": dd.start_hands,
         },
         "board": dd.board,
         "budget": budget.to_json(),
@@ -245,11 +251,48 @@ def review_key(lines: Sequence[str], seat: int, deal: int, budget: Budget, seed:
     return h.hexdigest()
 
 
+class ReviewCacheError(OSError):
+    """The review cache's directory cannot be used, or a review cannot be stored in it
+    (:meth:`ReviewCache.prepare`, :meth:`ReviewCache.put`). ``strerror`` is one line saying why;
+    ``errno`` is the operating system's."""
+
+
 @dataclass
 class ReviewCache:
-    """Reviews stored as JSON files ``<key>.json`` in ``directory`` (created when needed)."""
+    """Reviews stored as JSON files ``<key>.json`` in ``directory`` (created when needed;
+    :meth:`prepare` checks it before a review is computed)."""
 
     directory: str | os.PathLike[str]
+
+    def prepare(self) -> None:
+        """Make sure reviews can be stored: ``directory`` is a directory, created here when its
+        parent exists (a missing parent is more likely a typo than a wish), and a file can be
+        written in it.
+
+        Raises:
+            ReviewCacheError: (an ``OSError``) ``directory`` is not a directory, the directory
+                above it does not exist, or it cannot be created or written.
+        """
+        path = Path(self.directory)
+        if path.exists() and not path.is_dir():
+            raise ReviewCacheError(errno.ENOTDIR, "not a directory")
+        if not path.exists():
+            parent = path.absolute().parent
+            if not parent.is_dir():
+                what = "not a directory" if parent.exists() else "does not exist"
+                raise ReviewCacheError(errno.ENOENT, f"the directory above it, {parent}, {what}")
+            try:
+                path.mkdir()
+            except FileExistsError:
+                pass  # made by a concurrent reviewer meanwhile
+            except OSError as e:
+                raise ReviewCacheError(e.errno, f"cannot create the directory: {e.strerror or e}") from None
+        probe = path / f".probe.{os.getpid()}.tmp"
+        try:
+            probe.write_bytes(b"")
+            probe.unlink()
+        except OSError as e:
+            raise ReviewCacheError(e.errno, f"cannot write in the directory: {e.strerror or e}") from None
 
     def _path(self, key: str) -> Path:
         if not key or any(c not in "0123456789abcdef" for c in key):
@@ -268,10 +311,18 @@ class ReviewCache:
         """Store a review (written to a temporary file, then renamed: readers never see half).
 
         Raises:
-            OSError: the directory cannot be written.
+            ReviewCacheError: (an ``OSError``) the review cannot be stored (``strerror`` names
+                the file and the reason).
         """
         path = self._path(key)
-        path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(review, ensure_ascii=False), "utf-8")
-        os.replace(tmp, path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps(review, ensure_ascii=False), "utf-8")
+            os.replace(tmp, path)
+        except OSError as e:
+            try:
+                tmp.unlink(missing_ok=True)
+            except OSError:
+                pass  # nothing was written, or it cannot be removed either
+            raise ReviewCacheError(e.errno, f"cannot store the review as {path.name}: {e.strerror or e}") from None

@@ -483,14 +483,27 @@ def history(
     return {"games": rows}
 
 
-@router.get("/api/games/{game_id}")
-def game_detail(game_id: int, db: DbSession) -> Any:
-    """A stored game for the replay viewer: ``{id, preset, record, players, winner_team, ...}``; 404 unknown."""
+def public_game(db: Session, game_id: int) -> GameRow:
+    """The stored game that the replay shows: the one access rule of ``GET /api/games/{id}``,
+    ``GET /api/games/{id}/record`` and the reviews (:mod:`guandan.server.api_reviews`), so that
+    a review never shows a game the replay does not. Every stored game (finished or abandoned)
+    is public; games in progress are not stored here.
+
+    Raises:
+        HTTPException: 404 ``no_game`` for an id out of range or not stored.
+    """
     if game_id < 1 or game_id > 2**31 - 1:
         raise error(404, "no such game", "no_game", {"game": game_id})
     game = db.get(GameRow, game_id)
     if game is None:
         raise error(404, f"no game {game_id}", "no_game", {"game": game_id})
+    return game
+
+
+@router.get("/api/games/{game_id}")
+def game_detail(game_id: int, db: DbSession) -> Any:
+    """A stored game for the replay viewer: ``{id, preset, record, players, winner_team, ...}``; 404 unknown."""
+    game = public_game(db, game_id)
     try:
         record = parse_record(game.record)
     except ValueError:
@@ -510,11 +523,7 @@ def game_detail(game_id: int, db: DbSession) -> Any:
 def game_record(game_id: int, db: DbSession) -> Response:
     """Download a stored game as the JSON Lines record that ``guandan replay`` reads:
     ``application/x-ndjson``, attachment ``game-<id>.jsonl``; 404 ``no_game``."""
-    if game_id < 1 or game_id > 2**31 - 1:
-        raise error(404, "no such game", "no_game", {"game": game_id})
-    game = db.get(GameRow, game_id)
-    if game is None:
-        raise error(404, f"no game {game_id}", "no_game", {"game": game_id})
+    game = public_game(db, game_id)
     text = game.record if game.record.endswith("\n") else game.record + "\n"
     return Response(
         content=text.encode("utf-8"),

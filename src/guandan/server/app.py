@@ -29,17 +29,19 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import api_accounts
+from .api_reviews import make_reviews_router
 from .api_rooms import make_rooms_router
 from .api_tournaments import make_tournaments_router
 from .hardening import GuardMiddleware, install_catch_all
 from .settings import Settings
 from .manager import TableManager
+from .reviews import ReviewService
 from .table.bots import shutdown_bot_pool
 from .ws import make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
-PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/leaderboard", "/history", "/login",
-         "/tournaments", "/tournaments/{tournament_id}")
+PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/review/{game_id}", "/leaderboard",
+         "/history", "/login", "/tournaments", "/tournaments/{tournament_id}")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -49,8 +51,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         settings: configuration (database URL, static directory, bot delay); default
             :class:`Settings` (SQLite ``./guandan.db`` or ``GUANDAN_DATABASE_URL``).
     Returns:
-        The FastAPI app; ``app.state.manager`` is the :class:`TableManager`.
+        The FastAPI app; ``app.state.manager`` is the :class:`TableManager`, ``app.state.reviews``
+        the :class:`~guandan.server.reviews.ReviewService` (reviews of deals, 复盘).
     Raises:
+        ValueError: a bad ``settings.review_budget``.
         sqlalchemy.exc.OperationalError: the database cannot be reached.
     """
     settings = settings or Settings()
@@ -66,6 +70,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await manager.shutdown()
             # the searching bots' processes, before uvicorn re-raises SIGTERM (no atexit then)
             await asyncio.to_thread(shutdown_bot_pool, True)
+            await asyncio.to_thread(reviews.shutdown)
             app.state.engine.dispose()
 
     docs_assets = _swagger_ui_dir()
@@ -84,6 +89,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.manager = manager
     app.include_router(make_rooms_router(session_factory, manager, settings))
     app.include_router(make_ws_router(session_factory, manager, settings))
+    reviews = ReviewService(session_factory, settings)
+    app.state.reviews = reviews
+    app.include_router(make_reviews_router(reviews))
     app.include_router(make_tournaments_router())
     install_catch_all(app)
     app.add_middleware(GuardMiddleware, max_body_bytes=settings.max_body_bytes)

@@ -2,8 +2,10 @@
 
 The tables are exactly those of the server contract: ``users``, ``sessions``, ``rooms``,
 ``room_seats``, ``games``, ``game_players`` and ``game_events`` (the live games, one row per record
-line: issue 10, :mod:`guandan.server.gamestore`), and the tournaments run on the site:
-``tournaments``, ``tournament_directors`` and ``tournament_audit`` (:mod:`guandan.server.tournament_store`). The schema itself is created by the Alembic
+line: issue 10, :mod:`guandan.server.gamestore`), ``reviews`` (the computed reviews of deals
+of finished games: issue 22, :mod:`guandan.server.reviews`), and the tournaments run on the site:
+``tournaments``, ``tournament_directors`` and ``tournament_audit`` (:mod:`guandan.server.tournament_store`).
+The schema itself is created by the Alembic
 migrations in :mod:`guandan.server.migrations` (see :func:`guandan.server.db.migrate`), never by
 ``metadata.create_all``; a test checks that the two agree.
 
@@ -246,6 +248,28 @@ class GamePlayer(Base):
     game: Mapped[GameRow] = relationship(back_populates="players")
     user: Mapped[User | None] = relationship()
 
+
+
+class ReviewRow(Base):
+    """A computed review of one deal of a finished game from one seat (issue 22, 复盘), for one
+    budget: the cache of :mod:`guandan.server.reviews`. ``id`` is the job id the review was
+    computed under (``GET /api/reviews/{id}`` keeps answering after a restart); ``result`` the
+    review's JSON text (:func:`guandan.review.review_lines`)."""
+
+    __tablename__ = "reviews"
+    __table_args__ = (
+        CheckConstraint("seat >= 0 AND seat <= 3", name="seat"),
+        CheckConstraint("deal >= 1", name="deal"),
+        Index("ix_reviews_key", "game_id", "deal", "seat", "budget", unique=True),
+    )
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), nullable=False)
+    deal: Mapped[int] = mapped_column(Integer, nullable=False)
+    seat: Mapped[int] = mapped_column(Integer, nullable=False)
+    budget: Mapped[str] = mapped_column(String(200), nullable=False)
+    result: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
 
 
 TOURNAMENT_NAME_MAX = 64

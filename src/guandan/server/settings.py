@@ -9,6 +9,9 @@ from pathlib import Path
 
 DEFAULT_DB_URL = "sqlite:///./guandan.db"
 STATIC_DIR = Path(__file__).with_name("static")
+#: Per-decision budget of a review (复盘) served by the web server: 40 sampled worlds, 6 moves
+#: compared, at most 1.5 s of sampling per decision (about half a minute for a seat's deal).
+DEFAULT_REVIEW_BUDGET = "worlds=40,candidates=6,seconds=1.5"
 
 
 def default_node_name() -> str:
@@ -62,6 +65,13 @@ class Settings:
         lease_s: cluster mode: seconds a table's ownership lease lasts without renewal (the owner
             renews it three times per lease); a dead owner's tables are taken over after about
             this long.
+        review_budget: the per-decision budget of a deal's review (复盘, :mod:`guandan.server.reviews`;
+            keys of :meth:`guandan.review.Budget.parse`); default ``GUANDAN_REVIEW_BUDGET`` or
+            :data:`DEFAULT_REVIEW_BUDGET`: 40 worlds, 6 moves compared, at most 1.5 s per decision.
+        review_workers: processes that compute reviews (one review at a time each), apart from
+            the bots' process pool.
+        review_jobs_per_account: reviews one account may have queued or computing at once.
+        review_jobs_max: reviews queued or computing at once on this server (all accounts).
     """
 
     db_url: str = field(default_factory=lambda: os.environ.get("GUANDAN_DATABASE_URL", DEFAULT_DB_URL))
@@ -88,3 +98,7 @@ class Settings:
     redis_url: str | None = field(default_factory=lambda: os.environ.get("GUANDAN_REDIS_URL") or None)
     node_name: str = field(default_factory=default_node_name)
     lease_s: float = 3.0
+    review_budget: str = field(default_factory=lambda: os.environ.get("GUANDAN_REVIEW_BUDGET") or DEFAULT_REVIEW_BUDGET)
+    review_workers: int = 1
+    review_jobs_per_account: int = 1
+    review_jobs_max: int = 4

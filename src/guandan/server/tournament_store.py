@@ -47,6 +47,7 @@ ENGINE_STATUS = {
     "no_more_rounds": 409,
     "result_already_entered": 409,
     "no_result": 409,
+    "no_winner": 409,
 }
 
 STALE_MESSAGE = "the tournament changed; reload"
@@ -209,6 +210,7 @@ def change(db: Session, tournament_id: int, user: User, version: Any, operation:
     first = len(t.log)
     try:
         value = apply(t)
+        state = to_json(t)
     except TournamentError as e:
         raise engine_error(e) from None
     before, after = audit(t) if audit is not None else _audit_values(t, first)
@@ -217,7 +219,7 @@ def change(db: Session, tournament_id: int, user: User, version: Any, operation:
     res = db.execute(
         update(TournamentRow)
         .where(TournamentRow.id == row.id, TournamentRow.version == row.version)
-        .values(state=to_json(t), version=new_version, updated_at=stamp, **_summary_values(t))
+        .values(state=state, version=new_version, updated_at=stamp, **_summary_values(t))
         .execution_options(synchronize_session=False)
     )
     if res.rowcount != 1:  # type: ignore[attr-defined]

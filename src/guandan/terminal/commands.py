@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 from guandan.core.cards import FACE_RANK, RANK_CHARS, parse_cards, wild_face
 from guandan.core.errors import NotationError
-from guandan.core.plays import JOKER_BOMB, wild_assignment
 
 from .i18n import tr
-from .render import _play_obj, rank_label
+from .render import _play_obj, rank_label, wild_substitutes
 
 
 @dataclass(frozen=True)
@@ -206,12 +205,7 @@ def reading_ranks(play: Sequence[object], level: int) -> tuple[int, ...]:
     pair of level cards)."""
     p = _play_obj(play)
     w = wild_face(level)
-    subs: list[int] = []
-    if w in p.cards and p.type not in ("tribute", "return", JOKER_BOMB):
-        try:
-            subs = wild_assignment(p, level)
-        except (ValueError, AssertionError):
-            subs = []
+    subs = wild_substitutes(p, level)
     out: list[int] = []
     k = 0
     for f in p.cards:
@@ -236,30 +230,10 @@ def straight_flushes_left(counts: Sequence[int]) -> int:
 
 __all__ = [
     "HELP_LINES",
+    "Command",
     "RankShortage",
+    "parse_command",
     "rank_selections",
     "reading_ranks",
     "straight_flushes_left",
-    "team_name",
-    "SEAT_NAMES",
-    "TEAM_NAMES",
-    "TRIBUTE_RULE",
-    "Command",
-    "card_label",
-    "card_rich",
-    "card_style",
-    "counts_cell",
-    "group_hand",
-    "level_text",
-    "parse_command",
-    "place_name",
-    "play_line",
-    "play_plain",
-    "rank_label",
-    "reading_name",
-    "render_hand",
-    "return_rule_text",
-    "seat_name",
-    "sort_hand",
-    "typed",
 ]

@@ -196,6 +196,18 @@ def _play_obj(play: Sequence[object]) -> Play:
     return as_play(tuple(play))  # type: ignore[arg-type]
 
 
+def wild_substitutes(p: Play, level: int) -> list[int]:
+    """The faces the wilds of play ``p`` stand for, in order of the wilds (R8, as
+    :func:`guandan.core.plays.wild_assignment` reads it); ``[]`` for a play without wilds, a
+    tribute or return, the joker bomb, or a play no reading fits."""
+    if wild_face(level) not in p.cards or p.type in ("tribute", "return", JOKER_BOMB):
+        return []
+    try:
+        return wild_assignment(p, level)
+    except (ValueError, AssertionError):
+        return []
+
+
 def play_line(play: Sequence[object], level: int) -> Text:
     """A play for people: ``'pair 10: 10♥ 10♦'``; a wild shows what it stands for (``7♥→9♠``).
 
@@ -205,12 +217,7 @@ def play_line(play: Sequence[object], level: int) -> Text:
     if p.type == PASS_TYPE:
         return Text(tr("pass"), style="dim")
     w = wild_face(level)
-    subs: list[int] = []
-    if w in p.cards and p.type not in ("tribute", "return", JOKER_BOMB):
-        try:
-            subs = wild_assignment(p, level)
-        except (ValueError, AssertionError):
-            subs = []
+    subs = wild_substitutes(p, level)
     head = reading_name(p) + ":"  # 'pair 10:' / '5-card bomb 9:'
     if p.type in ("tribute", "return"):
         head = tr(p.type) + ":"

@@ -524,31 +524,25 @@ class PlaySession:
         line.append(tr(" — no tribute; {who} lead{s}.", who=seat_name(ev["leader"]), s=_s(ev["leader"])))
         self.console.print(line)
 
-    def _tribute_paid(self, ev: dict[str, Any]) -> None:
+    def _card_moves(self, label: str, moves: list[list[Any]]) -> None:
+        """One line per tribute or return ``[giver, receiver, card]`` (R43-R47), headed ``label``."""
         from rich.text import Text
 
         from guandan.core.cards import parse_card
 
         level = self.game.deal.level
-        for giver, receiver, card in ev["tributes"]:
+        for giver, receiver, card in moves:
             f = parse_card(card)
-            line = Text(tr("Tribute (进贡): "), style="bold yellow")
+            line = Text(label, style="bold yellow")
             line.append(f"{seat_name(giver)} → {seat_name(receiver)}: ")
             line.append(card_label(f), style=card_style(f, level))
             self.console.print(line)
+
+    def _tribute_paid(self, ev: dict[str, Any]) -> None:
+        self._card_moves(tr("Tribute (进贡): "), ev["tributes"])
 
     def _returns_revealed(self, ev: dict[str, Any]) -> None:
-        from rich.text import Text
-
-        from guandan.core.cards import parse_card
-
-        level = self.game.deal.level
-        for giver, receiver, card in ev["returns"]:
-            f = parse_card(card)
-            line = Text(tr("Return (还贡): "), style="bold yellow")
-            line.append(f"{seat_name(giver)} → {seat_name(receiver)}: ")
-            line.append(card_label(f), style=card_style(f, level))
-            self.console.print(line)
+        self._card_moves(tr("Return (还贡): "), ev["returns"])
         leader = ev["leader"]
         self.console.print(tr("{who} lead{s} the first trick.", who=seat_name(leader), s=_s(leader)))
 

@@ -22,22 +22,27 @@ Rules enforced (issue 21 "Who may do what"):
 from __future__ import annotations
 
 import copy
+import math
+from collections import Counter
 from typing import Any
 
 from . import brackets, swiss
 from .errors import (ConfigError, DuplicateEntry, EntryWithdrawn, InvalidResult, NoMoreRounds, NoResultToCorrect,
-                     NotAtTable, NotDirector, NotEnoughEntries, ResultAlreadyEntered, RoundHasResults,
+                     NotAtTable, NotDirector, NotEnoughEntries, NoWinner, ResultAlreadyEntered, RoundHasResults,
                      RoundIncomplete, UnknownRound, UnknownTable)
 from .model import (FORMATS, Entry, LogEntry, Match, MatchResult, Penalty, Player, Round, Tournament,
                     result_to_dict)
-from .scoring import TIEBREAKS, other, score_match, standings, validate_result
+from .scoring import TIEBREAKS, decide, knockout_winner, no_winner_reason, other, standings, validate_result
+from .teams import upgrade_of
 
 
 def check_config(t: Tournament) -> None:
-    """Raise :class:`ConfigError` (``params["field"]``) for an unknown format or tie-break, fewer than one
+    """Raise :class:`ConfigError` (``params["field"]``) for an unknown rule preset or a bad rule override,
+    an unknown format or tie-break, fewer than one
     round, a knock-out size that is not a power of two, fewer than one group, a bad first-round mode, or
     a random first round without a seed."""
     o = t.options
+    upgrade_of(t.preset, t.overrides)  # ConfigError for an unknown preset or a bad override
     if t.format not in FORMATS:
         raise ConfigError(f"format {t.format!r} is not one of {', '.join(FORMATS)}", field="format", value=t.format)
     if t.rounds < 1:
@@ -80,12 +85,27 @@ def add_entry(t: Tournament, name: str, players: list[Player], *, by: str = "org
 
     After round 1 has been paired this is a late entry: it joins from the next round with no points
     (Swiss only; a round robin or group stage is fixed once paired). Raises :class:`DuplicateEntry` for a
-    taken id or name, :class:`ConfigError` for the wrong number of players or a late entry outside Swiss.
+    taken id or name, :class:`ConfigError` for the wrong number of players, a late entry outside Swiss,
+    a name or player name that is not a non-empty string, a ``rating`` that is not a finite number (NaN
+    and infinities would break the seeding order and cannot be saved as JSON), a ``seed`` or
+    ``entry_id`` that is not an int.
     """
     _director(t, by)
     want = 4 if t.team else 2
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigError(f"an entry's name is a non-empty string, not {name!r}", field="name", value=repr(name))
     if len(players) != want:
         raise ConfigError(f"an entry has {want} players", field="players", value=len(players))
+    if not all(isinstance(p, Player) and isinstance(p.name, str) and p.name.strip() for p in players):
+        raise ConfigError(f"entry {name!r}: every player has a non-empty name", field="players", name=name)
+    if rating is not None and (isinstance(rating, bool) or not isinstance(rating, (int, float))
+                               or not math.isfinite(rating)):
+        raise ConfigError(f"entry {name!r}: the rating {rating!r} is not a finite number", field="rating",
+                          name=name, value=repr(rating))
+    for what, v in (("seed", seed), ("entry_id", entry_id)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise ConfigError(f"entry {name!r}: the {what} {v!r} is not an integer", field=what, name=name,
+                              value=repr(v))
     if t.played and t.format != "swiss":
         raise ConfigError("late entries are only possible in Swiss", field="format", value=t.format)
     if entry_id is None:
@@ -183,10 +203,14 @@ def _pairing_dict(r: Round) -> dict[str, Any]:
 
 def _make_round(number: int, kind: str, pairs: list[tuple[int, int | None]],
                 stages: list[str | None] | None = None) -> Round:
+    """Tables 1.. with the byes last. A knock-out round's ``pairs`` come in bracket order: each match
+    keeps that place as its ``slot``, since moving the byes last changes the table order."""
     stages = stages or [None] * len(pairs)
-    games = [(p, s) for p, s in zip(pairs, stages) if p[1] is not None]
-    byes = [(p, s) for p, s in zip(pairs, stages) if p[1] is None]
-    matches = [Match(table=i, a=a, b=b, stage=s) for i, ((a, b), s) in enumerate(games + byes, 1)]
+    slots: list[int | None] = list(range(len(pairs))) if kind == "knockout" else [None] * len(pairs)
+    rows = list(zip(pairs, stages, slots))
+    games = [x for x in rows if x[0][1] is not None]
+    byes = [x for x in rows if x[0][1] is None]
+    matches = [Match(table=i, a=a, b=b, stage=s, slot=k) for i, ((a, b), s, k) in enumerate(games + byes, 1)]
     return Round(number=number, kind=kind, matches=matches)
 
 
@@ -211,14 +235,15 @@ def _pair_swiss(t: Tournament, number: int) -> Round:
     return _make_round(number, "swiss", out)
 
 
-def history(t: Tournament) -> tuple[set[frozenset[int]], set[int]]:
-    """``(pairs that have met, entries that had a bye)`` over every paired round."""
+def history(t: Tournament) -> tuple[set[frozenset[int]], Counter[int]]:
+    """``(pairs that have met, byes per entry)`` over every paired round (an entry without a bye is not
+    in the counter; ``e in byes`` says whether ``e`` had one)."""
     played: set[frozenset[int]] = set()
-    byes: set[int] = set()
+    byes: Counter[int] = Counter()
     for r in t.played:
         for m in r.matches:
             if m.b is None:
-                byes.add(m.a)
+                byes[m.a] += 1
             else:
                 played.add(frozenset((m.a, m.b)))
     return played, byes
@@ -281,6 +306,7 @@ def _pair_groups_knockout(t: Tournament, number: int) -> Round:
         return _make_round(number, "knockout", first, [stage] * len(first))
     last = ko[-1]
     if len(last.matches) == 1:
+        winner_of(t, last.matches[0])  # NoWinner: the final has no champion
         raise NoMoreRounds("the knock-out final has been played", rounds=number - 1)
     winners = [winner_of(t, m) for m in sorted(last.matches, key=_bracket_key)]
     nxt: list[tuple[int, int | None]] = [(winners[i], winners[i + 1]) for i in range(0, len(winners), 2)]
@@ -290,7 +316,8 @@ def _pair_groups_knockout(t: Tournament, number: int) -> Round:
 
 
 def _bracket_key(m: Match) -> int:
-    return m.table
+    """The match's place in the bracket: its ``slot`` (the table in states saved before slots existed)."""
+    return m.table if m.slot is None else m.slot
 
 
 def knockout_qualifiers(t: Tournament) -> list[int]:
@@ -307,11 +334,27 @@ def knockout_qualifiers(t: Tournament) -> list[int]:
 
 
 def winner_of(t: Tournament, m: Match) -> int:
-    """The entry that won a final (or bye) match; a knock-out draw goes to the extra deal's winner."""
-    if m.b is None:
-        return m.a
-    sc = score_match(m, t.options, knockout=True, team=t.team)
-    return m.a if sc["a"].outcome == "win" else m.b  # type: ignore[return-value]
+    """The entry that won a knock-out match with a final result (or a bye); a draw goes to the extra
+    deal's winner (R58).
+
+    Raises :class:`NoWinner` (params ``round``, ``table``, ``entries``, ``reason``) when nobody won it:
+    both entries absent (R58) or both lost by penalty (R54)."""
+    side = knockout_winner(m, t.options, team=t.team)
+    if side is not None:
+        return m.a if side == "a" else m.b  # type: ignore[return-value]
+    assert m.result is not None and m.b is not None
+    number = next((r.number for r in t.played if any(x is m for x in r.matches)), None)
+    reason = no_winner_reason(m.result)
+    if reason == "both_absent":
+        why = "both entries were absent"
+    elif m.result.absent in ("a", "b"):
+        why = f"side {m.result.absent} was absent and the other side lost the match by penalty (R54)"
+    else:
+        why = "both sides lost the match by penalty (R54)"
+    what = "the final has no champion" if m.stage == "final" else "nobody goes through to the next round"
+    raise NoWinner(f"round {number} table {m.table} ({m.a} v {m.b}) has no winner: {why}, so {what}; "
+                   "correct the result to name the side that goes through", round=number, table=m.table,
+                   entries=[m.a, m.b], reason=reason)
 
 
 # --- results ----------------------------------------------------------------------------------------------
@@ -331,7 +374,8 @@ def find_match(t: Tournament, round_no: int, table: int) -> tuple[Round, Match]:
 def _validate(t: Tournament, rnd: Round, m: Match, result: MatchResult) -> None:
     if m.b is None:
         raise InvalidResult(f"table {m.table} is a bye", reason="bye_table", round=rnd.number, table=m.table)
-    validate_result(result, knockout=rnd.kind == "knockout", team=t.team, options=t.options)
+    validate_result(result, knockout=rnd.kind == "knockout", team=t.team, options=t.options,
+                    upgrade=upgrade_of(t.preset, t.overrides) if t.team else None)
 
 
 def claim_result(t: Tournament, round_no: int, table: int, entry_id: int, result: MatchResult, *,
@@ -392,11 +436,7 @@ def correct_result(t: Tournament, round_no: int, table: int, result: MatchResult
     if m.result is None:
         raise NoResultToCorrect(f"table {table} of round {round_no} has no result", round=round_no, table=table)
     _validate(t, rnd, m, result)
-    if rnd.kind == "knockout" and round_no < len(t.played):
-        trial = Match(m.table, m.a, m.b, result=result)
-        if winner_of(t, trial) != winner_of(t, m):
-            raise InvalidResult("the winner has already been paired in the next round", reason="knockout_advanced",
-                                round=round_no, table=table)
+    _keep_advanced_winner(t, rnd, m, result)
     before = result_to_dict(m.result)
     m.result = copy.deepcopy(result)
     _log(t, "correct", by, at, round=round_no, table=table, before=before, after=result_to_dict(result),
@@ -404,19 +444,45 @@ def correct_result(t: Tournament, round_no: int, table: int, result: MatchResult
     return m
 
 
+def _keep_advanced_winner(t: Tournament, rnd: Round, m: Match, new: MatchResult) -> None:
+    """Refuse a new result of a knock-out match that changes who goes through once the next round has
+    been paired (:class:`InvalidResult`, ``reason="knockout_advanced"``)."""
+    if rnd.kind != "knockout" or rnd.number >= len(t.played):
+        return
+    trial = Match(m.table, m.a, m.b, result=new)
+    if knockout_winner(trial, t.options, team=t.team) != knockout_winner(m, t.options, team=t.team):
+        raise InvalidResult("the winner has already been paired in the next round", reason="knockout_advanced",
+                            round=rnd.number, table=m.table)
+
+
 def add_penalty(t: Tournament, round_no: int, table: int, side: str, levels: int, reason: str, *,
-                loses_match: bool = False, by: str = "organiser", at: str | None = None) -> Match:
+                loses_match: bool = False, extra_deal: str | None = None, by: str = "organiser",
+                at: str | None = None) -> Match:
     """The organiser's manual penalty (R54) against ``side`` (``"a"``/``"b"``) of a table with a final
     result: the opponents gain ``levels`` (capped at A, R36), or the side loses the match outright.
-    Logged as ``penalty`` with the result before and after. Raises :class:`NoResultToCorrect`,
-    :class:`InvalidResult`."""
+    Logged as ``penalty`` with the result before and after.
+
+    The outcome is worked out again from the levels after every penalty, so in a knock-out the penalty
+    can change who goes through (R58): a match that is no longer drawn drops its extra deal (the levels
+    decide now; the log keeps it in ``before``), and a match that becomes drawn needs ``extra_deal``,
+    the side that took 头游 in the extra deal at level 2.
+
+    Raises :class:`NoResultToCorrect`, :class:`NotDirector`, :class:`InvalidResult` (reasons
+    ``penalty_levels``, ``bad_side``, ``extra_deal_needed``, ``extra_deal_not_needed``, and
+    ``knockout_advanced`` when the winner would change after the next round was paired); nothing
+    changes when it raises."""
     _director(t, by)
     rnd, m = find_match(t, round_no, table)
     if m.result is None:
         raise NoResultToCorrect(f"table {table} of round {round_no} has no result", round=round_no, table=table)
     new = copy.deepcopy(m.result)
     new.penalties.append(Penalty(side=side, levels=levels, reason=reason, loses_match=loses_match))
+    if extra_deal is not None:
+        new.extra_deal = extra_deal
+    elif rnd.kind == "knockout" and new.absent is None and decide(new, t.options, team=t.team) is not None:
+        new.extra_deal = None
     _validate(t, rnd, m, new)
+    _keep_advanced_winner(t, rnd, m, new)
     before = result_to_dict(m.result)
     m.result = new
     _log(t, "penalty", by, at, round=round_no, table=table, before=before, after=result_to_dict(new), reason=reason)

@@ -99,11 +99,22 @@ class ImpossibleLevel(TournamentError):
 
 class InvalidResult(TournamentError):
     """A result that contradicts itself: ``params["reason"]`` is one of the stable reasons
-    ``negative_count``, ``bye_table``, ``extra_deal_needed``, ``extra_deal_not_needed``,
+    ``negative_count``, ``not_a_count``, ``bye_table``, ``extra_deal_needed``, ``extra_deal_not_needed``,
     ``absent_with_play``, ``team_deals_needed``, ``team_deals_not_team``, ``bad_team_deal``,
-    ``penalty_levels``, ``bad_side``."""
+    ``penalty_levels``, ``bad_side``, ``knockout_advanced`` (a correction or penalty that would change the
+    winner of a knock-out match whose next round is paired)."""
 
     code = "invalid_result"
+
+
+class NoWinner(TournamentError):
+    """A knock-out match that nobody won, so nobody goes through: both entries absent (R58: absent is
+    0 field points, never a win) or both sides lost the match by penalty (R54). ``params``: ``round``,
+    ``table``, ``entries`` (the two entry ids) and ``reason`` (``"both_absent"`` or ``"both_lose"``).
+    Raised when the next knock-out round (or, after the final, the champion) is asked for; the result
+    itself is recorded as it happened, and a correction that names a winner lets the knock-out go on."""
+
+    code = "no_winner"
 
 
 class ResultAlreadyEntered(TournamentError):

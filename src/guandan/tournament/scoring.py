@@ -22,6 +22,12 @@ the tie-breaks; the absent side scores 0 field points and 0 small scores. A knoc
 are level is settled by one extra deal at level 2 won by the team that takes 头游 (R58): the result's
 ``extra_deal`` names that side, and it gets the win (3) while the small scores stay those of the draw.
 
+**Nobody wins** when both sides are absent (0 field points each) or both sides lose the match by
+penalty (R54 "loses the game": a ``loses_match`` penalty against each side, or against the side present
+at a walkover): each scores a loss (1 field point) and the small scores of the levels. In a knock-out
+such a match has no winner (:func:`knockout_winner` returns None) and nobody goes through; the
+director then refuses to pair on (:class:`~guandan.tournament.errors.NoWinner`).
+
 Small scores (R58): 净积小分 ``net`` = own level − opponents' level (after penalties); 累积小分
 ``cumulative`` = own level − 2, +1 for passing A. Team matches (复式) use the 26-point scale of
 :mod:`guandan.tournament.teams`: ``net`` = own scale points − 13, ``cumulative`` = own scale points.
@@ -37,14 +43,17 @@ knock-out round in which they lost (the champion first), each group of them orde
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from .errors import ImpossibleLevel, InvalidResult
+from .errors import ImpossibleLevel, InvalidResult, UnknownRound
 from .model import LEVEL_A, LEVEL_MIN, SIDES, Match, MatchResult, Options, Penalty, Tournament
-from .teams import DRAW_POINTS, scale_points
+from .teams import DRAW_POINTS, deal_values, scale_points, upgrade_of
 
 WIN, DRAW, LOSS, ABSENT = 3, 2, 1, 0
+#: :func:`decide`'s answer when each side has a penalty that loses the match (R54).
+BOTH_LOSE = "both_lose"
 TIEBREAKS = ("net", "cumulative", "opponents", "head_to_head", "seed")
 
 
@@ -77,20 +86,30 @@ class SideScore:
 
 
 def validate_result(r: MatchResult, *, knockout: bool = False, team: bool = False,
-                    options: Options | None = None) -> None:
+                    options: Options | None = None, upgrade: Sequence[int] | None = None) -> None:
     """Check a reported result before it is stored.
 
-    Raises :class:`ImpossibleLevel` for a level outside 2..A or a pass of A by a side whose level is
-    not A (R37: A is passed from A); :class:`InvalidResult` (``params["reason"]``) for negative counts,
+    ``upgrade``: the levels gained for 1-2, 1-3, 1-4 under the tournament's rule preset
+    (:func:`guandan.tournament.teams.upgrade_of`; default the official preset's): a team deal's value at
+    a table must be one of :func:`~guandan.tournament.teams.deal_values` of it (R35).
+
+    Raises :class:`ImpossibleLevel` for a level that is not an int in 2..A or a pass of A by a side whose
+    level is not A (R37: A is passed from A); :class:`InvalidResult` (``params["reason"]``) for counts
+    (timeouts, minutes late, penalty levels) that are not ints (``not_a_count``: a float such as NaN is
+    never taken) or are negative,
     a side name other than a/b, an absent side with play reported, an extra deal where none is needed
-    or missing where a knock-out match is drawn (R58), team deals missing or malformed (the 复式 scale).
+    or missing where a knock-out match is drawn (R58), team deals missing or malformed (the 复式 scale),
+    ``bad_team_deal`` for a value that no result has under ``upgrade``.
     """
     for name in ("level_a", "level_b"):
         v = getattr(r, name)
-        if not isinstance(v, int) or not LEVEL_MIN <= v <= LEVEL_A:
+        if isinstance(v, bool) or not isinstance(v, int) or not LEVEL_MIN <= v <= LEVEL_A:
             raise ImpossibleLevel(f"{name} {v!r} is outside 2..A (R6)", field=name, value=v)
     for name in ("timeouts_a", "timeouts_b", "late_a", "late_b"):
-        if getattr(r, name) < 0:
+        v = getattr(r, name)
+        if isinstance(v, bool) or not isinstance(v, int):
+            raise InvalidResult(f"{name} {v!r} is not a whole number", reason="not_a_count", field=name, value=repr(v))
+        if v < 0:
             raise InvalidResult(f"{name} is negative", reason="negative_count", field=name)
     for name, v in (("passed_a", r.passed_a), ("absent", r.absent), ("extra_deal", r.extra_deal)):
         if v is not None and v not in SIDES and not (name == "absent" and v == "both"):
@@ -98,6 +117,9 @@ def validate_result(r: MatchResult, *, knockout: bool = False, team: bool = Fals
     for p in r.penalties:
         if p.side not in SIDES:
             raise InvalidResult("a penalty names side 'a' or 'b'", reason="bad_side", field="penalty", value=p.side)
+        if isinstance(p.levels, bool) or not isinstance(p.levels, int):
+            raise InvalidResult(f"penalty levels {p.levels!r} are not a whole number", reason="penalty_levels",
+                                value=repr(p.levels))
         if p.levels < 0 or (p.levels == 0 and not p.loses_match):
             raise InvalidResult("a penalty gives the opponents 1 level or more", reason="penalty_levels",
                                 value=p.levels)
@@ -108,10 +130,13 @@ def validate_result(r: MatchResult, *, knockout: bool = False, team: bool = Fals
     if team:
         if not r.team_deals:
             raise InvalidResult("a team match needs its deals from both tables", reason="team_deals_needed")
+        allowed = deal_values(upgrade if upgrade is not None else upgrade_of("official"))
         for d in r.team_deals:
-            if len(d) != 2 or any(not isinstance(x, int) or x == 0 or abs(x) > 6 for x in d):
-                raise InvalidResult("a team deal is [table 1, table 2], each ±1..±6", reason="bad_team_deal",
-                                    value=d)
+            if (not isinstance(d, list) or len(d) != 2
+                    or any(isinstance(x, bool) or not isinstance(x, int) or x not in allowed for x in d)):
+                raise InvalidResult(f"a team deal is [table 1, table 2], each one of {sorted(set(allowed))} "
+                                    "(the preset's upgrades for 1-2, 1-3, 1-4, R35)", reason="bad_team_deal",
+                                    value=d, allowed=sorted(set(allowed)))
         if r.passed_a or (r.extra_deal and not knockout):
             raise InvalidResult("team matches are scored on the 26-point scale", reason="team_deals_not_team")
     elif r.team_deals is not None:
@@ -119,7 +144,7 @@ def validate_result(r: MatchResult, *, knockout: bool = False, team: bool = Fals
     if r.passed_a is not None and getattr(r, f"level_{r.passed_a}") != LEVEL_A:
         raise ImpossibleLevel("only a side at A can pass A (R37)", field="passed_a", value=r.passed_a)
     if knockout:
-        drawn = _decide(r, team, options=options) is None
+        drawn = _decide(r, team, options=options) is None  # BOTH_LOSE needs no extra deal: nobody won
         if drawn and r.extra_deal is None:
             raise InvalidResult("a drawn knock-out match needs the extra deal's winner (R58)",
                                 reason="extra_deal_needed")
@@ -152,12 +177,22 @@ def _levels(r: MatchResult, pens: list[Penalty]) -> tuple[dict[str, int], dict[s
     return level, gained, {"a": raw_a - level["a"], "b": raw_b - level["b"]}
 
 
+def decide(r: MatchResult, options: Options, *, team: bool = False) -> str | None:
+    """The side (``"a"``/``"b"``) that wins a played match before any extra deal, None for a draw, or
+    :data:`BOTH_LOSE` when each side has a penalty that loses the match (R54). Levels after the R54
+    penalties and the R36 cap decide; passing A wins (R58); team matches compare the 26-point scale.
+    An ``absent`` side is not looked at (see :func:`score_match`)."""
+    return _decide(r, team, options=options)
+
+
 def _decide(r: MatchResult, team: bool, options: Options | None = None,
             pens: list[Penalty] | None = None) -> str | None:
-    """The winning side before any extra deal, or None for a draw."""
+    """The winning side before any extra deal, None for a draw, :data:`BOTH_LOSE` when both lose."""
     if pens is None:
         pens = penalties_of(r, options or Options())
     losers = {p.side for p in pens if p.loses_match}
+    if len(losers) == 2:
+        return BOTH_LOSE
     if len(losers) == 1:
         return other(losers.pop())
     if team:
@@ -198,13 +233,19 @@ def score_match(m: Match, options: Options, *, knockout: bool = False, team: boo
         return {s: SideScore("absent", ABSENT, penalties=against[s]) for s in SIDES}
     if r.absent in SIDES:
         present = other(r.absent)  # type: ignore[arg-type]
+        absent = SideScore("absent", ABSENT, penalties=against[r.absent])  # type: ignore[index]
+        if any(p.loses_match for p in against[present]):  # the side present lost by penalty: nobody won
+            return {present: SideScore("loss", LOSS, penalties=against[present]), r.absent: absent}  # type: ignore[dict-item]
         return {present: SideScore("win", WIN, options.bye_net, options.bye_cumulative, penalties=against[present]),
-                r.absent: SideScore("absent", ABSENT, penalties=against[r.absent])}  # type: ignore[dict-item]
+                r.absent: absent}  # type: ignore[dict-item]
     winner = _decide(r, team, pens=pens)
     if winner is None and knockout:
         winner = r.extra_deal
-    oa = "draw" if winner is None else ("win" if winner == "a" else "loss")
-    ob = "draw" if winner is None else ("win" if winner == "b" else "loss")
+    if winner == BOTH_LOSE:
+        oa = ob = "loss"
+    else:
+        oa = "draw" if winner is None else ("win" if winner == "a" else "loss")
+        ob = "draw" if winner is None else ("win" if winner == "b" else "loss")
     if team:
         pts = scale_points(r.team_deals or [], _team_penalty(pens))
         return {"a": SideScore(oa, _POINTS[oa], pts - DRAW_POINTS, pts, penalties=against["a"]),
@@ -215,6 +256,22 @@ def score_match(m: Match, options: Options, *, knockout: bool = False, team: boo
                            capped["a"], against["a"]),
             "b": SideScore(ob, _POINTS[ob], lb - la, lb - 2 + (r.passed_a == "b"), lb, r.level_b, gained["b"],
                            capped["b"], against["b"])}
+
+
+def knockout_winner(m: Match, options: Options, *, team: bool = False) -> str | None:
+    """The side that goes through a knock-out match with a final result: ``"a"`` or ``"b"`` (``"a"`` for a
+    bye), or None when nobody won it (both absent, or both lost by penalty; module docstring). A drawn
+    match goes to the extra deal's winner (R58).
+
+    Raises :class:`InvalidResult` (``reason="no_result"``) for a table without a final result."""
+    winners = [s for s, sc in score_match(m, options, knockout=True, team=team).items() if sc.outcome in ("win", "bye")]
+    return winners[0] if len(winners) == 1 else None
+
+
+def no_winner_reason(r: MatchResult) -> str:
+    """Why a knock-out match has no winner: ``"both_absent"``, or ``"both_lose"`` (each side lost: by R54
+    penalties, or one side absent and the other penalised with the loss of the match)."""
+    return "both_absent" if r.absent == "both" else "both_lose"
 
 
 @dataclass
@@ -254,7 +311,13 @@ def standings(t: Tournament, upto_round: int | None = None, *, group: int | None
 
     Only final results count (a pending or disputed table adds nothing yet). ``group``: only the entries
     of that group and the group rounds (groups_knockout). Tie-breaks as in the module docstring (R58).
+
+    Raises :class:`~guandan.tournament.errors.UnknownRound` when ``upto_round`` is not a paired round
+    (1..the number of rounds paired).
     """
+    if upto_round is not None and not (isinstance(upto_round, int) and 1 <= upto_round <= len(t.played)):
+        raise UnknownRound(f"round {upto_round} has not been paired (rounds paired: "
+                           f"{'1..' + str(len(t.played)) if t.played else 'none'})", round=upto_round)
     opts = t.options
     entries = [e for e in t.entries if group is None or e.group == group]
     rows = {e.id: Standing(0, e.id, e.name, withdrawn=not e.active) for e in entries}
@@ -293,9 +356,9 @@ def standings(t: Tournament, upto_round: int | None = None, *, group: int | None
                     row.penalties.append({"round": rnd.number, "table": m.table, "kind": p.kind,
                                           "levels": p.levels, "reason": p.reason, "loses_match": p.loses_match})
                 if ko and m.b is not None:
-                    if score.outcome == "loss":
+                    if score.outcome in ("loss", "absent"):  # an absent entry is out too (R58)
                         row.knockout_out = rnd.number
-                    elif rnd.number == max(ko_rounds) and len(rnd.matches) == 1:
+                    elif score.outcome == "win" and rnd.number == max(ko_rounds) and len(rnd.matches) == 1:
                         row.knockout_out = rnd.number + 1
             if m.b is not None and m.result is not None and m.result.absent is None:
                 met[m.a].append(m.b)

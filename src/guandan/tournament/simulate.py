@@ -8,21 +8,25 @@ pairings and the final standings. The same arguments give the same output, byte 
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Any
 
 from .director import add_entry, enter_result, pair_next_round
 from .errors import NoMoreRounds
 from .model import LEVEL_A, LEVEL_MIN, MatchResult, Options, Player, Round, Tournament
 from .scoring import standings
+from .teams import deal_values, upgrade_of
 
 
-def random_result(rng: random.Random, *, knockout: bool = False, team: bool = False) -> MatchResult:
+def random_result(rng: random.Random, *, knockout: bool = False, team: bool = False,
+                  upgrade: Sequence[int] | None = None) -> MatchResult:
     """A plausible result: each side's level uniform in 2..A; a side at A passed it with probability
     1/2 (never both); a knock-out draw gets an extra deal won by a random side; team matches get 2–12
-    random deals with each table's result in ±1..±3."""
+    random deals with each table's result one of the six results (1-2, 1-3, 1-4 for either team) valued
+    by ``upgrade``, the rule preset's (:func:`guandan.tournament.teams.upgrade_of`; default official)."""
     if team:
-        deals = [[rng.choice((-3, -2, -1, 1, 2, 3)), rng.choice((-3, -2, -1, 1, 2, 3))]
-                 for _ in range(rng.randint(2, 12))]
+        values = deal_values(upgrade if upgrade is not None else upgrade_of("official"))
+        deals = [[rng.choice(values), rng.choice(values)] for _ in range(rng.randint(2, 12))]
         r = MatchResult(team_deals=deals)
         if knockout and sum(a + b for a, b in deals) == 0:
             r.extra_deal = rng.choice("ab")
@@ -41,9 +45,11 @@ def random_result(rng: random.Random, *, knockout: bool = False, team: bool = Fa
 
 def play_round_randomly(t: Tournament, rnd: Round, rng: random.Random, at: str | None = None) -> None:
     """Enter a random final result at every table of ``rnd``."""
+    upgrade = upgrade_of(t.preset, t.overrides)
     for m in rnd.matches:
         if m.b is not None:
-            enter_result(t, rnd.number, m.table, random_result(rng, knockout=rnd.kind == "knockout", team=t.team),
+            enter_result(t, rnd.number, m.table,
+                         random_result(rng, knockout=rnd.kind == "knockout", team=t.team, upgrade=upgrade),
                          by=t.directors[0] if t.directors else "organiser", at=at)
 
 

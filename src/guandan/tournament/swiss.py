@@ -12,12 +12,16 @@ least total cost. An edge's cost has four tiers, scaled so that they are lexicog
 is larger than the most the lower tiers can add up to over a whole round; the weights are integers, so
 the matching is computed exactly):
 
-1. **violations**: a bye to an entry that has had one costs ``n//2 + 2`` (more than every repeat a round
-   can hold together), a repeat pairing costs 1. A round therefore gives no second bye whenever an entry
-   without a bye is active, and has no repeat whenever some pairing without one (and without a second
-   bye) exists, and otherwise as few repeats as possible;
+1. **violations**: a bye to an entry that has had ``k`` more byes than the active entry with the fewest
+   costs ``k · (n//2 + 2)`` (one extra bye costs more than every repeat a round can hold together), a
+   repeat pairing costs 1. A round therefore gives the bye to an entry with the fewest byes so far
+   whenever one is active: no second bye while an entry without a bye is active, no third while one
+   with a single bye is, and so on (3 entries over 3 rounds: one bye each; over 6 rounds: two each).
+   Then it has no repeat whenever some such pairing without one exists, and otherwise as few repeats
+   as possible;
 2. **the bye**: the bye edge costs the recipient's distance from the bottom of the standings (0 for the
-   last entry): the bye goes to the lowest-ranked entry without a bye yet, unless that forces tier 1;
+   last entry): the bye goes to the lowest-ranked entry with the fewest byes, unless that forces a
+   repeat (tier 1);
 3. **field-point difference**: ``(fp_i − fp_j)²`` (the square prefers two pairs one point apart to one
    pair two points apart: fewer, smaller floats between score groups);
 4. **standings order**: ``(r_i − r_j)²`` where r is the place in the current standings (seed order before
@@ -29,7 +33,7 @@ A bye scores as a win (3 field points, R58 "win"); see :mod:`guandan.tournament.
 seconds), so above ``full_limit`` (64) entries the standings are matched in sliding windows: the top
 ``window`` (24) unpaired entries are matched, the pairs that include one of the window's top half are
 kept, and the window slides down; the last window takes the bye node. If any kept pair is a repeat or a
-second bye, the round is matched again with windows twice as large, and in the end on the complete
+bye beyond the fewest, the round is matched again with windows twice as large, and in the end on the complete
 graph, so tier 1 is as good as the complete matching's. Tiers 3 and 4 are then optimal within each
 window rather than over the whole field.
 """
@@ -37,7 +41,8 @@ window rather than over the whole field.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 
 import networkx as nx
 
@@ -64,16 +69,26 @@ def pair_first_round(order: Sequence[int], mode: str = "seeded",
     return [(ids[i], ids[i + half]) for i in range(half)], bye
 
 
+def bye_counts(had_bye: Mapping[int, int] | Iterable[int]) -> Counter[int]:
+    """Byes per entry from a mapping ``{id: byes}`` or an iterable of ids (each occurrence one bye)."""
+    if isinstance(had_bye, Mapping):
+        return Counter({e: int(c) for e, c in had_bye.items()})
+    return Counter(had_bye)
+
+
 class _Costs:
     """The four-tier integer costs of the module docstring for one round."""
 
     def __init__(self, ranked: Sequence[int], fp: dict[int, int], played: set[frozenset[int]],
-                 had_bye: set[int]) -> None:
+                 had_bye: Mapping[int, int] | Iterable[int]) -> None:
         self.n = n = len(ranked)
         self.rank = {e: i for i, e in enumerate(ranked)}
         self.fp = fp
         self.played = played
-        self.had_bye = had_bye
+        byes = bye_counts(had_bye)
+        fewest = min((byes[e] for e in ranked), default=0)
+        #: byes beyond the fewest of the active entries, per entry (tier 1 of a bye to that entry)
+        self.extra_byes = {e: byes[e] - fewest for e in ranked}
         self.fp_floor = min((fp.get(e, 0) for e in ranked), default=0)
         spread = max((fp.get(e, 0) for e in ranked), default=0) - self.fp_floor
         pairs = n // 2 + 1
@@ -81,14 +96,15 @@ class _Costs:
         self.b3 = spread * spread * pairs + 1
         self.b2 = n + 1
         self.second_bye = n // 2 + 2
-        self.top = (self.second_bye + 2) * self.b2 * self.b3 * self.b4 + 1
+        most = max(self.extra_byes.values(), default=0)
+        self.top = (max(most, 1) * self.second_bye + 2) * self.b2 * self.b3 * self.b4 + 1
 
     def cost(self, i: int, j: int) -> int:
         if j == BYE:
             i, j = j, i
         if i == BYE:
             r = self.rank[j]
-            t1 = self.second_bye if j in self.had_bye else 0
+            t1 = self.second_bye * self.extra_byes[j]
             t2 = self.n - 1 - r
             d = self.fp.get(j, 0) - self.fp_floor
             t4 = (self.n - r) ** 2
@@ -103,7 +119,7 @@ class _Costs:
         if j == BYE:
             i, j = j, i
         if i == BYE:
-            return j in self.had_bye
+            return self.extra_byes[j] > 0
         return frozenset((i, j)) in self.played
 
 
@@ -124,17 +140,18 @@ def _order(a: int, b: int, costs: _Costs) -> tuple[int, int]:
 
 
 def pair_round(ranked: Sequence[int], fp: dict[int, int], played: Iterable[frozenset[int]],
-               had_bye: Iterable[int], *, window: int = 24,
+               had_bye: Mapping[int, int] | Iterable[int], *, window: int = 24,
                full_limit: int = 64) -> tuple[list[tuple[int, int]], int | None]:
     """Pair one Swiss round after round 1.
 
     ``ranked``: the active entries in current standings order (best first); ``fp``: their field points;
-    ``played``: the pairs that have met (``frozenset({a, b})``); ``had_bye``: entries that had a bye.
+    ``played``: the pairs that have met (``frozenset({a, b})``); ``had_bye``: the byes so far, as
+    ``{entry: byes}`` or as entry ids, one per bye (a set: at most one each).
     Returns ``(pairs, bye)``: pairs ``(a, b)`` with ``a`` the higher-ranked, in standings order of ``a``;
     ``bye`` the entry with the bye or None. Weights and the large-field windows: module docstring.
     """
     ranked = list(ranked)
-    costs = _Costs(ranked, fp, set(played), set(had_bye))
+    costs = _Costs(ranked, fp, set(played), had_bye)
     while len(ranked) > full_limit and window < len(ranked):
         got = _windowed(ranked, costs, window)
         if got is not None:
@@ -173,12 +190,13 @@ def _finish(pairs: list[tuple[int, int]], costs: _Costs) -> tuple[list[tuple[int
 
 
 def round_cost(pairs: Iterable[tuple[int, int]], bye: int | None, ranked: Sequence[int], fp: dict[int, int],
-               played: Iterable[frozenset[int]], had_bye: Iterable[int]) -> tuple[int, int, int, int]:
+               played: Iterable[frozenset[int]],
+               had_bye: Mapping[int, int] | Iterable[int]) -> tuple[int, int, int, int]:
     """The four tiers ``(violations, bye distance, Σ fp difference², Σ rank difference²)`` of a round, for
     tests and reports (violations weighted as in tier 1)."""
-    c = _Costs(list(ranked), fp, set(played), set(had_bye))
+    c = _Costs(list(ranked), fp, set(played), had_bye)
     t1 = sum(frozenset((a, b)) in c.played for a, b in pairs)
-    t1 += c.second_bye if bye is not None and bye in c.had_bye else 0
+    t1 += c.second_bye * c.extra_byes[bye] if bye is not None else 0
     t2 = c.n - 1 - c.rank[bye] if bye is not None else 0
     t3 = sum((fp.get(a, 0) - fp.get(b, 0)) ** 2 for a, b in pairs)
     t3 += (fp.get(bye, 0) - c.fp_floor) ** 2 if bye is not None else 0

@@ -1,8 +1,8 @@
 // pyguandan browser UI: entry point, router and page header.
 //
 // Routes (path routing; the server serves index.html for each, and "#/room/x" style hashes work
-// too for a static preview): /  /room/{id}  /profile/{name}  /replay/{id}  /leaderboard  /history
-// /tournaments  /tournaments/{id}
+// too for a static preview): /  /room/{id}  /profile/{name}  /replay/{id}  /review/{id}?deal=N&seat=S
+// /leaderboard  /history  /tournaments  /tournaments/{id}
 // (/login?next=/room/x shows the lobby, which asks to sign in when nobody is signed in, and goes
 // back to the path in `next` once signed in; the header's sign-in link for signed-out people
 // leads there from any page)
@@ -58,13 +58,22 @@
 //   organiser:   organiser-panel, org-pair-btn, org-repair-btn, org-entry-form, org-player1,
 //                org-player2, org-club, org-rating, org-entry-add, org-csv, org-csv-btn,
 //                org-result-form, org-result-table (value "round:table"), org-level-a, org-level-b,
-//                org-passed, org-absent, org-time, org-correct, org-reason, org-result-btn,
+//                org-passed, org-absent, org-extra (knock-out draws), org-time, org-correct, org-reason, org-result-btn,
 //                org-penalty-form, org-penalty-table, org-penalty-side, org-penalty-levels,
 //                org-penalty-reason, org-penalty-loses, org-penalty-btn, org-withdraw-entry,
 //                org-withdraw-btn, org-codirector-name, org-codirector-btn, org-audit-log, org-audit-row
 //   replay:      replay-first, replay-prev-deal, replay-prev, replay-next, replay-next-deal,
 //                replay-last, replay-play, replay-step, replay-desc, replay-table, replay-rules,
-//                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card)
+//                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card), replay-review
+//                (opens the review of the deal shown)
+//   review:      review-page, review-title, review-back, review-deal-prev, review-deal,
+//                review-deal-next, review-seat-0..3 (aria-pressed), review-progress,
+//                review-progress-bar, review-error, review-summary, review-view-seat,
+//                review-view-real (aria-pressed), review-list, review-row (data-index,
+//                data-severity; class "costly" when marked), review-mark, review-played,
+//                review-best, review-real-best, review-est-played, review-est-best,
+//                review-est-real-best, review-board, review-board-desc, review-hand-0..3,
+//                review-link (the game-over panel)
 
 import { h, link, replaceChildren, toast } from "./dom.js";
 import { get, post } from "./api.js";
@@ -72,6 +81,7 @@ import { LANGS, getLang, onLangChange, setLang, t } from "./i18n.js";
 import { mountLobby } from "./lobby.js";
 import { mountRoom } from "./room.js";
 import { mountReplay } from "./replay.js";
+import { mountReview } from "./review.js";
 import { mountHistory, mountLeaderboard, mountProfile, notFoundPage } from "./pages.js";
 import { mountTournament, mountTournaments } from "./tournaments.js";
 import { errText } from "./auth.js";
@@ -81,6 +91,7 @@ const ROUTES = [
   [/^\/room\/([^/]+)\/?$/, mountRoom, (m) => ({ id: decodeURIComponent(m[1]) })],
   [/^\/profile\/([^/]+)\/?$/, mountProfile, (m) => ({ name: decodeURIComponent(m[1]) })],
   [/^\/replay\/([^/]+)\/?$/, mountReplay, (m) => ({ id: decodeURIComponent(m[1]) })],
+  [/^\/review\/([^/]+)\/?$/, mountReview, (m) => ({ id: decodeURIComponent(m[1]) })],
   [/^\/leaderboard\/?$/, mountLeaderboard, () => ({})],
   [/^\/tournaments\/?$/, mountTournaments, () => ({})],
   [/^\/tournaments\/([0-9]+)\/?$/, mountTournament, (m) => ({ id: m[1] })],

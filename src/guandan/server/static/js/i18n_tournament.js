@@ -160,6 +160,8 @@ export const TOURNAMENT_EN = {
   err_result_already_entered: "This table already has a different result. Tick \"Correct\" to change it.",
   err_no_result: "This table has no result yet.",
   err_not_at_table: "That pair does not play at this table.",
+  err_no_winner: "Round {round}, table {table} has no winner (both absent or both lost by penalty): correct that result first.",
+  tour_extra_who: "Extra deal won by",
 };
 
 export const TOURNAMENT_ZH = {
@@ -319,4 +321,6 @@ export const TOURNAMENT_ZH = {
   err_result_already_entered: "这张牌桌已有不同的成绩。勾选“更正”才能修改。",
   err_no_result: "这张牌桌还没有成绩。",
   err_not_at_table: "这个参赛队不在这张牌桌。",
+  err_no_winner: "第 {round} 轮第 {table} 桌没有胜者（双方缺席或都被判负），请先更正该桌成绩。",
+  tour_extra_who: "加赛一副的胜方",
 };

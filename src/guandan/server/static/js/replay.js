@@ -144,7 +144,7 @@ export function buildSteps(record) {
 }
 
 /** Mount the replay of game params.id into el. Returns {destroy(), onLang()}. */
-export function mountReplay(el, params, _ctx) {
+export function mountReplay(el, params, ctx) {
   let destroyed = false;
   let data = null;
   let steps = [];
@@ -244,6 +244,17 @@ export function mountReplay(el, params, _ctx) {
     }
   }
 
+  /** The review of the deal shown (of the signed-in player's seat, else seat 1). */
+  function openReview() {
+    const n = Math.max(1, dealStarts.filter((x) => x <= idx).length);
+    const me = ctx && ctx.me ? ctx.me.name : null;
+    const mine = (Array.isArray(data.players) ? data.players : []).find((p) => p && me && p.name === me);
+    const seat = mine && Number.isInteger(mine.seat) ? mine.seat : 0;
+    const path = `/review/${encodeURIComponent(data.id ?? params.id)}?deal=${n}&seat=${seat}`;
+    if (ctx && ctx.navigate) ctx.navigate(path);
+    else window.location.assign(path);
+  }
+
   function handEl(s, seat) {
     const sorted = sortCards(s.hands[seat], s.level);
     const place = s.finished.indexOf(seat);
@@ -298,6 +309,7 @@ export function mountReplay(el, params, _ctx) {
       btn("replay-play", autoTimer ? "❚❚" : "▶", autoTimer ? "replay_pause" : "replay_play", toggleAuto, false, autoTimer ? "primary" : ""),
     );
     const showPoints = Array.isArray(s.points_total);
+    const finished = steps.some((x) => x.event && x.event.type === "game_over");
     const center = h(
       "div",
       { class: "table-center" },
@@ -323,6 +335,7 @@ export function mountReplay(el, params, _ctx) {
           data.preset || header ? h("span", { class: "muted replay-rules", testid: "replay-rules" }, replayRules()) : null,
           Number.isInteger(data.winner_team) ? h("span", { class: "badge" }, t("game_over_winner", { team: teamName(data.winner_team) })) : null,
           h("a", { class: "btn small", href: `/api/games/${encodeURIComponent(data.id ?? params.id)}/record`, download: `game-${data.id ?? params.id}.jsonl`, title: t("download_title"), testid: "download-record" }, t("download_record")),
+          finished ? h("button", { type: "button", class: "btn small primary", testid: "replay-review", title: t("review_button_title"), onclick: openReview }, t("review_button")) : null,
         ),
         controls,
         h("div", { class: "replay-step muted", testid: "replay-step" }, `${t("replay_step", { i: idx + 1, n: steps.length })} · ${t("replay_keys")}`),

@@ -101,6 +101,9 @@ export function organiserPanel(d, opts) {
   const absent = h("select", { testid: "org-absent" },
     h("option", { value: "" }, t("tour_nobody")), h("option", { value: "a" }, t("tour_side_a")), h("option", { value: "b" }, t("tour_side_b")),
     h("option", { value: "both" }, t("tour_both")));
+  const extra = h("select", { testid: "org-extra" },
+    h("option", { value: "" }, t("tour_nobody")), h("option", { value: "a" }, t("tour_side_a")), h("option", { value: "b" }, t("tour_side_b")));
+  const knockout = d.rounds_list.some((r) => r.kind === "knockout");
   const timeCalled = h("input", { type: "checkbox", testid: "org-time", checked: true });
   const correct = h("input", { type: "checkbox", testid: "org-correct" });
   const reason = h("input", { type: "text", maxlength: "64", testid: "org-reason" });
@@ -111,7 +114,8 @@ export function organiserPanel(d, opts) {
       if (!tableSel.value) return;
       const [round, table] = tableSel.value.split(":").map(Number);
       const body = { round, table, level_a: Number(la.value), level_b: Number(lb.value), passed_a: passed.value || null,
-        time_called: timeCalled.checked, absent: absent.value || null, correct: correct.checked, reason: reason.value.trim() || null };
+        time_called: timeCalled.checked, absent: absent.value || null, extra_deal: extra.value || null,
+        correct: correct.checked, reason: reason.value.trim() || null };
       if (body.absent) {
         body.level_a = 2;
         body.level_b = 2;
@@ -123,7 +127,8 @@ export function organiserPanel(d, opts) {
   open.length ? null : h("p", { class: "hint" }, t("tour_not_paired")),
   field(t("tour_col_table"), tableSel, "wide"),
   h("div", { class: "form-grid" },
-    field(t("tour_level_a"), la), field(t("tour_level_b"), lb), field(t("tour_passed_who"), passed), field(t("tour_absent_who"), absent)),
+    field(t("tour_level_a"), la), field(t("tour_level_b"), lb), field(t("tour_passed_who"), passed), field(t("tour_absent_who"), absent),
+    knockout ? field(t("tour_extra_who"), extra) : null),
   h("label", { class: "check-row" }, timeCalled, h("span", {}, t("tour_time_called_check"))),
   h("label", { class: "check-row" }, correct, h("span", {}, t("tour_correct_check"))),
   field(t("tour_reason"), reason),

@@ -174,6 +174,9 @@ function gameOverPart(store, actions, g, kv) {
       isOwner(store) && !next ? h("button", { type: "button", class: "btn primary", testid: "again-btn", onclick: actions.onPlayAgain }, t("play_again")) : null,
       next ? h("button", { type: "button", class: "btn primary", testid: "again-follow", onclick: () => actions.followTo(next) }, t("play_again_join")) : null,
       g.game_id !== undefined && g.game_id !== null ? link(`/replay/${g.game_id}`, t("watch_replay"), { testid: "replay-link", class: "btn" }) : null,
+      g.game_id !== undefined && g.game_id !== null
+        ? link(`/review/${g.game_id}?deal=1&seat=${Number.isInteger(mySeat(store)) ? mySeat(store) : 0}`, t("review_button"), { testid: "review-link", class: "btn", title: t("review_button_title") })
+        : null,
       link("/", t("back_to_lobby"), { class: "btn secondary", testid: "result-lobby" }),
     ),
   );

@@ -4,8 +4,8 @@ A tournament's whole state is the engine's JSON (``guandan.tournament.to_json``,
 ``guandan tournament`` CLI saves) in ``tournaments.state``, written only over the ``version`` it was
 read at (optimistic concurrency). Every organiser action adds a ``tournament_audit`` row.
 
-Revision ID: 0005
-Revises: 0004
+Revision ID: 0006
+Revises: 0005
 Create Date: 2026-12-04 00:00:00
 """
 
@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-revision: str = "0005"
-down_revision: str | None = "0004"
+revision: str = "0006"
+down_revision: str | None = "0005"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
