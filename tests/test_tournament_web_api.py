@@ -412,3 +412,37 @@ def test_round_robin_runs_to_the_end(orga: httpx.Client) -> None:
         3 + sum(3 if m["a"] == e else 1 for r in d["rounds_list"] for m in r["matches"] if m["b"] and e in (m["a"], m["b"]))
         for e in (1, 2, 3))
     assert post("/rounds", {}, status=409)["code"] == "no_more_rounds"
+
+
+def test_groups_then_knockout_final_needs_the_extra_deal(orga: httpx.Client) -> None:
+    """Two groups of two, then a final of the two group winners (2 rounds). A drawn final needs the
+    extra deal (R58): without it 400 invalid_result/extra_deal_needed; with it the event is finished."""
+    r = orga.post("/api/tournaments", json={"name": "GK", "format": "groups_knockout", "groups": 2,
+                                            "knockout_size": 2})
+    assert r.status_code == 201, r.text
+    gk = r.json()["tournament"]["id"]
+    v = 1
+
+    def post(path: str, body: dict[str, Any], status: int = 200) -> dict[str, Any]:
+        nonlocal v
+        r = orga.post(f"/api/tournaments/{gk}{path}", json={**body, "version": v})
+        assert r.status_code == status, r.text
+        v = r.json().get("version", v)
+        return r.json()
+
+    post("/entries", {"entries": [{"players": [f"g{i}", f"h{i}"], "seed": i} for i in range(1, 5)]})
+    groups = post("/rounds", {})["round"]["matches"]
+    # snake by seed: group 1 = seeds 1 and 4, group 2 = seeds 2 and 3
+    assert {frozenset((m["a"], m["b"])) for m in groups} == {frozenset((1, 4)), frozenset((2, 3))}
+    for m in groups:  # the lower seed wins each group match: levels 9 to 6
+        post("/results", {"round": 1, "table": m["table"], "time_called": True,
+                          "level_a": 9 if m["a"] < m["b"] else 6, "level_b": 6 if m["a"] < m["b"] else 9})
+    final = post("/rounds", {})["round"]["matches"]
+    assert len(final) == 1 and {final[0]["a"], final[0]["b"]} == {1, 2} and final[0]["stage"] == "final"
+    body = {"round": 2, "table": 1, "level_a": 10, "level_b": 10, "time_called": True}
+    err = post("/results", body, status=400)
+    assert (err["code"], err["params"]["reason"]) == ("invalid_result", "extra_deal_needed")
+    post("/results", {**body, "extra_deal": "b"})
+    d = orga.get(f"/api/tournaments/{gk}").json()
+    assert (d["status"], d["rounds_played"], d["rounds_total"]) == ("finished", 2, 2)
+    assert d["standings"][0]["id"] == final[0]["b"]  # the extra deal's winner is the champion
