@@ -204,6 +204,8 @@ def test_organiser_enters_a_result(open_page: Callable[..., Any], server: Any, e
     fits = table.evaluate("t => t.scrollWidth <= t.parentElement.clientWidth")
     assert fits, "the standings table is wider than its panel"
     lang = "zh" if locale == "zh-CN" else "en"
+    page.evaluate("() => window.scrollTo(0, 0)")  # the sticky header stays at the top of the full-page shot
+    page.wait_for_timeout(200)
     page.screenshot(path=str(ARTIFACTS / f"tournament-organiser-{lang}-{viewport[0]}.png"), full_page=True)
     page.locator(".standings-panel").screenshot(path=str(ARTIFACTS / f"tournament-standings-{lang}-{viewport[0]}.png"))
 
@@ -289,4 +291,6 @@ def test_organiser_creates_adds_entries_and_pairs_through_the_page(open_page: Ca
                                              cookies={c["name"]: c["value"] for c in page.context.cookies()},
                                              timeout=30).json()["log"]]
     assert ops == ["create", "add_entries", "add_entries", "pair"]
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_timeout(200)
     page.screenshot(path=str(ARTIFACTS / "tournament-organiser-paired-en-1366.png"), full_page=True)
