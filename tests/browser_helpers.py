@@ -59,6 +59,7 @@ class LiveServer:
 
     Args:
         db_path: the SQLite file (created by the migrations).
+        db_url: another database instead (a PostgreSQL URL); ``db_path`` is then unused.
         bot_delay_s: seconds a bot waits before acting.
         away_grace_s: seconds the table waits for a disconnected person before the bot plays for
             them. Large by default, so that rooms of finished tests (whose pages are closed) stop
@@ -69,14 +70,14 @@ class LiveServer:
         RuntimeError: the server did not start within 30 seconds.
     """
 
-    def __init__(self, db_path: Path, bot_delay_s: float = 0.05, away_grace_s: float = 3600.0,
-                 settings: dict[str, Any] | None = None) -> None:
+    def __init__(self, db_path: Path | None, bot_delay_s: float = 0.05, away_grace_s: float = 3600.0,
+                 settings: dict[str, Any] | None = None, db_url: str | None = None) -> None:
         import uvicorn
 
         from guandan.server.app import create_app
         from guandan.server.settings import Settings
 
-        self.db_url = f"sqlite:///{db_path}"
+        self.db_url = db_url or f"sqlite:///{db_path}"
         self.app = create_app(Settings(db_url=self.db_url, bot_delay_s=bot_delay_s, seeded_deals=True,
                                        **(settings or {})))
         self.app.state.manager.away_grace_s = away_grace_s

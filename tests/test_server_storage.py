@@ -48,7 +48,8 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
     os.environ.get("CI", "").lower() != "true" and os.environ.get("GUANDAN_REQUIRE_POSTGRES") != "1"
 )
 BACKENDS = ["sqlite", "postgresql"]
-TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews"]
+TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
+          "tournaments", "tournament_directors", "tournament_audit"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
@@ -66,6 +67,10 @@ CONTRACT_COLUMNS = {
     "game_players": {"game_id", "seat", "user_id", "bot"},
     "game_events": {"room_id", "idx", "line"},
     "reviews": {"id", "game_id", "deal", "seat", "budget", "result", "created_at"},
+    "tournaments": {"id", "name", "format", "status", "rounds_played", "rounds_total", "organiser_id", "state",
+                    "version", "created_at", "updated_at"},
+    "tournament_directors": {"tournament_id", "user_id"},
+    "tournament_audit": {"id", "tournament_id", "user_id", "at", "operation", "version", "before", "after"},
 }
 
 

@@ -149,21 +149,25 @@ def test_no_remote_urls() -> None:
         )
 
 
+#: The string tables: i18n.js's EN and ZH, and the topic tables it merges in (same format).
+I18N_TABLES = (("i18n.js", "EN", "ZH"), ("i18n_tournament.js", "TOURNAMENT_EN", "TOURNAMENT_ZH"))
+
+
 def i18n_tables() -> dict[str, dict[str, str]]:
-    text = (JS_DIR / "i18n.js").read_text(encoding="utf-8")
-    tables = {}
-    for lang, const in (("en", "EN"), ("zh", "ZH")):
-        m = re.search(r"^const " + const + r" = \{\n(.*?)^\};", text, re.MULTILINE | re.DOTALL)
-        assert m, f"no {const} table"
-        entries: dict[str, str] = {}
-        for line in m.group(1).splitlines():
-            if not line.strip() or line.strip().startswith("//"):
-                continue
-            em = re.fullmatch(r'\s+([a-z0-9_]+): ("(?:[^"\\]|\\.)*"),', line)
-            assert em, f"{const}: unexpected line {line!r}"
-            assert em.group(1) not in entries, f"{const}: duplicate key {em.group(1)}"
-            entries[em.group(1)] = json.loads(em.group(2))
-        tables[lang] = entries
+    tables: dict[str, dict[str, str]] = {"en": {}, "zh": {}}
+    for name, *consts in I18N_TABLES:
+        text = (JS_DIR / name).read_text(encoding="utf-8")
+        for lang, const in zip(("en", "zh"), consts):
+            m = re.search(r"^(?:export )?const " + const + r" = \{\n(.*?)^\};", text, re.MULTILINE | re.DOTALL)
+            assert m, f"{name}: no {const} table"
+            entries = tables[lang]
+            for line in m.group(1).splitlines():
+                if not line.strip() or line.strip().startswith("//"):
+                    continue
+                em = re.fullmatch(r'\s+([a-z0-9_]+): ("(?:[^"\\]|\\.)*"),', line)
+                assert em, f"{const}: unexpected line {line!r}"
+                assert em.group(1) not in entries, f"{const}: duplicate key {em.group(1)}"
+                entries[em.group(1)] = json.loads(em.group(2))
     return tables
 
 
@@ -402,3 +406,37 @@ def test_ui_strings_carry_no_rule_ids() -> None:
     ids = re.compile(r"\b(?:R\d{1,2}|AMB-\d+|EC-\d+)\b")
     found = {(lang, k): v for lang, table in tables.items() for k, v in table.items() if ids.search(v)}
     assert not found, found
+
+
+def test_tournament_labels_and_error_codes_in_both_languages() -> None:
+    """The tournament pages build keys at run time (formats, statuses, table statuses, tie-breaks, the
+    audit log's operations) and translate every error code the tournament API can answer: the
+    engine's (guandan.tournament.errors) and the server's own (api_error(..., "code") in the modules)."""
+    import inspect
+
+    from guandan.server.models import TOURNAMENT_STATUSES
+    from guandan.tournament import errors
+    from guandan.tournament.model import FORMATS
+    from guandan.tournament.scoring import TIEBREAKS
+
+    keys = [f"tformat_{f}" for f in FORMATS] + [f"tstatus_{s}" for s in TOURNAMENT_STATUSES]
+    keys += [f"tmatch_{s}" for s in ("pending", "claimed", "disputed", "final", "bye")]
+    keys += [f"tb_{x}" for x in TIEBREAKS] + [f"tb_{x}_help" for x in TIEBREAKS]
+    server = STATIC.parent
+    from guandan.server.tournament_store import OPERATIONS
+
+    keys += [f"tour_op_{x}" for x in OPERATIONS]
+    codes = {c.code for _, c in inspect.getmembers(errors, inspect.isclass) if issubclass(c, errors.TournamentError)}
+    codes.discard("tournament_error")
+    for name in ("api_tournaments.py", "tournament_store.py", "tournament_views.py"):
+        codes |= set(re.findall(r'api_error\(\s*\d+,.*?"([a-z_]+)"(?:,|\))', (server / name).read_text(encoding="utf-8"),
+                                re.DOTALL))
+    assert {"stale_version", "not_director", "round_has_results", "impossible_level", "bad_csv"} <= codes
+    keys += [f"err_{c}" for c in codes]
+    tables = i18n_tables()
+    for lang in ("en", "zh"):
+        missing = sorted(k for k in keys if k not in tables[lang])
+        assert not missing, (lang, missing)
+    assert tables["zh"]["tformat_swiss"].startswith("积分编排")
+    assert (tables["zh"]["tb_net"], tables["zh"]["tb_cumulative"], tables["zh"]["tour_field_points"]) == \
+        ("净积小分", "累积小分", "场分")

@@ -31,6 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from . import api_accounts
 from .api_reviews import make_reviews_router
 from .api_rooms import make_rooms_router
+from .api_tournaments import make_tournaments_router
 from .hardening import GuardMiddleware, install_catch_all
 from .settings import Settings
 from .manager import TableManager
@@ -40,7 +41,7 @@ from .ws import MAX_FRAME_BYTES, make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
 PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/review/{game_id}", "/leaderboard",
-         "/history", "/login")
+         "/history", "/login", "/tournaments", "/tournaments/{tournament_id}")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -91,6 +92,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     reviews = ReviewService(session_factory, settings)
     app.state.reviews = reviews
     app.include_router(make_reviews_router(reviews))
+    app.include_router(make_tournaments_router())
     install_catch_all(app)
     app.add_middleware(GuardMiddleware, max_body_bytes=settings.max_body_bytes)
     app.mount("/static", StaticFiles(directory=str(settings.static_dir)), name="static")

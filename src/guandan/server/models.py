@@ -2,8 +2,10 @@
 
 The tables are exactly those of the server contract: ``users``, ``sessions``, ``rooms``,
 ``room_seats``, ``games``, ``game_players`` and ``game_events`` (the live games, one row per record
-line: issue 10, :mod:`guandan.server.gamestore`), and ``reviews`` (the computed reviews of deals
-of finished games: issue 22, :mod:`guandan.server.reviews`). The schema itself is created by the Alembic
+line: issue 10, :mod:`guandan.server.gamestore`), ``reviews`` (the computed reviews of deals
+of finished games: issue 22, :mod:`guandan.server.reviews`), and the tournaments run on the site:
+``tournaments``, ``tournament_directors`` and ``tournament_audit`` (:mod:`guandan.server.tournament_store`).
+The schema itself is created by the Alembic
 migrations in :mod:`guandan.server.migrations` (see :func:`guandan.server.db.migrate`), never by
 ``metadata.create_all``; a test checks that the two agree.
 
@@ -268,3 +270,66 @@ class ReviewRow(Base):
     budget: Mapped[str] = mapped_column(String(200), nullable=False)
     result: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+
+
+TOURNAMENT_NAME_MAX = 64
+TOURNAMENT_STATUSES = ("registering", "running", "finished")
+
+
+class TournamentRow(Base):
+    """A tournament run on the site. ``state`` is the engine's JSON (:func:`guandan.tournament.to_json`,
+    the same text the ``guandan tournament`` CLI saves); ``version`` goes up by one with every change
+    (optimistic concurrency: a change is written only over the version it was made from). ``name``,
+    ``format``, ``status``, ``rounds_played`` and ``rounds_total`` copy the state for the list page."""
+
+    __tablename__ = "tournaments"
+    __table_args__ = (
+        CheckConstraint("status IN ('registering', 'running', 'finished')", name="status"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(TOURNAMENT_NAME_MAX), nullable=False)
+    format: Mapped[str] = mapped_column(String(16), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="registering")
+    rounds_played: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    rounds_total: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    organiser_id: Mapped[int | None] = mapped_column(
+        ForeignKey("users.id", ondelete="SET NULL"), nullable=True, index=True
+    )
+    state: Mapped[str] = mapped_column(Text, nullable=False)
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1)
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow, index=True)
+
+    organiser: Mapped[User | None] = relationship()
+
+
+class TournamentDirectorRow(Base):
+    """A co-director of a tournament: may change it like its organiser (not name other co-directors)."""
+
+    __tablename__ = "tournament_directors"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True)
+
+    user: Mapped[User] = relationship()
+
+
+class TournamentAuditRow(Base):
+    """One organiser action on a tournament: who, when, the operation, the values before and after
+    (JSON), and the tournament ``version`` it produced. Never updated or deleted by the server."""
+
+    __tablename__ = "tournament_audit"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=False, index=True
+    )
+    user_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+    operation: Mapped[str] = mapped_column(String(32), nullable=False)
+    version: Mapped[int] = mapped_column(Integer, nullable=False)
+    before: Mapped[Any] = mapped_column(JSON, nullable=True)
+    after: Mapped[Any] = mapped_column(JSON, nullable=True)
+
+    user: Mapped[User | None] = relationship()

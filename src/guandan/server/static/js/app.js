@@ -2,13 +2,13 @@
 //
 // Routes (path routing; the server serves index.html for each, and "#/room/x" style hashes work
 // too for a static preview): /  /room/{id}  /profile/{name}  /replay/{id}  /review/{id}?deal=N&seat=S
-// /leaderboard  /history
+// /leaderboard  /history  /tournaments  /tournaments/{id}
 // (/login?next=/room/x shows the lobby, which asks to sign in when nobody is signed in, and goes
 // back to the path in `next` once signed in; the header's sign-in link for signed-out people
 // leads there from any page)
 //
 // Stable data-testid attributes for browser tests:
-//   header:      lang-switch (select: "zh" | "en"), nav-lobby, nav-leaderboard, nav-history,
+//   header:      lang-switch (select: "zh" | "en"), nav-lobby, nav-tournaments, nav-leaderboard, nav-history,
 //                nav-profile, nav-login (signed out: opens the sign-in form, then comes back),
 //                user-name, logout-btn, toast (one-line messages, errors)
 //   sign-in:     login-form, login-name, login-password, login-btn, register-btn, guest-btn
@@ -48,6 +48,20 @@
 //                download-record (also on the replay page)
 //   not found:   not-found, not-found-home
 //   leaderboard: leaderboard, leaderboard-row
+//   tournaments: tournament-list, tournament-item (data-tournament="{id}"), tournament-status,
+//                create-tournament-form, create-tournament-name, create-tournament-preset,
+//                create-tournament-format, create-tournament-rounds, create-tournament-minutes,
+//                create-tournament-btn
+//   tournament:  tournament-title, tournament-error, standings-table, standings-row (data-entry),
+//                standings-fp, prize-list, round-section (data-round), pairing-row (data-table,
+//                data-status), print-round-btn, print-btn, export-csv, export-json
+//   organiser:   organiser-panel, org-pair-btn, org-repair-btn, org-entry-form, org-player1,
+//                org-player2, org-club, org-rating, org-entry-add, org-csv, org-csv-btn,
+//                org-result-form, org-result-table (value "round:table"), org-level-a, org-level-b,
+//                org-passed, org-absent, org-extra (knock-out draws), org-time, org-correct, org-reason, org-result-btn,
+//                org-penalty-form, org-penalty-table, org-penalty-side, org-penalty-levels,
+//                org-penalty-reason, org-penalty-loses, org-penalty-btn, org-withdraw-entry,
+//                org-withdraw-btn, org-codirector-name, org-codirector-btn, org-audit-log, org-audit-row
 //   replay:      replay-first, replay-prev-deal, replay-prev, replay-next, replay-next-deal,
 //                replay-last, replay-play, replay-step, replay-desc, replay-table, replay-rules,
 //                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card), replay-review
@@ -69,6 +83,7 @@ import { mountRoom } from "./room.js";
 import { mountReplay } from "./replay.js";
 import { mountReview } from "./review.js";
 import { mountHistory, mountLeaderboard, mountProfile, notFoundPage } from "./pages.js";
+import { mountTournament, mountTournaments } from "./tournaments.js";
 import { errText } from "./auth.js";
 
 const ROUTES = [
@@ -78,6 +93,8 @@ const ROUTES = [
   [/^\/replay\/([^/]+)\/?$/, mountReplay, (m) => ({ id: decodeURIComponent(m[1]) })],
   [/^\/review\/([^/]+)\/?$/, mountReview, (m) => ({ id: decodeURIComponent(m[1]) })],
   [/^\/leaderboard\/?$/, mountLeaderboard, () => ({})],
+  [/^\/tournaments\/?$/, mountTournaments, () => ({})],
+  [/^\/tournaments\/([0-9]+)\/?$/, mountTournament, (m) => ({ id: m[1] })],
   [/^\/history\/?$/, mountHistory, () => ({})],
   [/^\/login\/?$/, mountLobby, () => ({})],
 ];
@@ -217,6 +234,7 @@ function renderHeader() {
       "nav",
       { class: "nav" },
       nav("/", "nav_lobby", "nav-lobby"),
+      nav("/tournaments", "nav_tournaments", "nav-tournaments"),
       nav("/leaderboard", "nav_leaderboard", "nav-leaderboard"),
       me ? nav("/history", "nav_history", "nav-history") : null,
       me ? nav(`/profile/${encodeURIComponent(me.name)}`, "nav_profile", "nav-profile") : null,

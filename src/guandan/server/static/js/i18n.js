@@ -4,6 +4,9 @@
 // own line as `key: "text",` so the test can read the keys without a JavaScript parser.
 // Placeholders are written {name} and filled by t(key, {name: value}).
 // Longer than ~800 lines on purpose: two flat string tables, one entry per line, no logic.
+// The tournament pages' strings sit in i18n_tournament.js, in the same format, merged below.
+
+import { TOURNAMENT_EN, TOURNAMENT_ZH } from "./i18n_tournament.js";
 
 const EN = {
   app_title: "Guandan",
@@ -851,7 +854,7 @@ const ZH = {
 };
 
 /** The string tables by language code. */
-export const STRINGS = { en: EN, zh: ZH };
+export const STRINGS = { en: { ...EN, ...TOURNAMENT_EN }, zh: { ...ZH, ...TOURNAMENT_ZH } };
 
 /** Supported languages, in switch order. */
 export const LANGS = ["zh", "en"];
@@ -905,7 +908,7 @@ export function onLangChange(fn) {
 /** Translate key with {placeholders}; falls back to English, then to the key itself. */
 export function t(key, params) {
   let s = STRINGS[current][key];
-  if (s === undefined) s = EN[key];
+  if (s === undefined) s = STRINGS.en[key];
   if (s === undefined) return key;
   if (params) {
     s = s.replace(/\{(\w+)\}/g, (m, name) => (params[name] === undefined || params[name] === null ? m : String(params[name])));

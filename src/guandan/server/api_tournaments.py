@@ -1,0 +1,285 @@
+"""Tournaments HTTP API: organisers run an event at physical tables, everyone reads the standings.
+
+Public (no login): ``GET /api/tournaments`` (list), ``GET /api/tournaments/{id}`` (entries, every round's
+pairings and results, standings with tie-breaks and penalties, prize list), ``GET .../export.csv``
+(standings) and ``GET .../export.json`` (the engine's state, the file ``guandan tournament`` reads;
+the organiser's log is left out unless a director asks).
+
+Signed in: ``POST /api/tournaments`` creates one (the creator is its organiser). The organiser and the
+co-directors only (401 without login, 403 ``not_director`` otherwise), each body carrying the
+``version`` last read (409 ``stale_version`` when the tournament changed since: reload):
+
+* ``POST .../entries`` ``{entries: [{name?, players: [a, b], club?, rating?, seed?}]}`` or ``{csv: text}``
+  (header ``name,partner,club,rating``); ``POST .../entries/{entry}/withdraw``;
+* ``POST .../codirectors`` ``{name}`` (the organiser only);
+* ``POST .../rounds`` pairs the next round; ``DELETE .../rounds/{n}?version=V`` pairs the latest round
+  again, only before its first result (409 ``round_has_results``);
+* ``POST .../results`` ``{round, table, level_a, level_b, passed_a, time_called, ..., correct?, reason?}``:
+  the same result twice is answered ``unchanged``; a different one 409 ``result_already_entered``
+  unless ``correct`` is true (the correction is kept in the log with the value before);
+* ``POST .../penalties`` ``{round, table, side, levels, reason, loses_match?}``;
+* ``GET .../log``: the audit log (who, when, operation, before, after).
+
+Errors are the server's ``{"error", "code", "params"}`` (:mod:`guandan.server.errors`); the engine's
+codes (docs/tournaments.md) pass through with their params, and the UI translates them.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
+
+from guandan.core.rules import PRESET_NAMES
+from guandan.tournament import (
+    Player,
+    add_entry,
+    add_penalty,
+    correct_result,
+    enter_result,
+    pair_next_round,
+    repair_round,
+    withdraw,
+)
+from guandan.tournament.director import check_config, find_match
+from guandan.tournament.errors import TournamentError
+from guandan.tournament.model import FORMATS, Options, Tournament, to_dict
+
+from . import tournament_store as store
+from .auth import CurrentUser, RequiredUser
+from .db import DbSession
+from .hardening import bad_text
+from .models import TOURNAMENT_NAME_MAX
+from .tournament_store import api_error
+from .tournament_views import detail_json, parse_entries_csv, result_from_body, round_json, standings_csv
+
+#: Largest request body (bytes), the app's limit (``Settings.max_body_bytes``): a CSV of 300 entries fits.
+MAX_BODY = 16 * 1024
+MAX_ROUNDS = 30
+TEXT_MAX = 64
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object (``{}`` when empty); 400 ``bad_body`` for anything else, 413
+    ``body_too_large`` (the app's guard already refuses bodies that are not JSON, with 415)."""
+    raw = await request.body()
+    if len(raw) > MAX_BODY:
+        raise api_error(413, f"the request body is too large (at most {MAX_BODY} bytes)", "body_too_large",
+                        {"max_bytes": MAX_BODY})
+    if not raw.strip():
+        return {}
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise api_error(400, "the request body must be UTF-8", "bad_body") from None
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        raise api_error(400, "the request body must be a JSON object", "bad_body") from None
+    if not isinstance(data, dict):
+        raise api_error(400, "the request body must be a JSON object", "bad_body")
+    return data
+
+
+Body = Annotated[dict[str, Any], Depends(json_body)]
+
+
+def _text(body: dict[str, Any], key: str, *, required: bool = False, code: str = "bad_text") -> str | None:
+    v = body.get(key)
+    if v is None or (isinstance(v, str) and not v.strip()):
+        if required:
+            raise api_error(400, f"{key} is required", code, {"field": key})
+        return None
+    if not isinstance(v, str) or bad_text(v) or len(v.strip()) > TEXT_MAX:
+        raise api_error(400, f"{key} must be text of at most {TEXT_MAX} characters", code,
+                        {"field": key, "max": TEXT_MAX})
+    return v.strip()
+
+
+def _int(body: dict[str, Any], key: str, lo: int, hi: int, default: Any = None, code: str = "bad_number") -> Any:
+    v = body.get(key, default)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
+        raise api_error(400, f"{key} must be a whole number from {lo} to {hi}", code, {"field": key, "min": lo, "max": hi})
+    return v
+
+
+def _entry_args(raw: Any, team: bool, index: int) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        raise api_error(400, f"entry {index} must be an object", "bad_entry", {"index": index})
+    players = raw.get("players")
+    want = 4 if team else 2
+    if not isinstance(players, list) or len(players) != want:
+        raise api_error(400, f"entry {index} needs {want} players", "bad_entry", {"index": index, "players": want})
+    names = []
+    for p in players:
+        if not isinstance(p, str) or not p.strip() or bad_text(p) or len(p.strip()) > TEXT_MAX:
+            raise api_error(400, f"entry {index}: every player needs a name", "bad_entry", {"index": index})
+        names.append(p.strip())
+    rating = raw.get("rating")
+    if rating is not None and (isinstance(rating, bool) or not isinstance(rating, (int, float))):
+        raise api_error(400, f"entry {index}: rating must be a number", "bad_entry", {"index": index})
+    return {"name": _text(raw, "name", code="bad_entry") or " / ".join(names), "players": names,
+            "club": _text(raw, "club", code="bad_entry"), "rating": rating,
+            "seed": _int(raw, "seed", 1, 100000, code="bad_entry")}
+
+
+def make_tournaments_router() -> APIRouter:
+    """The router of ``/api/tournaments`` (mounted by :func:`guandan.server.app.create_app`)."""
+    router = APIRouter(tags=["tournaments"])
+
+    @router.get("/api/tournaments")
+    def list_tournaments(db: DbSession) -> Any:
+        return {"tournaments": [store.summary(r) for r in store.list_rows(db)]}
+
+    @router.post("/api/tournaments", status_code=201)
+    def create_tournament(body: Body, user: RequiredUser, db: DbSession) -> Any:
+        name = _text(body, "name", required=True, code="bad_tournament_name")
+        assert name is not None
+        if len(name) > TOURNAMENT_NAME_MAX:
+            raise api_error(400, "the name is too long", "bad_tournament_name", {"max": TOURNAMENT_NAME_MAX})
+        fmt = body.get("format", "swiss")
+        if fmt not in FORMATS:
+            raise api_error(400, f"format must be one of {', '.join(FORMATS)}", "bad_format", {"valid": list(FORMATS)})
+        preset = body.get("preset", "official")
+        if preset not in PRESET_NAMES:
+            raise api_error(400, f"preset must be one of {', '.join(PRESET_NAMES)}", "bad_preset",
+                            {"valid": list(PRESET_NAMES)})
+        rounds = _int(body, "rounds", 1, MAX_ROUNDS, default=5)
+        minutes = _int(body, "time_limit", 0, 600, default=70)
+        opts = Options(groups=_int(body, "groups", 1, 64, default=2),
+                       knockout_size=_int(body, "knockout_size", 2, 64, default=4),
+                       prizes=_int(body, "prizes", 0, 100, default=3))
+        t = Tournament(name=name, format=fmt, rounds=rounds, preset=preset, match_minutes=minutes or None,
+                       options=opts)
+        try:
+            check_config(t)
+        except TournamentError as e:
+            raise store.engine_error(e) from None
+        row = store.create(db, t, user)
+        return {"tournament": store.summary(row)}
+
+    @router.get("/api/tournaments/{tid}")
+    def get_tournament(tid: int, db: DbSession, user: CurrentUser) -> Any:
+        row, t = store.load(db, tid)
+        return detail_json(row, t, store.director_names(db, row), store.can_direct(db, row, user))
+
+    @router.post("/api/tournaments/{tid}/entries")
+    def add_entries(tid: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
+        row, t = store.load(db, tid)
+        if "csv" in body:
+            items = parse_entries_csv(body["csv"], t.team)
+        elif isinstance(body.get("entries"), list) and body["entries"]:
+            items = [_entry_args(e, t.team, i) for i, e in enumerate(body["entries"], 1)]
+        else:
+            raise api_error(400, "send entries (a list) or csv (text)", "bad_entry", {"index": 0})
+
+        def apply(t: Tournament) -> list[int]:
+            at = store.now_iso()
+            return [add_entry(t, e["name"], [Player(p) for p in e["players"]], by=user.name, at=at,
+                              club=e["club"], rating=e["rating"], seed=e["seed"]).id for e in items]
+
+        row, t, ids = store.change(db, tid, user, body.get("version"), "add_entries", apply)
+        return {"added": ids, "version": row.version}
+
+    @router.post("/api/tournaments/{tid}/entries/{entry_id}/withdraw")
+    def withdraw_entry(tid: int, entry_id: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
+        reason = _text(body, "reason")
+        row, _t, _ = store.change(db, tid, user, body.get("version"), "withdraw",
+                                  lambda t: withdraw(t, entry_id, by=user.name, at=store.now_iso(), reason=reason))
+        return {"withdrawn": entry_id, "version": row.version}
+
+    @router.post("/api/tournaments/{tid}/codirectors")
+    def add_codirector(tid: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
+        row = store.add_codirector(db, tid, user, body.get("version"), body.get("name"))
+        return {"codirectors": store.director_names(db, row), "version": row.version}
+
+    @router.post("/api/tournaments/{tid}/rounds")
+    def pair_round(tid: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
+        row, t, rnd = store.change(db, tid, user, body.get("version"), "pair",
+                                   lambda t: pair_next_round(t, by=user.name, at=store.now_iso()))
+        return {"round": round_json(t, rnd.number), "version": row.version}
+
+    @router.delete("/api/tournaments/{tid}/rounds/{number}")
+    def repair(tid: int, number: int, user: RequiredUser, db: DbSession, version: int | None = None) -> Any:
+        def apply(t: Tournament) -> Any:
+            if not 1 <= number <= len(t.played):
+                raise api_error(404, f"round {number} has not been paired", "unknown_round", {"round": number})
+            if number != len(t.played) or t.played[-1].has_results:
+                raise api_error(409, f"round {number} already has results: it can no longer be paired again",
+                                "round_has_results", {"round": number})
+            return repair_round(t, by=user.name, at=store.now_iso())
+
+        row, t, rnd = store.change(db, tid, user, version, "repair", apply)
+        return {"round": round_json(t, rnd.number), "version": row.version}
+
+    @router.post("/api/tournaments/{tid}/results")
+    def enter(tid: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
+        round_no = _int(body, "round", 1, 1000, code="unknown_round")
+        table = _int(body, "table", 1, 100000, code="unknown_table")
+        if round_no is None or table is None:
+            raise api_error(400, "name the round and the table", "unknown_table", {"round": round_no, "table": table})
+        result = result_from_body(body)
+        reason = _text(body, "reason")
+        row, t = store.load(db, tid)
+        store.require_director(db, row, user)
+        try:
+            _rnd, m = find_match(t, round_no, table)
+        except TournamentError as e:
+            raise store.engine_error(e) from None
+        if m.result is not None and m.result == result and not body.get("correct"):
+            store.check_version(row, body.get("version"))
+            return {"unchanged": True, "version": row.version, "round": round_json(t, round_no)}
+        correct = bool(body.get("correct"))
+
+        def apply(t: Tournament) -> Any:
+            if correct:
+                return correct_result(t, round_no, table, result, by=user.name, at=store.now_iso(), reason=reason)
+            return enter_result(t, round_no, table, result, by=user.name, at=store.now_iso(), reason=reason)
+
+        row, t, _ = store.change(db, tid, user, body.get("version"), "correct" if correct else "result", apply)
+        return {"unchanged": False, "version": row.version, "round": round_json(t, round_no)}
+
+    @router.post("/api/tournaments/{tid}/penalties")
+    def penalty(tid: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
+        round_no = _int(body, "round", 1, 1000, code="unknown_round")
+        table = _int(body, "table", 1, 100000, code="unknown_table")
+        levels = _int(body, "levels", 0, 13, default=0)
+        reason = _text(body, "reason", required=True, code="reason_required")
+        side = body.get("side")
+        if side not in ("a", "b"):
+            raise api_error(400, "side must be 'a' or 'b'", "invalid_result", {"reason": "bad_side", "field": "side"})
+        if round_no is None or table is None:
+            raise api_error(400, "name the round and the table", "unknown_table", {"round": round_no, "table": table})
+        loses = bool(body.get("loses_match", False))
+        row, t, _ = store.change(db, tid, user, body.get("version"), "penalty",
+                                 lambda t: add_penalty(t, round_no, table, side, levels, reason or "",
+                                                       loses_match=loses, by=user.name, at=store.now_iso()))
+        return {"version": row.version, "round": round_json(t, round_no)}
+
+    @router.get("/api/tournaments/{tid}/log")
+    def audit_log(tid: int, user: RequiredUser, db: DbSession) -> Any:
+        row, _t = store.load(db, tid)
+        store.require_director(db, row, user)
+        return {"log": store.audit_rows(db, row), "version": row.version}
+
+    @router.get("/api/tournaments/{tid}/export.csv")
+    def export_csv(tid: int, db: DbSession) -> Response:
+        row, t = store.load(db, tid)
+        return Response(standings_csv(t).encode("utf-8"), media_type="text/csv; charset=utf-8",
+                        headers={"Content-Disposition": f'attachment; filename="tournament-{row.id}-standings.csv"'})
+
+    @router.get("/api/tournaments/{tid}/export.json")
+    def export_json(tid: int, db: DbSession, user: CurrentUser) -> Response:
+        row, t = store.load(db, tid)
+        state = to_dict(t)
+        if not store.can_direct(db, row, user):
+            state["log"] = []  # the organisers' log is theirs (GET .../log)
+        text = json.dumps(state, ensure_ascii=False, indent=1)
+        return Response(text.encode("utf-8"), media_type="application/json",
+                        headers={"Content-Disposition": f'attachment; filename="tournament-{row.id}.json"'})
+
+    return router
