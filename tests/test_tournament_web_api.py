@@ -194,7 +194,7 @@ def test_pair_round_one_by_seeding_with_a_bye(orga: httpx.Client) -> None:
 
 def test_repair_allowed_before_the_first_result(orga: httpx.Client) -> None:
     v = _get(orga)["version"]
-    r = orga.delete(f"/api/tournaments/{STATE['id']}/rounds/1", params={"version": v})
+    r = orga.request("DELETE", f"/api/tournaments/{STATE['id']}/rounds/1", params={"version": v}, json={})
     assert r.status_code == 200, r.text
     assert r.json()["version"] == v + 1
     assert len(_get(orga)["rounds_list"]) == 1
@@ -300,7 +300,7 @@ def test_round_two_results_correction_penalty(orga: httpx.Client) -> None:
     _post(orga, "/results", {"round": 2, "table": m12["table"], "absent": "a" if m12["a"] == 2 else "b"})
     # a wrong result first (10 : 10), then corrected to 5 at 10, 4 at J with time called
     _post(orga, "/results", _result(m45, {4: 10, 5: 10}, round=2, time_called=True))
-    r = orga.delete(f"/api/tournaments/{STATE['id']}/rounds/2", params={"version": _get(orga)["version"]})
+    r = orga.request("DELETE", f"/api/tournaments/{STATE['id']}/rounds/2", params={"version": _get(orga)["version"]}, json={})
     assert r.status_code == 409 and r.json()["code"] == "round_has_results"
     assert "already has results" in r.json()["error"]
     _post(orga, "/results", {**_result(m45, {4: "J", 5: 10}, round=2, time_called=True), "correct": True,
