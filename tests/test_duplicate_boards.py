@@ -298,6 +298,20 @@ def test_deal_board_plays_the_level_of_the_head_team():
     assert heads[0] > 0 and heads[1] > 0  # both teams at the head, at levels that differ
 
 
+def test_deal_board_head_team_level_is_reachable():
+    # R35: 头游's team has just gone up 3 (1-2), 2 (1-3) or 1 (1-4) levels from at least 2, so it is at
+    # 5..A, 4..A or 3..A (indices 3.., 2.., 1..; the R41 fall back to 2 is not drawn)
+    boards = deal_board_set(120, seed=3, tribute_share=1.0)
+    lowest = {2: 12, 3: 12, 4: 12}
+    for b in boards:
+        finish = b.tribute.prev_finish
+        mate_place = 2 if len(finish) == 2 else finish.index((finish[0] + 2) % 4) + 1
+        need = {2: 3, 3: 2, 4: 1}[mate_place]
+        assert b.level >= need, (b.number, finish, b.level)
+        lowest[mate_place] = min(lowest[mate_place], b.level)
+    assert lowest == {2: 3, 3: 2, 4: 1}  # the lowest reachable level is drawn for each result
+
+
 def _changed(data, path, value):
     """A deep copy of ``data`` with the value at ``path`` (keys and indices) replaced."""
     out = json.loads(json.dumps(data))

@@ -373,3 +373,14 @@ def test_saving_keeps_the_state_file_mode(tmp_path: Path) -> None:
     assert _run("add", str(state), "--player", "a", "--player", "b").exit_code == 0
     assert stat.S_IMODE(state.stat().st_mode) == 0o640
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.json"]
+
+
+def test_standings_word_a_lose_the_match_penalty(tmp_path: Path) -> None:
+    """R54: a penalty that loses the game reads "loses the match" in the standings, not "+0"."""
+    state = str(tmp_path / "s.json")
+    assert _run("create", state, "--entries", str(_entries_csv(tmp_path, ["A", "B", "C", "D"]))).exit_code == 0
+    assert _run("pair", state).exit_code == 0
+    r = _run("result", state, "--round", "1", "--table", "1", "--levels", "10:8", "--penalty", "a:lose:hid cards")
+    assert r.exit_code == 0, r.output
+    r = _run("standings", state)
+    assert r.exit_code == 0 and "r1 loses the match hid cards" in r.output and "+0" not in r.output, r.output

@@ -12,7 +12,7 @@ from guandan.tournament.errors import (DuplicateEntry, EntryWithdrawn, Impossibl
                                        NoResultToCorrect, NotAtTable, NotDirector, ResultAlreadyEntered,
                                        RoundHasResults, RoundIncomplete, StateError, TournamentError, UnknownEntry,
                                        UnknownRound, UnknownTable)
-from guandan.tournament.model import MatchResult, Player, Tournament, from_json, to_json
+from guandan.tournament.model import MatchResult, Penalty, Player, Tournament, from_json, to_json
 from guandan.tournament.scoring import standings
 
 
@@ -295,3 +295,23 @@ def test_counts_in_a_result_are_whole_numbers() -> None:
         with pytest.raises((InvalidResult, ImpossibleLevel)):
             enter_result(t, 1, 1, r)
     assert t.played[0].matches[0].result is None
+
+
+def test_an_untimed_match_without_a_pass_of_a_is_not_over() -> None:
+    """R5: a game ends when a side passes A; R58: the levels reached decide only when time is called.
+    In an untimed event a result where nobody passed A and time was not called is refused; with time
+    called, a pass of A, an absence or a lose-the-match penalty it is a finished match."""
+    t = _t(4)
+    t.match_minutes = None
+    pair_next_round(t, at="t1")  # seeded: 1-3, 2-4
+    with pytest.raises(InvalidResult) as e:
+        enter_result(t, 1, 1, MatchResult(10, 8))
+    assert e.value.params["reason"] == "unfinished"
+    assert t.played[0].matches[0].result is None
+    enter_result(t, 1, 1, MatchResult(14, 8, passed_a="a"))
+    enter_result(t, 1, 2, MatchResult(9, 8, penalties=(Penalty("b", 0, "hid cards", loses_match=True),)))
+    assert [m.result is not None for m in t.played[0].matches] == [True, True]
+    timed = _t(4)  # the default: 70-minute matches, where time called ends a match without a pass
+    pair_next_round(timed, at="t1")
+    enter_result(timed, 1, 1, MatchResult(10, 8))
+    assert timed.played[0].matches[0].result == MatchResult(10, 8)

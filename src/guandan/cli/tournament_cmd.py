@@ -65,6 +65,8 @@ def _round_table(t: Any, number: int) -> Any:
             res = "absent " + r.absent if r.absent else f"{level_name(r.level_a)}:{level_name(r.level_b)}"
             if r.passed_a:
                 res += f" (A passed by {r.passed_a})"
+            if r.extra_deal:
+                res += f" (extra deal at 2: {r.extra_deal})"
             if r.team_deals:
                 res = f"{len(r.team_deals)} deals"
             if rnd.kind == "knockout" and m.b is not None and _no_winner(t, m):
@@ -399,7 +401,8 @@ def standings_command(
     for col in ("place", "id", "name", "field pts", *t.options.tiebreaks, "W-D-L", "byes", "penalties"):
         tab.add_column(col)
     for s in table:
-        pen = "; ".join(f"r{p['round']} +{p['levels']} {esc(p['reason'])}" for p in s.penalties)
+        pen = "; ".join(f"r{p['round']} {'loses the match' if p.get('loses_match') else '+' + str(p['levels'])} "
+                        f"{esc(p['reason'])}" for p in s.penalties)
         tab.add_row(str(s.place), str(s.id), esc(s.name) + (" (withdrawn)" if s.withdrawn else ""), str(s.field_points),
                     *("" if v is None else str(v) for v in s.tiebreaks), f"{s.wins}-{s.draws}-{s.losses}",
                     str(s.byes), pen)

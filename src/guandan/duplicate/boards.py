@@ -584,8 +584,10 @@ def deal_board(number: int, rules: RuleSet, rng: random.Random, tribute_share: f
 
     Without tribute (probability ``1 - tribute_share``): a game's first deal, both teams at 2
     (R7, R43), the first leader by the preset's ``first_leader`` rule (R51). With tribute: a
-    previous result drawn uniformly among 1-2, 1-3 and 1-4 with random seats, the teams' levels
-    drawn uniformly from 2..A, the deal played at the level of 头游's team (R7), and the tribute
+    previous result drawn uniformly among 1-2, 1-3 and 1-4 with random seats, the other team's level
+    drawn from 2..A and 头游's team's from the levels it can have just reached (2 + the result's
+    upgrade under ``rules`` up to A, R35; the R41 fall back to 2 is not drawn), the deal played at
+    the level of 头游's team (R7), and the tribute
     and return chosen by the heuristic player (:class:`~guandan.agents.heuristic.HeuristicAgent`,
     R45, R47), or an anti-tribute when the hands make one (R48).
 
@@ -618,6 +620,8 @@ def deal_board(number: int, rules: RuleSet, rng: random.Random, tribute_share: f
         finish = (head, losers[0], losers[1], mate)
         rest[mate] = rng.randint(1, 15)
     team_levels = [rng.randrange(13), rng.randrange(13)]
+    # 头游's team has just gone up by the result's upgrade from at least 2 (R35): at least 2 + upgrade
+    team_levels[head & 1] = min(12, rules.upgrade[code] + team_levels[head & 1] * (13 - rules.upgrade[code]) // 13)
     level = team_levels[head & 1]
     prev = DealResult(finish, (rest[0], rest[1], rest[2], rest[3]))
     game = Game.from_start(rules, hands, level, team_levels, prev=prev, rng=random.Random(rng.random()))

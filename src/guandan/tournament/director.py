@@ -376,6 +376,12 @@ def _validate(t: Tournament, rnd: Round, m: Match, result: MatchResult) -> None:
         raise InvalidResult(f"table {m.table} is a bye", reason="bye_table", round=rnd.number, table=m.table)
     validate_result(result, knockout=rnd.kind == "knockout", team=t.team, options=t.options,
                     upgrade=upgrade_of(t.preset, t.overrides) if t.team else None)
+    timed = (t.knockout_minutes if rnd.kind == "knockout" else t.match_minutes) is not None
+    if (not timed and not t.team and result.absent is None and result.passed_a is None and not result.time_called
+            and not any(p.loses_match for p in result.penalties)):
+        # R5: an untimed match ends when a side passes A; levels decide only when time is called (R58)
+        raise InvalidResult(f"table {m.table}: nobody passed A in an untimed match (R5): the match is not over",
+                            reason="unfinished", round=rnd.number, table=m.table)
 
 
 def claim_result(t: Tournament, round_no: int, table: int, entry_id: int, result: MatchResult, *,

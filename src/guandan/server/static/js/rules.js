@@ -153,8 +153,8 @@ function valueWords(option, value, opts, lang) {
       return zh ? `打到 ${value}` : `Play to ${value}`;
     case "pass_target":
       return {
-        strict: zh ? "在本方级数的局中双下或单下才过关" : "Pass the target with 1-2 or 1-3 in a deal at your own level",
-        lenient: zh ? "在对方级数的局中双下或单下也能过关" : "1-2 or 1-3 passes the target even at the opponents' level",
+        strict: zh ? "在本方级数的局中打出双下或单下（1-2 / 1-3）才过关" : "Pass the target with 1-2 or 1-3 in a deal at your own level",
+        lenient: zh ? "在对方级数的局中打出双下或单下（1-2 / 1-3）也能过关" : "1-2 or 1-3 passes the target even at the opponents' level",
         double_up_only: zh ? "只有双下才能过关" : "Only a double win (1-2) passes the target",
       }[value] || String(value);
     case "target_no_upgrade_with_last":
