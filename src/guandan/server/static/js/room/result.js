@@ -51,7 +51,7 @@ function dealRows(store, r, kv) {
     const phrase = resultPhrase(r);
     rows.push(kv(t("result_code"), phrase.includes(r.result) ? phrase : `${phrase} (${r.result})`, "result-code"));
   }
-  if (r.upgrade !== undefined && r.upgrade !== null) rows.push(kv(t("result_upgrade"), t("result_upgrade_n", { n: r.upgrade }), "result-upgrade"));
+  if (r.upgrade !== undefined && r.upgrade !== null) rows.push(kv(t("result_upgrade"), t(r.upgrade === 1 ? "result_upgrade_one" : "result_upgrade_n", { n: r.upgrade }), "result-upgrade"));
   if (Array.isArray(r.levels)) {
     const before = Array.isArray(r.levels_before) ? `${levelPair(r.levels_before)} → ` : "";
     rows.push(kv(t("result_new_levels"), `${before}${levelPair(r.levels)}`, "result-levels"));

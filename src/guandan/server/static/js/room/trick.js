@@ -64,7 +64,7 @@ function promptEl(store) {
     text = mine ? t("prompt_return") : t("prompt_return_wait", { name: seatName(nm, v.to_act) });
     cls += " tribute";
   } else if (v.phase === "play") {
-    if (mine) text = Array.isArray(v.top) ? t("prompt_follow", { play: actionText(v.top) }) : t("prompt_lead");
+    if (mine) text = Array.isArray(v.top) ? t("prompt_follow", { play: actionText(v.top, true, v.level) }) : t("prompt_lead");
     else if (Number.isInteger(v.to_act)) text = t("waiting_for", { name: seatName(nm, v.to_act) });
   } else if (v.phase === "game_over") {
     text = t("phase_game_over");

@@ -1,0 +1,130 @@
+"""Browser tests of what a new player found at the table (the "people" review): sequences drawn in
+sequence order with each wild where it stands, English words for one level and for the two jokers,
+deal-scoped notices and tribute/return prompts that name the receiver, the result screen on a phone
+in landscape, the hint counter after 重选/理牌 and the 取消托管 button on phones.
+
+Every test here drives the page with hand-made frames of docs/table-contract.md through the
+scripted websocket of ``tests/test_browser_table.py`` (whose fixtures and helpers it reuses), so
+no game is played. Screenshots go to ``test-artifacts/people-*.png``.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("fastapi")
+
+import test_browser_table as _table
+from browser_helpers import ARTIFACTS, tid, wait_until
+from test_browser_table import MOCK_ROOM, VIEWPORTS, ScriptedTable, state_of, view_of
+
+#: The fixtures of the table tests: the live server (it serves the pages) and the page factory.
+server = _table.server
+open_page = _table.open_page
+
+#: At level 2 (R9) the 2s rank above A, but in a sequence every card sits at its natural place and
+#: A may be low (R10): A-2-3-4-5 is the lowest straight (its top is 5).
+STRAIGHT_A5 = ["straight", "5", ["3S", "4D", "5C", "AS", "2D"]]
+#: ♣ straight flush 2-3-4-5-6 at level 2: 2♥ is the wild (R8) standing for the 6♣ (R14).
+SF_WILD = ["straight_flush", "6", ["3C", "4C", "5C", "2C", "2H"]]
+#: 223344 with the wild 2♥ standing for the second 3 (R12).
+TUBE_WILD = ["tube", "4", ["2S", "2D", "3C", "4S", "4D", "2H"]]
+
+
+def cards_in(page: Any, testid: str) -> list[str]:
+    return tid(page, testid).locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
+
+
+def set_lang(page: Any, lang: str) -> None:
+    tid(page, "menu-btn").click()
+    tid(page, "drawer-lang").select_option(lang)
+    tid(page, "drawer-close").click()
+    tid(page, "room-drawer").wait_for(state="detached")
+
+
+# -- item 1: sequences in sequence order -------------------------------------------------------------
+
+
+def test_sequences_drawn_in_sequence_order_with_the_wild_in_its_slot(open_page: Any) -> None:
+    """At level 2 a straight A-2-3-4-5 was drawn in level order (3 4 5 A 2) and a ♣ straight flush
+    completed by the wild as 3♣ 4♣ 5♣ 2♣ 2♥. In the trick, the prompt and the last trick (上一轮) a
+    sequence (R10) now reads from its low end, A low in A-2-3-4-5, each wild in the slot of the card
+    it stands for (data-as names that rank); a pair keeps level order (R9)."""
+    page, _ = open_page("people-seq")
+    trick = [[1, STRAIGHT_A5], [2, SF_WILD], [3, TUBE_WILD]]
+    done = [[1, ["pair", "2", ["2S", "2C"]]], [2, ["pass", None, []]], [3, STRAIGHT_A5], [0, ["pass", None, []]], [1, ["pass", None, []]],
+            [2, ["pass", None, []]]]
+    view = view_of(["AS", "KH", "7D"], done + trick, [["pass", None, []]], trick=trick, top=TUBE_WILD, top_seat=3)
+    ScriptedTable(page, [state_of(view, 10)], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "trick-seat-1").locator("[data-card]").first.wait_for()
+    assert cards_in(page, "trick-seat-1") == ["AS", "2D", "3S", "4D", "5C"]
+    assert cards_in(page, "trick-seat-2") == ["2C", "3C", "4C", "5C", "2H"]
+    assert tid(page, "trick-seat-2").locator('[data-card="2H"]').get_attribute("data-as") == "6"
+    assert cards_in(page, "trick-seat-3") == ["2S", "2D", "3C", "2H", "4S", "4D"]
+    assert tid(page, "trick-seat-3").locator('[data-card="2H"]').get_attribute("data-as") == "3"
+    assert "三连对 4: 2♠ 2♦ 3♣ 2♥ 4♠ 4♦" in tid(page, "phase-prompt").inner_text()
+    tid(page, "last-trick-btn").click()
+    rows = tid(page, "last-trick-row")
+    assert rows.nth(0).locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)") == ["2S", "2C"]
+    assert rows.nth(2).locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)") == ["AS", "2D", "3S", "4D", "5C"]
+    tid(page, "last-trick-btn").click()
+    for lang in ("zh", "en"):
+        if lang == "en":
+            set_lang(page, "en")
+        for w, hgt in VIEWPORTS:
+            page.set_viewport_size({"width": w, "height": hgt})
+            page.wait_for_timeout(150)
+            page.screenshot(path=str(ARTIFACTS / f"people-straight-{lang}-{w}x{hgt}.png"))
+            for s in (1, 2, 3):
+                b = tid(page, f"trick-seat-{s}").bounding_box()
+                assert b and b["x"] >= 0 and b["y"] >= 0 and b["x"] + b["width"] <= w + 0.5 and b["y"] + b["height"] <= hgt + 0.5, (lang, w, hgt, s, b)
+
+
+# -- item 2: English words -----------------------------------------------------------------------------
+
+
+def result_frames(upgrade: int, levels: list[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A deal_result (team A 1st, then 1-4: +1 under the official upgrade) and the between state."""
+    result = {"game": 1, "deal": 1, "level": "2", "finish_order": [0, 1, 3], "result": "1-4", "result_code": "flat_down",
+              "winner_team": 0, "upgrade": upgrade, "levels_before": ["2", "2"], "levels": levels, "passed": False, "failed": [],
+              "demoted": [], "a_fails": [0, 0],
+              "hands_left": [[], [], ["3C", "3D", "4S", "4H", "5C", "6D", "7S", "8H", "9C", "TD", "JS", "QH", "KC", "AD", "SJ", "BJ"], []]}
+    between = {"deal": 1, "ready": [False, True, True, True], "deadline_ms": int(time.time() * 1000) + 20000, "result": result}
+    return result, between
+
+
+def test_english_one_level_and_distinct_joker_names(open_page: Any) -> None:
+    """"+1 levels" read wrong for an upgrade of one (now "+1 level"; "+2 levels" stays plural), and both
+    jokers read "JOKER" on an English card; they now read SJ and BJ (the notation's names, as in the
+    tracker), and 小王 / 大王 in Chinese."""
+    page, _ = open_page("people-words", locale="en-US")
+    view = view_of(["3S", "SJ", "BJ"], [], [], to_act=1)
+    script = ScriptedTable(page, [state_of(view, 40)], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    labels = lambda: page.locator("[data-testid=hand-card] .joker-label").all_inner_texts()
+    assert labels() == ["SJ", "BJ"]
+    result, between = result_frames(1, ["3", "2"])
+    script.push({"type": "deal_result", **result})
+    script.push(state_of(view_of(["3S", "4D"], [], [], to_act=1, deal=2), 41, between=between))
+    tid(page, "result-upgrade").wait_for()
+    assert tid(page, "result-upgrade").locator(".v").inner_text().strip() == "+1 level"
+    assert tid(page, "result-hand-2").locator(".joker-label").all_inner_texts() == ["SJ", "BJ"]
+    for lang in ("zh", "en"):
+        tid(page, "result-close").click()
+        set_lang(page, lang)
+        tid(page, "reopen-result-btn").click()
+        tid(page, "result-upgrade").wait_for()
+        if lang == "zh":
+            assert tid(page, "result-upgrade").locator(".v").inner_text().strip() == "升 1 级"
+            assert tid(page, "result-hand-2").locator(".joker-label").all_inner_texts() == ["小王", "大王"]
+    result2, between2 = result_frames(2, ["4", "2"])
+    result2["deal"] = between2["deal"] = 2
+    script.push({"type": "deal_result", **result2})
+    script.push(state_of(view_of(["3S", "4D"], [], [], to_act=1, deal=3), 42, between=between2))
+    wait_until(page, lambda: tid(page, "result-upgrade").locator(".v").inner_text().strip() == "+2 levels", "+2 levels")
