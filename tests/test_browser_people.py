@@ -128,3 +128,61 @@ def test_english_one_level_and_distinct_joker_names(open_page: Any) -> None:
     script.push({"type": "deal_result", **result2})
     script.push(state_of(view_of(["3S", "4D"], [], [], to_act=1, deal=3), 42, between=between2))
     wait_until(page, lambda: tid(page, "result-upgrade").locator(".v").inner_text().strip() == "+2 levels", "+2 levels")
+
+
+# -- item 3: deal-scoped notices, tribute and return prompts that name the receiver --------------------
+
+
+def named(view: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """``view`` with people's names at the four seats (so the prompts' names can be checked) and ``changes``."""
+    return {**view, "seat_names": ["alice", "bob", "carol", "dave"], **changes}
+
+
+def test_jiefeng_notice_ends_with_its_deal_and_prompts_name_the_receiver(open_page: Any) -> None:
+    """The 接风 notice of the last deal stayed up (6 s) over the next deal's tribute: a deal's notices
+    now go when the view moves to another deal. The tribute and return prompts said "对方" whoever
+    received: they now name the receiver (view.owed_to) and say whether it is one's partner or an
+    opponent: after a 1-4 the 末游 pays its own partner (R44); a double tribute's higher card goes to
+    头游 (R46); a card goes back to the seat whose tribute was received (R47)."""
+    page, _ = open_page("people-tribute", viewport=(844, 390))
+    play = named(view_of(["AS", "KH", "7D"], [], [], to_act=1))
+    script = ScriptedTable(page, [state_of(play, 10)], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    script.push(state_of(named(play, tribute_events=[{"type": "jiefeng", "leader": 2}]), 11))
+    notice = tid(page, "notice").filter(has_text="接风")
+    notice.wait_for()
+    # the deal ends: the result pause shows the next deal (its tribute phase) under the result screen
+    result, between = result_frames(1, ["3", "2"])
+    tribute = named(view_of(["AS", "KH", "7D", "3C"], [], [], to_act=0, deal=2), phase="tribute", owed_to=[2])
+    script.push({"type": "deal_result", **result})
+    script.push(state_of({**tribute, "legal_actions": []}, 12, between=between))
+    tid(page, "result-panel").wait_for()
+    page.wait_for_timeout(300)
+    assert notice.count() == 0, "the last deal's 接风 notice is still up"
+    # the pause ends: seat 0 finished last in a 1-4, so it pays its partner carol (seat 2, 头游)
+    script.push(state_of({**tribute, "legal_actions": [["tribute", "A", ["AS"]]]}, 13))
+    tid(page, "result-panel").wait_for(state="detached")
+    prompt = tid(page, "phase-prompt")
+    wait_until(page, lambda: "进贡给 carol（对家）" in prompt.inner_text(), "the tribute prompt names the partner")
+    assert tid(page, "notice").count() == 0
+    page.screenshot(path=str(ARTIFACTS / "people-tribute-zh-844x390.png"))
+    # a double tribute: the higher card to 头游 (seat 1), the lower to seat 3
+    script.push(state_of(named(tribute, owed_to=[1, 3], legal_actions=[["tribute", "A", ["AS"]]]), 14))
+    wait_until(page, lambda: "大的给 bob（对手），小的给 dave（对手）" in prompt.inner_text(), "both receivers of a double tribute")
+    # the return goes to the seat whose card was received
+    ret = named(tribute, phase="return", owed_to=[3], legal_actions=[["return", "3", ["3C"]]],
+                tribute_events=[{"type": "tribute_paid", "tributes": [[3, 0, "BJ"], [1, 2, "AH"]]}])
+    script.push(state_of(ret, 15))
+    wait_until(page, lambda: "还贡：选择一张牌还给 dave（对手）" in prompt.inner_text(), "the return prompt names dave")
+    assert "对方" not in prompt.inner_text()
+    # another seat's return, seen from seat 0: carol returns to bob
+    script.push(state_of(named(ret, to_act=2, owed_to=[1], legal_actions=[]), 16))
+    wait_until(page, lambda: "等待 carol 还贡给 bob（对手）" in prompt.inner_text(), "the waiting prompt names both")
+    # a server without owed_to: the return prompt still finds the payer in the tribute events
+    script.push(state_of({k: v for k, v in ret.items() if k != "owed_to"}, 17))
+    wait_until(page, lambda: "还给 dave（对手）" in prompt.inner_text(), "dave from the tribute events")
+    set_lang(page, "en")
+    script.push(state_of({**tribute, "legal_actions": [["tribute", "A", ["AS"]]]}, 18))
+    wait_until(page, lambda: "Tribute to carol (your partner): choose your highest card that is not a wild." in prompt.inner_text(), "English prompt")
+    page.screenshot(path=str(ARTIFACTS / "people-tribute-en-844x390.png"))

@@ -81,7 +81,7 @@ export function initialState() {
     drawer: false,
     tracker: false,
     lastTrick: false,
-    notices: [], // {id, text, kind, until}
+    notices: [], // {id, text, kind, deal ("game-deal" of a deal-scoped notice, else null), until}
     prevLast: null, // last_actions of the previous state (to animate new plays)
     prevTurn: false,
     fresh: null, // seats whose play is new since the last table render
