@@ -186,3 +186,65 @@ def test_jiefeng_notice_ends_with_its_deal_and_prompts_name_the_receiver(open_pa
     script.push(state_of({**tribute, "legal_actions": [["tribute", "A", ["AS"]]]}, 18))
     wait_until(page, lambda: "Tribute to carol (your partner): choose your highest card that is not a wild." in prompt.inner_text(), "English prompt")
     page.screenshot(path=str(ARTIFACTS / "people-tribute-en-844x390.png"))
+
+
+# -- item 4: the result screen on a phone held sideways ---------------------------------------------
+
+
+#: Two full-ish hands left after a 1-2 (R34: the deal ends when the winners are out 1st and 2nd).
+BIG_LEFT = [["3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS", "3H", "4H", "5H", "SJ"],
+            ["3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC", "JC", "QC", "KC", "AC", "3D", "4D", "5D", "BJ", "6D", "7D"]]
+
+
+def _covered_by(page: Any, box: dict[str, float]) -> str | None:
+    """The data-testid of the element at the centre of ``box`` (None when outside every test id)."""
+    return page.evaluate(
+        """([x, y]) => { const e = document.elementFromPoint(x, y); const t = e && e.closest('[data-testid]');
+                         return t ? t.dataset.testid : null; }""",
+        [box["x"] + box["width"] / 2, box["y"] + box["height"] / 2])
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_result_essentials_stay_in_view_on_a_phone_held_sideways(open_page: Any, locale: str) -> None:
+    """At 844×390 the upgrade, the new levels and the hands left sat in one scrolling panel below the
+    fold while the ready clock ran, with no sign that more was there. Now the winner line, the
+    upgrade, the new levels, the ready clock and the Next button lie inside the viewport, uncovered
+    (a tap at their centre reaches them), without scrolling; the hands left scroll in their own box,
+    which shows a "more ↓" cue until its end is reached. Screenshots at the four viewports."""
+    lang = locale[:2]
+    page, _ = open_page(f"people-result-{lang}", viewport=(844, 390), locale=locale, touch=True)
+    result, between = result_frames(3, ["5", "2"])
+    result.update(finish_order=[0, 2, 1, 3], result="1-2", result_code="double_down", hands_left=[[], BIG_LEFT[0], [], BIG_LEFT[1]])
+    between["result"] = result
+    script = ScriptedTable(page, [state_of(view_of(["3S", "4D"], [], [], to_act=1), 40)], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    script.push({"type": "deal_result", **result})
+    script.push(state_of(view_of(["3S", "4D", "5H"], [], [], to_act=1, deal=2), 41, between=between))
+    tid(page, "result-panel").wait_for()
+    for w, hgt in VIEWPORTS:
+        page.set_viewport_size({"width": w, "height": hgt})
+        page.wait_for_timeout(250)
+        page.screenshot(path=str(ARTIFACTS / f"people-result-{lang}-{w}x{hgt}.png"))
+        for what in ("result-winner", "result-upgrade", "result-levels", "ready-clock", "ready-btn", "result-close"):
+            box = tid(page, what).bounding_box()
+            assert box is not None, what
+            assert box["x"] >= 0 and box["y"] >= 0 and box["x"] + box["width"] <= w + 0.5 and box["y"] + box["height"] <= hgt + 0.5, (w, hgt, what, box)
+            assert _covered_by(page, box) == what, (w, hgt, what, _covered_by(page, box))
+        assert page.evaluate("() => document.scrollingElement.scrollTop") == 0
+        details = tid(page, "result-details")
+        overflow = details.evaluate("e => e.scrollHeight - e.clientHeight")
+        more = tid(page, "result-more")
+        if overflow > 4:
+            assert more.is_visible(), (w, hgt, "no cue while the hands scroll")
+            details.evaluate("e => { e.scrollTop = e.scrollHeight; }")
+            wait_until(page, lambda: not more.is_visible(), "the cue gone at the end")
+            details.evaluate("e => { e.scrollTop = 0; }")
+            wait_until(page, more.is_visible, "the cue back at the top")
+        else:
+            assert not more.is_visible(), (w, hgt, "a cue with nothing below")
+    page.set_viewport_size({"width": 844, "height": 390})
+    page.wait_for_timeout(250)
+    assert tid(page, "result-details").evaluate("e => e.scrollHeight - e.clientHeight") > 4, "the hands left do not fit at 844×390"
+    tid(page, "result-more").click()
+    wait_until(page, lambda: tid(page, "result-details").evaluate("e => e.scrollTop") > 0, "a tap on the cue scrolls on")
