@@ -234,17 +234,84 @@ def test_result_essentials_stay_in_view_on_a_phone_held_sideways(open_page: Any,
         assert page.evaluate("() => document.scrollingElement.scrollTop") == 0
         details = tid(page, "result-details")
         overflow = details.evaluate("e => e.scrollHeight - e.clientHeight")
-        more = tid(page, "result-more")
         if overflow > 4:
-            assert more.is_visible(), (w, hgt, "no cue while the hands scroll")
+            assert tid(page, "result-more").is_visible(), (w, hgt, "no cue while the hands scroll")
             details.evaluate("e => { e.scrollTop = e.scrollHeight; }")
-            wait_until(page, lambda: not more.is_visible(), "the cue gone at the end")
+            wait_until(page, lambda: not tid(page, "result-more").is_visible(), "the cue gone at the end")
             details.evaluate("e => { e.scrollTop = 0; }")
-            wait_until(page, more.is_visible, "the cue back at the top")
+            wait_until(page, tid(page, "result-more").is_visible, "the cue back at the top")
         else:
-            assert not more.is_visible(), (w, hgt, "a cue with nothing below")
+            assert not tid(page, "result-more").is_visible(), (w, hgt, "a cue with nothing below")
     page.set_viewport_size({"width": 844, "height": 390})
     page.wait_for_timeout(250)
     assert tid(page, "result-details").evaluate("e => e.scrollHeight - e.clientHeight") > 4, "the hands left do not fit at 844×390"
     tid(page, "result-more").click()
     wait_until(page, lambda: tid(page, "result-details").evaluate("e => e.scrollTop") > 0, "a tap on the cue scrolls on")
+
+
+# -- item 5: the hint counter after 重选 / 理牌, 取消托管 on one line ------------------------------------
+
+
+BOMB5 = ["bomb", "5", ["5C", "5D", "5H", "5S"]]
+BOMB9 = ["bomb", "9", ["9C", "9D", "9H", "9S"]]
+SF = ["straight_flush", "7", ["3S", "4S", "5S", "6S", "7S"]]
+
+
+def test_hint_counter_resets_after_clear_and_sort(open_page: Any) -> None:
+    """On a phone the hint counter (2/3) stayed on the hint button after 重选 and after 理牌 although
+    nothing was selected any more. Both now reset it: the counter goes, and the next 提示 starts again
+    from the first play of the list (without asking the server again)."""
+    page, _ = open_page("people-hints", viewport=(844, 390), touch=True)
+    hand = ["3S", "4S", "5S", "6S", "7S", "5C", "5D", "5H", "9C", "9D", "9H", "9S", "KD"]
+    top = ["single", "BJ", ["BJ"]]
+    view = view_of(hand, [[3, top]], [["pass", None, []], BOMB5, BOMB9, SF], top=top, top_seat=3, trick=[[3, top]])
+    script = ScriptedTable(page, [state_of(view, 5)], lambda m: [{"type": "hints", "actions": [BOMB5, BOMB9, SF]}] if m["type"] == "hints" else [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    selected = lambda: sorted(page.eval_on_selector_all("[data-testid=hand-card].selected", "els => els.map(e => e.dataset.card)"))
+    counter = tid(page, "hint-index")
+    for reset in ("clear-btn", "sort-btn"):
+        tid(page, "hint-btn").click()
+        wait_until(page, lambda: selected() == sorted(BOMB5[2]), "the first hint")
+        tid(page, "hint-btn").click()
+        wait_until(page, lambda: counter.count() == 1 and counter.inner_text() == "2/3", "the counter at 2/3")
+        assert selected() == sorted(BOMB9[2])
+        tid(page, reset).click()
+        wait_until(page, lambda: counter.count() == 0, f"the counter gone after {reset}")
+        assert selected() == []
+        tid(page, "hint-btn").click()
+        wait_until(page, lambda: selected() == sorted(BOMB5[2]) and counter.inner_text() == "1/3", f"the list from the start after {reset}")
+        tid(page, "clear-btn").click()
+    assert [m["type"] for m in script.sent].count("hints") == 1, "the list is asked for once per position"
+
+
+def _lines(page: Any, testid: str) -> int:
+    """How many lines the text of the button ``testid`` takes."""
+    return page.evaluate(
+        """(id) => { const b = document.querySelector(`[data-testid="${id}"]`); const r = document.createRange();
+                     r.selectNodeContents(b); const tops = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
+                     return tops.size; }""", testid)
+
+
+@pytest.mark.parametrize("locale", ["zh-CN", "en-US"])
+def test_cancel_auto_fits_one_line_on_phones(open_page: Any, locale: str) -> None:
+    """取消托管 wrapped onto two lines in the action bar of a phone. At 390×844 and 844×390 the 托管
+    button reads 取消托管 / Cancel auto on one line, inside the viewport, as does the banner's button."""
+    lang = locale[:2]
+    page, _ = open_page(f"people-auto-{lang}", viewport=(390, 844), locale=locale, touch=True)
+    hand = ["3S", "4S", "5S", "6S", "7S", "5C", "5D", "5H", "9C", "9D", "9H", "9S", "KD", "QH", "JC", "TD", "8S", "8H", "7C", "6D"]
+    view = view_of(hand, [], [], to_act=1)
+    ScriptedTable(page, [state_of(view, 3, auto=[True, False, False, False], auto_reason=["player", None, None, None])], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "auto-banner").wait_for()
+    word = "取消托管" if lang == "zh" else "Cancel auto"
+    for w, hgt in [(390, 844), (844, 390)]:
+        page.set_viewport_size({"width": w, "height": hgt})
+        page.wait_for_timeout(250)
+        page.screenshot(path=str(ARTIFACTS / f"people-auto-{lang}-{w}x{hgt}.png"))
+        for what in ("auto-btn", "auto-cancel-btn"):
+            assert tid(page, what).inner_text().strip() == word
+            assert _lines(page, what) == 1, (w, hgt, what)
+            b = tid(page, what).bounding_box()
+            assert b and b["x"] >= 0 and b["x"] + b["width"] <= w + 0.5 and b["y"] + b["height"] <= hgt + 0.5, (w, hgt, what, b)
+        assert tid(page, "auto-btn").evaluate("e => e.scrollWidth <= e.clientWidth"), (w, hgt, "the label overflows its button")

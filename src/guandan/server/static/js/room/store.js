@@ -74,7 +74,7 @@ export function initialState() {
     seenJiefeng: "",
     arrKey: "",
     arr: { mode: "level", custom: [] },
-    hints: null, // {key, list, index} from the server's hints frame
+    hints: null, // {key, list, index} from the server's hints frame (index -1 after 重选/理牌: no counter, the next 提示 shows the first)
     hintWanted: false,
     hintAskedKey: null, // positionKey() when the hints list was asked for
     hintToast: null, // {key, text}: a hint message about the position key (hidden when it passes)
