@@ -27,7 +27,16 @@ from guandan.core.cards import (
     rank_char,
     wild_face,
 )
-from guandan.core.plays import BOMB, JOKER_BOMB, PASS_TYPE, STRENGTH, Play, as_play, play_text, wild_assignment
+from guandan.core.plays import (
+    BOMB,
+    JOKER_BOMB,
+    PASS_TYPE,
+    STRENGTH,
+    Play,
+    as_play,
+    play_text,
+    wild_assignment,
+)
 
 from .i18n import language, tr
 
@@ -67,19 +76,23 @@ def place_name(index: int) -> str:
 
 
 def rank_label(rank: int) -> str:
-    """Human rank label: ``'10'`` for T, ``'SJ'``/``'BJ'`` for the jokers, else the notation."""
+    """Human rank label: ``'10'`` for T, the jokers ``'SJ'``/``'BJ'`` (小王/大王 in Chinese, as
+    the web table), else the notation."""
+    if rank in (13, 14):
+        return tr(rank_char(rank))
     return "10" if rank == 8 else rank_char(rank)
 
 
 def card_label(face: int) -> str:
-    """Human display of one face without emoji: ``'10♥'``, ``'A♠'``, ``'SJ'``, ``'BJ'``.
+    """Human display of one face without emoji: ``'10♥'``, ``'A♠'``, ``'SJ'``, ``'BJ'`` (小王 and
+    大王 in Chinese; what is typed stays ``SJ``/``BJ``, see :func:`card_text`).
 
     The joker playing-card emoji have ambiguous terminal widths, so jokers stay as text.
     Raises:
         NotationError: ``face`` is not 0..53.
     """
     if face in (SMALL_JOKER, BIG_JOKER):
-        return card_text(face)
+        return tr(card_text(face))
     card_text(face)  # validates
     return rank_label(FACE_RANK[face]) + SUIT_SYMBOLS[FACE_SUIT[face]]
 
@@ -126,7 +139,7 @@ def _group_block(rank: int, faces: Sequence[int], level: int) -> tuple[Text, Tex
     cells = []
     for f in faces:
         top = card_label(f) + ("*" if f == w else "")
-        cells.append((f, top, card_text(f), max(len(top), 2)))
+        cells.append((f, top, card_text(f), max(Text(top).cell_len, 2)))  # 小王 takes 4 cells
     width = sum(c[3] for c in cells) + len(cells) - 1
     head_txt = rank_label(rank) + (tr(" level") if rank == level else "")
     width = max(width, Text(head_txt).cell_len)
@@ -137,7 +150,7 @@ def _group_block(rank: int, faces: Sequence[int], level: int) -> tuple[Text, Tex
         if i:
             uni.append(" ")
             nota.append(" ")
-        uni.append(top.ljust(cw), style=card_style(f, level))
+        uni.append(top + " " * (cw - Text(top).cell_len), style=card_style(f, level))
         nota.append(txt.ljust(cw), style="magenta" if f == w else "dim")
     pad = width - uni.cell_len
     uni.append(" " * pad)
