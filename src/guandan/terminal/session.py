@@ -8,7 +8,8 @@ it. Drawing is :mod:`guandan.terminal.render`, reading typed input :mod:`guandan
 every text goes through :func:`guandan.terminal.i18n.tr` (``--lang en`` or ``zh``) and speaks
 plain words, without rule ids. Cards may be typed in full (``QS QH``) or by rank only (``QQ``):
 the suits are then picked so that no wild card is spent when natural cards do, and straight
-flushes stay intact where possible.
+flushes stay intact where possible; a wild that would stand in for a missing card is used only
+after the person answers ``y``.
 """
 
 from __future__ import annotations
