@@ -67,7 +67,8 @@ def test_sequences_drawn_in_sequence_order_with_the_wild_in_its_slot(open_page: 
     assert tid(page, "trick-seat-2").locator('[data-card="2H"]').get_attribute("data-as") == "6"
     assert cards_in(page, "trick-seat-3") == ["2S", "2D", "3C", "2H", "4S", "4D"]
     assert tid(page, "trick-seat-3").locator('[data-card="2H"]').get_attribute("data-as") == "3"
-    assert "三连对 4: 2♠ 2♦ 3♣ 2♥ 4♠ 4♦" in tid(page, "phase-prompt").inner_text()
+    assert tid(page, "trick-seat-2").locator('[data-card="2H"] .as-badge').inner_text() == "=6"
+    assert "三连对 4: 2♠ 2♦ 3♣ 2♥→3 4♠ 4♦" in tid(page, "phase-prompt").inner_text()
     tid(page, "last-trick-btn").click()
     rows = tid(page, "last-trick-row")
     assert rows.nth(0).locator("[data-card]").evaluate_all("els => els.map(e => e.dataset.card)") == ["2S", "2C"]

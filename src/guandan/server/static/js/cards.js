@@ -163,20 +163,19 @@ export function playOrder(action, level) {
   return slots.flatMap((s) => s.cards);
 }
 
-/** The card texts of a play in drawing order (see playOrder). */
-export function playCards(action, level) {
-  return playOrder(action, level).map((x) => x.card);
-}
-
-/** Text of an action [type, rank, cards]: "pair 10: 10♠ 10♥", "pass"; a sequence's cards in sequence order. */
+/**
+ * Text of an action [type, rank, cards]: "pair 10: 10♠ 10♥", "pass". With the deal's level (rank
+ * text) a sequence's cards read in sequence order, each wild with the rank it stands for ("2♥→3").
+ */
 export function actionText(action, withCards = true, level = null) {
   if (!Array.isArray(action)) return "";
   const [type, rank, cards] = action;
   if (type === "pass") return t("pass_word");
   const name = t(`type_${type}`);
   const rk = type === "joker_bomb" || rank === null || rank === undefined ? "" : ` ${rankLabel(rank)}`;
-  const ordered = SEQUENCE_WIDTH[type] && level ? playCards(action, level) : cards;
-  const list = withCards && Array.isArray(ordered) && ordered.length ? `: ${ordered.map(cardUnicode).join(" ")}` : "";
+  const ordered = SEQUENCE_WIDTH[type] && level ? playOrder(action, level) : (Array.isArray(cards) ? cards : []).map((card) => ({ card, as: null }));
+  const words = ordered.map(({ card, as }) => `${cardUnicode(card)}${as ? `→${rankLabel(as)}` : ""}`);
+  const list = withCards && words.length ? `: ${words.join(" ")}` : "";
   return `${name}${rk}${list}`;
 }
 
@@ -263,7 +262,8 @@ export function miniCards(cards, level, attrs = {}) {
 
 /**
  * A play drawn in small cards (the trick, the last trick, the replay): a sequence in sequence order
- * with each wild where it stands (playOrder); the wild's title and data-as name the card it stands for.
+ * with each wild where it stands (playOrder); the wild's title, data-as and a small "=6" at its foot
+ * name the rank it stands for.
  */
 export function playMini(action, level, attrs = {}) {
   const cards = playOrder(action, level).map(({ card, as }) => {
@@ -271,6 +271,7 @@ export function playMini(action, level, attrs = {}) {
     if (as) {
       el.dataset.as = as;
       el.title = `${el.title} = ${rankLabel(as)}`;
+      el.appendChild(h("span", { class: "as-badge", "aria-hidden": "true" }, `=${rankLabel(as)}`));
     }
     return el;
   });
