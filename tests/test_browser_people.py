@@ -186,7 +186,23 @@ def test_jiefeng_notice_ends_with_its_deal_and_prompts_name_the_receiver(open_pa
     set_lang(page, "en")
     script.push(state_of({**tribute, "legal_actions": [["tribute", "A", ["AS"]]]}, 18))
     wait_until(page, lambda: "Tribute to carol (your partner): choose your highest card that is not a wild." in prompt.inner_text(), "English prompt")
-    page.screenshot(path=str(ARTIFACTS / "people-tribute-en-844x390.png"))
+    shoot_all(page, "people-tribute", ["phase-prompt", "hand", "play-btn"])
+
+
+def shoot_all(page: Any, name: str, inside: list[str]) -> None:
+    """Screenshots ``{name}-{lang}-{w}x{h}.png`` at the four viewports in English, then in Chinese;
+    the elements ``inside`` (test ids) lie inside each viewport."""
+    for lang in ("en", "zh"):
+        if lang == "zh":
+            page.set_viewport_size({"width": 1366, "height": 768})
+            set_lang(page, "zh")
+        for w, hgt in VIEWPORTS:
+            page.set_viewport_size({"width": w, "height": hgt})
+            page.wait_for_timeout(200)
+            page.screenshot(path=str(ARTIFACTS / f"{name}-{lang}-{w}x{hgt}.png"))
+            for what in inside:
+                b = tid(page, what).bounding_box()
+                assert b and b["x"] >= 0 and b["y"] >= 0 and b["x"] + b["width"] <= w + 0.5 and b["y"] + b["height"] <= hgt + 0.5, (name, lang, w, hgt, what, b)
 
 
 # -- item 4: the result screen on a phone held sideways ---------------------------------------------
@@ -284,6 +300,12 @@ def test_hint_counter_resets_after_clear_and_sort(open_page: Any) -> None:
         wait_until(page, lambda: selected() == sorted(BOMB5[2]) and counter.inner_text() == "1/3", f"the list from the start after {reset}")
         tid(page, "clear-btn").click()
     assert [m["type"] for m in script.sent].count("hints") == 1, "the list is asked for once per position"
+    tid(page, "hint-btn").click()
+    tid(page, "hint-btn").click()
+    tid(page, "sort-btn").click()
+    set_lang(page, "en")
+    shoot_all(page, "people-hints", ["hint-btn", "clear-btn", "sort-btn"])
+    assert counter.count() == 0
 
 
 def _lines(page: Any, testid: str) -> int:
