@@ -338,3 +338,34 @@ def test_cancel_auto_fits_one_line_on_phones(open_page: Any, locale: str) -> Non
             b = tid(page, what).bounding_box()
             assert b and b["x"] >= 0 and b["x"] + b["width"] <= w + 0.5 and b["y"] + b["height"] <= hgt + 0.5, (w, hgt, what, b)
         assert tid(page, "auto-btn").evaluate("e => e.scrollWidth <= e.clientWidth"), (w, hgt, "the label overflows its button")
+
+
+def test_game_over_summary_fits_a_phone_held_sideways(open_page: Any) -> None:
+    """The game-over panel shares the result screen's layout: at 844×390 with fourteen deals in the
+    summary, play again, the replay link and the way back to the lobby lie inside the viewport and a
+    tap at their centre reaches them."""
+    page, _ = open_page("people-game-over", viewport=(844, 390), touch=True)
+    script = ScriptedTable(page, [state_of(view_of(["3S", "4D"], [], [], to_act=1), 40)], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    line = {"level": "2", "finish_order": [0, 2, 1, 3], "result": "1-2", "result_code": "double_down", "winner_team": 0, "upgrade": 3,
+            "levels": ["5", "2"]}
+    summary = {"deals": 14, "levels": ["A", "9"], "results": [{**line, "deal": d} for d in range(1, 15)]}
+    final = {"winner_team": 0, "game_id": 17, "summary": summary}
+    over_view = view_of([], [], [], to_act=None, deal=14)
+    over_view["phase"] = "game_over"
+    script.push(state_of(over_view, 90, final=final))
+    script.push({"type": "game_over", **final})
+    tid(page, "game-over-panel").wait_for()
+    for lang in ("zh", "en"):
+        if lang == "en":
+            tid(page, "result-close").click()
+            set_lang(page, "en")
+            tid(page, "show-result-btn").click()
+            tid(page, "game-over-panel").wait_for()
+        page.wait_for_timeout(250)
+        page.screenshot(path=str(ARTIFACTS / f"people-game-over-{lang}-844x390.png"))
+        for what in ("again-btn", "replay-link", "result-lobby", "result-close"):
+            box = tid(page, what).bounding_box()
+            assert box and box["y"] >= 0 and box["y"] + box["height"] <= 390.5 and box["x"] + box["width"] <= 844.5, (lang, what, box)
+            assert _covered_by(page, box) == what, (lang, what, _covered_by(page, box))
