@@ -98,7 +98,7 @@ def test_play_text_helpers() -> None:
     # 9 8 6 5 + the wild 2H: the wild stands for the missing 7 (R12)
     (straight,) = classify(cards("5S 6D 8C 9D 2H"), level)
     assert straight[0] == "straight" and straight[1] == parse_rank("9")
-    assert play_plain(straight, level) == "straight 9: 5♠ 6♦ 8♣ 9♦ 2♥→7♠"
+    assert play_plain(straight, level) == "straight 9: 5♠ 6♦ 2♥→7♠ 8♣ 9♦"  # the wild where the 7 sits (R10)
     assert card_label(parse_card("SJ")) == "SJ" and card_label(parse_card("AS")) == "A♠"
     assert counts_cell(None) == "?" and counts_cell(7) == "7"
     assert seat_name(1) == "East (seat 1)" and seat_name(2, False) == "North"
@@ -576,3 +576,18 @@ def test_chinese_mode_says_xiaowang_dawang_and_ju() -> None:
         assert any(p.startswith("按回车开始下一局") for p in prompts)
     finally:
         set_language("en")
+
+
+def test_sequences_read_in_sequence_order() -> None:
+    """As on the web table: a straight, tube or straight flush reads from its low end (R10, A low in
+    A-2-3-4-5), each wild where the card it stands for sits (R12), not in level or face order."""
+    level = parse_rank("2")
+
+    def line(text: str, want_type: str, rank: str) -> str:
+        play = [p for p in classify(tuple(sorted(cards(text))), level) if p[0] == want_type and p[1] == parse_rank(rank)]
+        return play_plain(play[0], level)
+
+    assert line("AS 2D 3S 4D 5C", "straight", "5") == "straight 5: A♠ 2♦ 3♠ 4♦ 5♣"
+    assert line("2C 3C 4C 5C 2H", "straight_flush", "5") == "straight flush 5: 2♥→A♣ 2♣ 3♣ 4♣ 5♣"
+    assert line("2C 3C 4C 5C 2H", "straight_flush", "6") == "straight flush 6: 2♣ 3♣ 4♣ 5♣ 2♥→6♣"
+    assert line("2S 2D 3C 4S 4D 2H", "tube", "4") == "tube 4: 2♠ 2♦ 3♣ 2♥→3♠ 4♠ 4♦"
