@@ -98,7 +98,7 @@ def test_play_text_helpers() -> None:
     # 9 8 6 5 + the wild 2H: the wild stands for the missing 7 (R12)
     (straight,) = classify(cards("5S 6D 8C 9D 2H"), level)
     assert straight[0] == "straight" and straight[1] == parse_rank("9")
-    assert play_plain(straight, level) == "straight 9: 5♠ 6♦ 8♣ 9♦ 2♥→7♠"
+    assert play_plain(straight, level) == "straight 9: 5♠ 6♦ 2♥→7♠ 8♣ 9♦"  # the wild where the 7 sits (R10)
     assert card_label(parse_card("SJ")) == "SJ" and card_label(parse_card("AS")) == "A♠"
     assert counts_cell(None) == "?" and counts_cell(7) == "7"
     assert seat_name(1) == "East (seat 1)" and seat_name(2, False) == "North"
@@ -445,18 +445,19 @@ def test_rank_only_input_picks_the_reading_of_the_typed_ranks() -> None:
     # R17: 3S 3D 4S 4D 2H 2H reads as tube 2-3-4, tube 3-4-5 or plate 333-444; typed as ranks
     # 2 2 3 3 4 4 only the tube 2-3-4 (the wilds as the level cards themselves) matches
     game = lead_game()
-    rc, out, prompts = run_session(game, ["223344"])
-    seat, act = game.deal.history[0]
+    _rc, _out, prompts = run_session(game, ["223344"])
+    _seat, act = game.deal.history[0]
     assert act[0] == "tube" and sorted(act[2]) == sorted(cards("3S 3D 4S 4D 2H 2H"))
     assert not [p for p in prompts if p.startswith("Reading")]  # no question needed
 
 
 def test_rank_only_input_fills_a_missing_card_with_a_wild_and_reports_impossible_ranks() -> None:
     game = lead_game()
-    rc, out, _ = run_session(game, ["KK", "9999", "999"])
+    _rc, out, prompts = run_session(game, ["KK", "9999", "999", "y"])
     assert "✗ you have no K" in out  # two wilds alone are a pair of level cards, not of kings
     assert "✗ you hold 1 × 9 and 2 wild card(s): not enough for 4" in out
-    seat, act = game.deal.history[0]
+    assert [p for p in prompts if "wild card" in p] == ["Play triple 9: 9♣ 2♥→9♣ 2♥→9♣ using your wild card 2♥? [y/N] "]
+    _seat, act = game.deal.history[0]
     assert act[0] == "triple" and sorted(act[2]) == sorted(cards("9C 2H 2H"))
     assert not RULE_ID.search(out)
 
@@ -466,8 +467,8 @@ def test_rank_only_straight_keeps_a_straight_flush_and_prefers_a_plain_straight(
     # the mixed straight (a plain straight, R13) and keeps the straight flush (R14) intact
     hands = [cards("3S 4S 5S 6S 7S 3D 4C 5D 6C 7H KD"), cards("AS AD KC"), cards("QS QD JC"), cards("TS TD 8C")]
     game = Game(hands=hands, first_leader=0)
-    rc, out, _ = run_session(game, ["34567"])
-    seat, act = game.deal.history[0]
+    _rc, _out, _ = run_session(game, ["34567"])
+    _seat, act = game.deal.history[0]
     assert act[0] == "straight"
     left = [f for f in range(54) for _ in range(game.deal.hands[0][f])]
     assert sorted(left) == sorted(cards("3S 4S 5S 6S 7S KD"))
@@ -476,7 +477,7 @@ def test_rank_only_straight_keeps_a_straight_flush_and_prefers_a_plain_straight(
 def test_rank_only_tribute_card() -> None:
     deal2 = [cards("5H AS AD KS 3C"), cards("SJ 2S"), cards("BJ 4C 6D"), cards("7C 8C")]
     game = Game(hands=_two_deals(deal2), first_leader=1)
-    rc, out, _ = run_session(game, ["p", "", "K", "A"])
+    _rc, out, _ = run_session(game, ["p", "", "K", "A"])
     assert "✗ the tribute must be your highest card, not counting the wild" in out  # K is not (R45)
     assert "Tribute (进贡): You (seat 0) → " in out
 
@@ -520,3 +521,73 @@ def test_pty_chinese_game_prompts_help_and_messages() -> None:
     text = ANSI.sub("", child.before or "")
     for english in ("Your play", "Levels:", "Your hand", "Game 1"):
         assert english not in text
+
+
+# --- a new player's review: asking before a wild completes typed ranks, Chinese words ------------
+def test_rank_only_input_asks_before_a_wild_completes_the_ranks() -> None:
+    """``99`` with one 9 in hand spent a wild (R8, R12) without a word. Now the game asks first: "n"
+    (or Enter) plays nothing and asks for the play again, "y" plays it. Ranks the natural cards
+    cover (``33``) and the wild typed as the level card it is (``22``, R13) need no question."""
+    game = lead_game()  # You: 3S 3D 4S 4D 2H 2H 9C at level 2 (2H wild)
+    rc, out, prompts = run_session(game, ["99", "n", "99", "", "99", "y"])
+    assert rc == 0
+    question = "Play pair 9: 9♣ 2♥→9♣ using your wild card 2♥? [y/N] "
+    assert prompts.count(question) == 3
+    assert out.count("(not played: type the cards with their suits to choose others)") == 2
+    assert len(game.deal.history) >= 1
+    seat, act = game.deal.history[0]
+    assert seat == 0 and act[0] == "pair" and sorted(act[2]) == sorted(cards("9C 2H"))
+    # natural cards: no question
+    game = lead_game()
+    _rc, _out, prompts = run_session(game, ["33"])
+    assert not [p for p in prompts if "wild card" in p]
+    assert game.deal.history[0][1][0] == "pair"
+    # the wilds as the level cards they are (a pair of 2s at level 2): no question
+    game = lead_game()
+    _rc, _out, prompts = run_session(game, ["22"])
+    assert not [p for p in prompts if "wild card" in p]
+    assert sorted(game.deal.history[0][1][2]) == sorted(cards("2H 2H"))
+
+
+def test_chinese_mode_says_xiaowang_dawang_and_ju() -> None:
+    """The Chinese terminal printed the jokers as SJ/BJ and called a deal 副 (and a game 局) where the
+    web table says 局 (and 场): now 小王/大王 (the typed notation stays SJ/BJ) and 第 1 场 · 第 1 局;
+    the return rule shows no option id (return_rule=any)."""
+    from guandan.core.cards import BIG_JOKER, SMALL_JOKER
+    from guandan.terminal.i18n import set_language
+
+    set_language("zh")
+    try:
+        assert card_label(SMALL_JOKER) == "小王" and card_label(BIG_JOKER) == "大王"
+        con = Console(file=io.StringIO(), width=40, color_system=None)
+        con.print(render_hand(cards("3S 4D SJ BJ BJ"), parse_rank("2"), width=40))
+        lines = con.file.getvalue().splitlines()  # type: ignore[attr-defined]
+        assert lines[1].split() == ["3♠", "4♦", "小王", "大王", "大王"]
+        assert lines[2].split() == ["3S", "4D", "SJ", "BJ", "BJ"]  # what is typed
+        assert lines[1].index("小王") == lines[2].index("SJ")  # the columns line up (小王 is 4 cells wide)
+        assert return_rule_text("any", False) == "还任意一张牌"
+        # the double tribute scenario: North pays 大王 to East (R46)
+        deal2 = [cards("5H AS AD KS 3C"), cards("SJ 2S"), cards("BJ 4C 6D"), cards("7C 8C")]
+        game = Game(hands=_two_deals(deal2), first_leader=1)
+        _rc, out, prompts = run_session(game, ["p", "", "AS"])
+        assert "第 1 场 · 第 1 局 · 打 2" in out and "第 1 场 · 第 1 局结果" in out and "第 1 场 · 第 2 局 · 打 5" in out
+        assert "进贡：北家（2号位） → 东家（1号位）: 大王" in out
+        assert "副" not in out and "BJ" not in out.replace("（BJ）", "")
+        assert any(p.startswith("按回车开始下一局") for p in prompts)
+    finally:
+        set_language("en")
+
+
+def test_sequences_read_in_sequence_order() -> None:
+    """As on the web table: a straight, tube or straight flush reads from its low end (R10, A low in
+    A-2-3-4-5), each wild where the card it stands for sits (R12), not in level or face order."""
+    level = parse_rank("2")
+
+    def line(text: str, want_type: str, rank: str) -> str:
+        play = [p for p in classify(tuple(sorted(cards(text))), level) if p[0] == want_type and p[1] == parse_rank(rank)]
+        return play_plain(play[0], level)
+
+    assert line("AS 2D 3S 4D 5C", "straight", "5") == "straight 5: A♠ 2♦ 3♠ 4♦ 5♣"
+    assert line("2C 3C 4C 5C 2H", "straight_flush", "5") == "straight flush 5: 2♥→A♣ 2♣ 3♣ 4♣ 5♣"
+    assert line("2C 3C 4C 5C 2H", "straight_flush", "6") == "straight flush 6: 2♣ 3♣ 4♣ 5♣ 2♥→6♣"
+    assert line("2S 2D 3C 4S 4D 2H", "tube", "4") == "tube 4: 2♠ 2♦ 3♣ 2♥→3♠ 4♠ 4♦"

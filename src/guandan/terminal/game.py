@@ -117,7 +117,7 @@ def play_game(
     game = Game(rules, seed=seed)
     intro = Text(tr("pyguandan — you are South (seat 0); your partner is North (seat 2); East (seat 1) and West "
                     "(seat 3) play against you."), style="bold")
-    intro.append("\n" + tr("preset {preset} · seed {seed} · bots {bot}", preset=preset, seed=seed, bot=bot)
+    intro.append("\n" + tr("preset {preset} · seed {seed} · bots {bot}", preset=tr(preset), seed=seed, bot=tr(bot))
                  + (tr(" · autoplay (demo)") if autoplay else "") + tr(". Type ? for help."), style="")
     console.print(intro)
     for note in notes:

@@ -89,7 +89,7 @@ ZH: dict[str, str] = {
     "Tribute card (h = hint, ? = help, q = quit): ": "进贡的牌（h = 提示，? = 帮助，q = 退出）：",
     "Card to return (h = hint, ? = help, q = quit): ": "还贡的牌（h = 提示，? = 帮助，q = 退出）：",
     "Quit the game? [y/N] ": "退出游戏？[y/N] ",
-    "Press Enter for the next deal (q = quit) ": "按回车开始下一副（q = 退出） ",
+    "Press Enter for the next deal (q = quit) ": "按回车开始下一局（q = 退出） ",
     "Reading [1-{n}, Enter = cancel]: ": "选择牌型 [1-{n}，回车 = 取消]：",
     "Which cards [1-{n}, Enter = cancel]: ": "选哪一组牌 [1-{n}，回车 = 取消]：",
     # help
@@ -130,7 +130,7 @@ ZH: dict[str, str] = {
     "  → type: ": "  → 输入：",
     "the {name} bot at seat {seat} chose an illegal action: {error}": "{seat}号位的 {name} 机器人出了不合法的牌：{error}",
     # session
-    "Bye — the game was left unfinished.": "再见——这局游戏没有打完。",
+    "Bye — the game was left unfinished.": "再见——这场游戏没有打完。",
     "interrupted": "已中断",
     "You chose your {what} card: ": "你选好了{what}的牌：",
     " (shown to all once every card is in)": "（所有人都选好后公开）",
@@ -138,10 +138,10 @@ ZH: dict[str, str] = {
     "   — out, {place}!": "   —— 出完了，{place}！",
     "  You win the trick and lead.": "  这一轮你最大，由你先出。",
     "  {who} wins the trick and leads.": "  这一轮{who}最大，由{who}先出。",
-    "Game {game} · Deal {deal} · level {level}": "第 {game} 局 · 第 {deal} 副 · 打 {level}",
+    "Game {game} · Deal {deal} · level {level}": "第 {game} 场 · 第 {deal} 局 · 打 {level}",
     "Levels: {team0} {lv0} · {team1} {lv1}.  Wild cards: the two {level}♥ ({typed}).":
         "级数：{team0} {lv0} · {team1} {lv1}。逢人配：两张红心 {level}（{typed}）。",
-    "No tribute in a game's first deal; {who} lead{s}.": "每局第一副不进贡；{who}先出。",
+    "No tribute in a game's first deal; {who} lead{s}.": "每场第一局不进贡；{who}先出。",
     "Double tribute (双贡): {payers} each pay their highest card to {team}; the higher card goes to the 1st out.":
         "双贡：{payers}各进贡最大的一张牌给{team}；大的那张给头游。",
     "Tribute (进贡): {payer} pay{s} {whose} highest card to {head}, the 1st out, who returns a card.":
@@ -165,16 +165,16 @@ ZH: dict[str, str] = {
     "+{n}": "升 {n} 级",
     " (streak bonus {n})": "（连胜奖励 {n}）",
     "Levels": "级数",
-    "{team} passed {target} — the game is won!": "{team}过了 {target}——赢下这一局！",
+    "{team} passed {target} — the game is won!": "{team}过了 {target}——赢下这一场！",
     "{team} failed at {target} again and fall back to 2": "{team}又一次打 {target} 失败，退回到 2",
     "{team} failed an attempt at {target}": "{team}打 {target} 失败一次",
     "failed {target} attempts: {team0} {n0}{lim}, {team1} {n1}{lim}": "打 {target} 失败次数：{team0} {n0}{lim}，{team1} {n1}{lim}",
     "{target} attempts": "打 {target}",
     "Points (Anhui)": "积分（安徽）",
-    "Game {game} · Deal {deal} result": "第 {game} 局 · 第 {deal} 副结果",
-    "Deals": "各副结果",
-    "game": "局",
-    "deal": "副",
+    "Game {game} · Deal {deal} result": "第 {game} 场 · 第 {deal} 局结果",
+    "Deals": "各局结果",
+    "game": "场",
+    "deal": "局",
     "level": "级",
     "finishing order": "出完顺序",
     "result": "结果",
@@ -182,16 +182,16 @@ ZH: dict[str, str] = {
     "Game over: {team} passed {target} and win": "游戏结束：{team}过了 {target}，获胜",
     " — well played!": "——打得好！",
     "Final levels: {team0} {lv0} · {team1} {lv1}": "最后级数：{team0} {lv0} · {team1} {lv1}",
-    "Games won: {team0} {n0} · {team1} {n1}": "赢的局数：{team0} {n0} · {team1} {n1}",
+    "Games won: {team0} {n0} · {team1} {n1}": "赢的场数：{team0} {n0} · {team1} {n1}",
     "Points: ": "积分：",
     "Final result": "最终结果",
     # the table
-    "Game {game} · Deal {deal} · level {level} · wilds {level}♥ (shown *)": "第 {game} 局 · 第 {deal} 副 · 打 {level} · 逢人配红心 {level}（标 *）",
+    "Game {game} · Deal {deal} · level {level} · wilds {level}♥ (shown *)": "第 {game} 场 · 第 {deal} 局 · 打 {level} · 逢人配红心 {level}（标 *）",
     "yours": "你们的",
     "theirs": "对方的",
     "both teams'": "双方的",
     "Levels: ": "级数：",
-    "   deal level {level}": "   本副打 {level}",
+    "   deal level {level}": "   本局打 {level}",
     " ({whose})": "（{whose}）",
     "   failed {target} attempts: you {n0}, them {n1}": "   打 {target} 失败次数：我方 {n0}，对方 {n1}",
     "   points {points} ({title})": "   积分 {points}（{title}）",
@@ -218,7 +218,7 @@ ZH: dict[str, str] = {
         "按级牌顺序最大的一张；红心级牌（逢人配）不算",
     "return one card ranked 10 or lower that is not a level card; if you have none, your smallest card":
         "还一张不大于 10 且不是级牌的牌；没有的话，还最小的一张",
-    "return any one card (return_rule={rule})": "还任意一张牌（return_rule={rule}）",
+    "return any one card (return_rule={rule})": "还任意一张牌",
     # start
     "pyguandan — you are South (seat 0); your partner is North (seat 2); East (seat 1) and West (seat 3) play against you.":
         "pyguandan 掼蛋 —— 你坐南边（0号位）；北家（2号位）是你的对家；东家（1号位）和西家（3号位）是对手。",
@@ -226,4 +226,21 @@ ZH: dict[str, str] = {
     " · autoplay (demo)": " · 自动演示",
     ". Type ? for help.": "。输入 ? 看帮助。",
     "note: ": "注意：",
+    ".": "。",
+    # the jokers (the typed notation stays SJ / BJ)
+    "SJ": "小王",
+    "BJ": "大王",
+    # bots and presets by their command-line names
+    "heuristic": "启发式",
+    "random": "随机",
+    "official": "官方规则",
+    "anhui": "安徽规则",
+    "classic": "经典规则",
+    "huaian": "淮安规则",
+    "yangzhou": "扬州规则",
+    "maanshan": "马鞍山规则",
+    "aicomp": "AI 竞赛规则",
+    # a wild spent on typed ranks
+    "Play {play} using your wild card {wild}? [y/N] ": "出 {play}，要用掉逢人配 {wild} 吗？[y/N] ",
+    "(not played: type the cards with their suits to choose others)": "（没有出牌：想用别的牌就写上花色）",
 }

@@ -27,7 +27,23 @@ from guandan.core.cards import (
     rank_char,
     wild_face,
 )
-from guandan.core.plays import BOMB, JOKER_BOMB, PASS_TYPE, STRENGTH, Play, as_play, play_text, wild_assignment
+from guandan.core.plays import (
+    BOMB,
+    JOKER_BOMB,
+    PASS_TYPE,
+    PLATE,
+    PLATE_WINDOWS,
+    STRAIGHT,
+    STRAIGHT_FLUSH,
+    STRAIGHT_WINDOWS,
+    STRENGTH,
+    TUBE,
+    TUBE_WINDOWS,
+    Play,
+    as_play,
+    play_text,
+    wild_assignment,
+)
 
 from .i18n import language, tr
 
@@ -67,19 +83,23 @@ def place_name(index: int) -> str:
 
 
 def rank_label(rank: int) -> str:
-    """Human rank label: ``'10'`` for T, ``'SJ'``/``'BJ'`` for the jokers, else the notation."""
+    """Human rank label: ``'10'`` for T, the jokers ``'SJ'``/``'BJ'`` (小王/大王 in Chinese, as
+    the web table), else the notation."""
+    if rank in (13, 14):
+        return tr(rank_char(rank))
     return "10" if rank == 8 else rank_char(rank)
 
 
 def card_label(face: int) -> str:
-    """Human display of one face without emoji: ``'10♥'``, ``'A♠'``, ``'SJ'``, ``'BJ'``.
+    """Human display of one face without emoji: ``'10♥'``, ``'A♠'``, ``'SJ'``, ``'BJ'`` (小王 and
+    大王 in Chinese; what is typed stays ``SJ``/``BJ``, see :func:`card_text`).
 
     The joker playing-card emoji have ambiguous terminal widths, so jokers stay as text.
     Raises:
         NotationError: ``face`` is not 0..53.
     """
     if face in (SMALL_JOKER, BIG_JOKER):
-        return card_text(face)
+        return tr(card_text(face))
     card_text(face)  # validates
     return rank_label(FACE_RANK[face]) + SUIT_SYMBOLS[FACE_SUIT[face]]
 
@@ -126,7 +146,7 @@ def _group_block(rank: int, faces: Sequence[int], level: int) -> tuple[Text, Tex
     cells = []
     for f in faces:
         top = card_label(f) + ("*" if f == w else "")
-        cells.append((f, top, card_text(f), max(len(top), 2)))
+        cells.append((f, top, card_text(f), max(Text(top).cell_len, 2)))  # 小王 takes 4 cells
     width = sum(c[3] for c in cells) + len(cells) - 1
     head_txt = rank_label(rank) + (tr(" level") if rank == level else "")
     width = max(width, Text(head_txt).cell_len)
@@ -137,7 +157,7 @@ def _group_block(rank: int, faces: Sequence[int], level: int) -> tuple[Text, Tex
         if i:
             uni.append(" ")
             nota.append(" ")
-        uni.append(top.ljust(cw), style=card_style(f, level))
+        uni.append(top + " " * (cw - Text(top).cell_len), style=card_style(f, level))
         nota.append(txt.ljust(cw), style="magenta" if f == w else "dim")
     pad = width - uni.cell_len
     uni.append(" " * pad)
@@ -208,8 +228,23 @@ def wild_substitutes(p: Play, level: int) -> list[int]:
         return []
 
 
+def _drawing_order(p: Play, level: int) -> list[tuple[int, int]]:
+    """``[(face, what it stands for), ...]`` in the order to show a play: a straight, tube, plate
+    or straight flush in sequence order (R10: ``A 2 3 4 5``, each wild where the card it stands
+    for sits), any other play as it is."""
+    w = wild_face(level)
+    subs = iter(wild_substitutes(p, level))
+    pairs = [(f, next(subs, f) if f == w else f) for f in p.cards]
+    windows = {STRAIGHT: STRAIGHT_WINDOWS, STRAIGHT_FLUSH: STRAIGHT_WINDOWS, TUBE: TUBE_WINDOWS, PLATE: PLATE_WINDOWS}
+    ranks = windows[p.type].get(p.rank) if p.type in windows and p.rank is not None else None
+    if not ranks or any(FACE_RANK[s] not in ranks for _, s in pairs):
+        return pairs
+    return sorted(pairs, key=lambda fs: (ranks.index(FACE_RANK[fs[1]]), fs[0] == w))
+
+
 def play_line(play: Sequence[object], level: int) -> Text:
-    """A play for people: ``'pair 10: 10♥ 10♦'``; a wild shows what it stands for (``7♥→9♠``).
+    """A play for people: ``'pair 10: 10♥ 10♦'``; a wild shows what it stands for (``7♥→9♠``); a
+    sequence reads in sequence order (``'straight 5: A♠ 2♦ 3♠ 4♦ 5♣'``).
 
     Tribute/return actions read ``'tribute: BJ'``; a pass reads ``'pass'``.
     """
@@ -217,23 +252,18 @@ def play_line(play: Sequence[object], level: int) -> Text:
     if p.type == PASS_TYPE:
         return Text(tr("pass"), style="dim")
     w = wild_face(level)
-    subs = wild_substitutes(p, level)
     head = reading_name(p) + ":"  # 'pair 10:' / '5-card bomb 9:'
     if p.type in ("tribute", "return"):
         head = tr(p.type) + ":"
     out = Text(head + " ", style="bold")
-    k = 0
-    for i, f in enumerate(p.cards):
+    for i, (f, stands) in enumerate(_drawing_order(p, level)):
         if i:
             out.append(" ")
         out.append(card_label(f), style=card_style(f, level))
-        if f == w and subs:
-            stands = subs[k] if k < len(subs) else f
-            k += 1
-            # a wild standing for a level card of the same rank needs no note, except in a
-            # straight flush where its suit matters
-            if stands != f and (FACE_RANK[stands] != FACE_RANK[f] or p.type == "straight_flush"):
-                out.append("→" + card_label(stands), style="magenta")
+        # a wild standing for a level card of the same rank needs no note, except in a
+        # straight flush where its suit matters
+        if f == w and stands != f and (FACE_RANK[stands] != FACE_RANK[f] or p.type == "straight_flush"):
+            out.append("→" + card_label(stands), style="magenta")
     return out
 
 

@@ -8,7 +8,8 @@ it. Drawing is :mod:`guandan.terminal.render`, reading typed input :mod:`guandan
 every text goes through :func:`guandan.terminal.i18n.tr` (``--lang en`` or ``zh``) and speaks
 plain words, without rule ids. Cards may be typed in full (``QS QH``) or by rank only (``QQ``):
 the suits are then picked so that no wild card is spent when natural cards do, and straight
-flushes stay intact where possible.
+flushes stay intact where possible; a wild that would stand in for a missing card is used only
+after the person answers ``y``.
 """
 
 from __future__ import annotations
@@ -32,12 +33,14 @@ from .render import (
     level_text,
     place_name,
     play_line,
+    play_plain,
     rank_label,
     reading_name,
     render_view,
     seat_name,
     team_name,
     typed,
+    wild_substitutes,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -234,6 +237,8 @@ class PlaySession:
                 continue
             if cmd.kind == "ranks":
                 action = self.resolve_ranks(cmd.faces, cmd.ranks)
+                if action is not None and not self._wilds_confirmed(action, cmd.faces):
+                    continue
             else:
                 action = self.resolve(cmd.kind, cmd.faces)
             if action is not None:
@@ -361,6 +366,33 @@ class PlaySession:
             return self._choose_reading(best[0][2])
         return self._choose_reading(list(options.values()), by_cards=True)
 
+    def _wilds_confirmed(self, action: PlayT, typed: tuple[int, ...]) -> bool:
+        """Ask before a wild card not typed in full stands in for another rank than its own to
+        complete ranks typed without suits (``33`` with one 3 in hand: the ♥ level card would be
+        the second 3, R8/R12): ``y`` plays it; anything else plays nothing and the person is asked
+        again. A wild played as the level card it is (R13) needs no question.
+
+        Raises:
+            QuitGame: end of input at the question.
+        """
+        from guandan.core.cards import FACE_RANK, wild_face
+        from guandan.core.plays import as_play
+
+        level = self.game.deal.level
+        w = wild_face(level)
+        spent = action[2].count(w) - typed.count(w)
+        if spent <= 0 or action[0] in ("tribute", "return"):
+            return True
+        subs = wild_substitutes(as_play(action), level)
+        if not any(FACE_RANK[f] != level for f in subs):
+            return True
+        ans = self.ask(tr("Play {play} using your wild card {wild}? [y/N] ",
+                          play=play_plain(action, level), wild=card_label(w))).strip().lower()
+        if ans in ("y", "yes", "是"):
+            return True
+        self.console.print(tr("(not played: type the cards with their suits to choose others)"), style="dim")
+        return False
+
     def _choose_reading(self, readings: Sequence[PlayT], by_cards: bool = False) -> PlayT | None:
         from rich.text import Text
 
@@ -392,7 +424,7 @@ class PlaySession:
         except Exception as e:  # noqa: BLE001 - a failing hint bot must not end the person's game
             self._error(tr("no hint available: {error}", error=e))
             return
-        line = Text(tr("hint ({name} bot): ", name=self.hint_name), style="cyan")
+        line = Text(tr("hint ({name} bot): ", name=tr(self.hint_name)), style="cyan")
         line.append_text(play_line(act, self.game.level))
         line.append(tr("  → type: "), style="cyan")
         line.append(typed(act), style="bold")
@@ -654,7 +686,7 @@ class PlaySession:
         w = game.winner
         lines = [
             tr("Game over: {team} passed {target} and win", team=team_name(w), target=game.rules.target_level)
-            + (tr(" — well played!") if w == 0 else "."),
+            + (tr(" — well played!") if w == 0 else tr(".")),
             tr("Final levels: {team0} {lv0} · {team1} {lv1}", team0=team_name(0),
                lv0=level_text(game.score.levels[0]), team1=team_name(1), lv1=level_text(game.score.levels[1])),
         ]

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from guandan.core.cards import card_text, faces_of, rank_char, wild_face
-from guandan.core.deal import PLAY
+from guandan.core.deal import PLAY, RETURN, TRIBUTE
 from guandan.core.match import Game, action_to_json
 from guandan.core.plays import PlayT
 from guandan.core.rules import RuleSet
@@ -79,14 +79,43 @@ def public_view(game: Game) -> dict[str, Any]:
     return v
 
 
+def owed_to(game: Game) -> list[int]:
+    """The seat(s) the seat to act pays its tribute to or returns its card to (public, R50).
+
+    Tribute phase: a single tribute goes to 头游 (R44; in a 1-4 that is the payer's partner); a
+    double tribute is shared out by the cards (R46), so both receivers are listed, 头游 (who takes
+    the higher card) first, unless ``double_tribute_by = remaining_cards`` fixes it in advance (the
+    payer with more cards left pays 头游). Return phase: the seat whose card the returner received
+    (R47), or its 下家 under ``return_to = next_seat`` (AMB-07). ``[]`` in every other phase.
+    """
+    d = game.deal
+    plan = getattr(d, "plan", None)
+    if plan is None or game.over or plan.anti_tribute:
+        return []
+    head, mate = plan.head, (plan.head + 2) % 4
+    if d.phase == TRIBUTE:
+        if not plan.double:
+            return [head]
+        prev = getattr(d, "_prev", None)
+        if game.rules.double_tribute_by == "remaining_cards" and prev is not None:
+            a, b = plan.payers
+            to_head = a if prev.rest[a] >= prev.rest[b] else b  # as Deal._assign_tributes
+            return [head] if d.turn == to_head else [mate]
+        return [head, mate]
+    if d.phase == RETURN:
+        return [target for receiver, target in plan.returns_due if receiver == d.turn][:1]
+    return []
+
+
 def view_for(game: Game, seat: int | None, names: list[str]) -> dict[str, Any]:
     """The ``view`` of a state frame: :func:`seat_view` of ``seat`` (or :func:`public_view` when
-    ``seat`` is ``None``) plus ``wilds`` (the level's heart, R8), ``seat_names`` and ``last_actions``
-    (each seat's latest action in the current trick, or ``None``)."""
+    ``seat`` is ``None``) plus ``wilds`` (the level's heart, R8), ``seat_names``, ``last_actions``
+    (each seat's latest action in the current trick, or ``None``) and ``owed_to`` (:func:`owed_to`)."""
     v = public_view(game) if seat is None else _seat_json(game, seat)
     v["wilds"] = [card_text(wild_face(game.deal.level))]
     v["seat_names"] = list(names)
     v["last_actions"] = _last_actions(game)
+    v["owed_to"] = owed_to(game)
     return v
 
 
@@ -186,7 +215,7 @@ def rebuild_deal_result(lines: list[str], end_index: int) -> dict[str, Any] | No
         n0 = len(game.events)
         game.apply(action_from_json(events[last]["action"]), events[last]["seat"])
         ev = next(e for e in game.events[n0:] if e["type"] == "deal_end")
-    except Exception:  # noqa: BLE001 - a record that cannot be replayed: no result screen
+    except Exception:  # a record that cannot be replayed: no result screen
         log.exception("cannot rebuild the deal result")
         return None
     return deal_result_frame(ev, ended, *before)

@@ -40,7 +40,9 @@
 //                notices, notice, top-play, bomb-fx, show-result-btn, result-x, result-hands,
 //                result-hand-0..3 (data-count), ready-state, ready-state-0..3, ready-clock,
 //                ready-btn, game-summary, summary-deals, summary-levels, again-btn, again-follow,
-//                result-lobby, drawer-tribute-events, reopen-result-btn
+//                result-lobby, drawer-tribute-events, reopen-result-btn, result-main (the
+//                essentials), result-details (the scrolling finish order, hands and points),
+//                result-more (its "more ↓" cue, shown while more lies below)
 //   profile:     profile, profile-games, profile-won, profile-win-rate, profile-rating,
 //                rating-help, profile-anhui-title, anhui-ladder, anhui-title, recent-games, game-row
 //   history:     history, history-list, game-row (data-game="{id}"; a click opens the replay),

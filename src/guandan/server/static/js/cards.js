@@ -5,7 +5,7 @@
 // jokers "SJ" (小王) and "BJ" (大王). Displayed as 10 for T and ♠♥♣♦ for the suits.
 
 import { h } from "./dom.js";
-import { getLang, t } from "./i18n.js";
+import { t } from "./i18n.js";
 
 export const RANKS = "23456789TJQKA";
 export const SUITS = "SHCD";
@@ -108,14 +108,74 @@ export function cardUnicode(card) {
   return `${rankLabel(card[0])}${SUIT_CHAR[c.suit]}`;
 }
 
-/** Text of an action [type, rank, cards]: "pair 10: 10♠ 10♥", "pass". */
-export function actionText(action, withCards = true) {
+/** Cards per rank of each sequence type (R10): straight and straight flush 1, tube 2, plate 3. */
+const SEQUENCE_WIDTH = { straight: 1, straight_flush: 1, tube: 2, plate: 3 };
+/** How many ranks each sequence type spans: 5, 3 or 2 (the R19 table). */
+const SEQUENCE_LENGTH = { straight: 5, straight_flush: 5, tube: 3, plate: 2 };
+
+/**
+ * The ranks (indexes 0..12, "2".."A") of a sequence in sequence order (R10), from its type and its
+ * top rank text: the Ace sits low when the sequence ends at 5 (straight), 3 (tube) or 2 (plate),
+ * else the ranks run up to the top. null when the type is not a sequence or the top is impossible.
+ */
+export function sequenceRanks(type, top) {
+  const len = SEQUENCE_LENGTH[type];
+  const hi = rankIndex(top);
+  if (!len || hi < 0 || hi > 12) return null;
+  const first = hi - len + 1;
+  if (first === -1) return [12, ...Array.from({ length: len - 1 }, (_, i) => i)]; // A low: A-2-3-4-5, AA2233, AAA222
+  if (first < 0) return null;
+  return Array.from({ length: len }, (_, i) => first + i);
+}
+
+/**
+ * The cards of a play in the order to draw them, with what each wild stands for: a sequence
+ * (straight, tube, plate, straight flush) in sequence order (R10, so at level 2 A-2-3-4-5 reads
+ * A 2 3 4 5, not 3 4 5 A 2), each wild (R8, R12) in the slot of the card it completes; every other
+ * play in level order (sortCards). Returns [{card, as}] where `as` is the rank text a wild stands
+ * for in a sequence (null for every other card, and for a wild played as itself, R13).
+ * action: [type, rank, cards]; level: rank text of the deal's level.
+ */
+export function playOrder(action, level) {
+  const [type, top, cards] = Array.isArray(action) ? action : [null, null, []];
+  const list = Array.isArray(cards) ? cards : [];
+  const plain = () => sortCards(list, level).map((card) => ({ card, as: null }));
+  const ranks = sequenceRanks(type, top);
+  if (!ranks) return plain();
+  const width = SEQUENCE_WIDTH[type];
+  const slots = ranks.map((r) => ({ rank: r, cards: [] }));
+  const wilds = [];
+  for (const card of sortCards(list, level)) {
+    const c = parseCard(card);
+    const slot = c ? slots.find((s) => s.rank === c.rank) : null;
+    if (isWild(card, level)) wilds.push(card);
+    else if (slot && slot.cards.length < width) slot.cards.push({ card, as: null });
+    else return plain(); // not this sequence: draw it as it came
+  }
+  // a wild first fills a missing card of its own rank (played as itself, R13), then the gaps in order
+  for (const slot of slots) {
+    while (wilds.length && slot.cards.length < width && parseCard(wilds[0]).rank === slot.rank) slot.cards.push({ card: wilds.shift(), as: null });
+  }
+  for (const slot of slots) {
+    while (wilds.length && slot.cards.length < width) slot.cards.push({ card: wilds.shift(), as: RANKS[slot.rank] });
+  }
+  if (wilds.length) return plain();
+  return slots.flatMap((s) => s.cards);
+}
+
+/**
+ * Text of an action [type, rank, cards]: "pair 10: 10♠ 10♥", "pass". With the deal's level (rank
+ * text) a sequence's cards read in sequence order, each wild with the rank it stands for ("2♥→3").
+ */
+export function actionText(action, withCards = true, level = null) {
   if (!Array.isArray(action)) return "";
   const [type, rank, cards] = action;
   if (type === "pass") return t("pass_word");
   const name = t(`type_${type}`);
   const rk = type === "joker_bomb" || rank === null || rank === undefined ? "" : ` ${rankLabel(rank)}`;
-  const list = withCards && Array.isArray(cards) && cards.length ? `: ${cards.map(cardUnicode).join(" ")}` : "";
+  const ordered = SEQUENCE_WIDTH[type] && level ? playOrder(action, level) : (Array.isArray(cards) ? cards : []).map((card) => ({ card, as: null }));
+  const words = ordered.map(({ card, as }) => `${cardUnicode(card)}${as ? `→${rankLabel(as)}` : ""}`);
+  const list = withCards && words.length ? `: ${words.join(" ")}` : "";
   return `${name}${rk}${list}`;
 }
 
@@ -174,8 +234,8 @@ export function cardEl(card, opts = {}) {
     const big = c.rank === 14;
     classes.push("joker", big ? "big-joker" : "small-joker", big ? "red" : "black");
     attrs.title = big ? t("big_joker") : t("small_joker");
-    // the corner word: 大王 / 小王 in Chinese, JOKER in English (the colour tells them apart)
-    const word = getLang() === "zh" ? (big ? "大王" : "小王") : "JOKER";
+    // the corner word: 大王 / 小王 in Chinese, BJ / SJ in English (the notation's names, as the tracker)
+    const word = t(big ? "card_big_joker" : "card_small_joker");
     children.push(h("div", { class: `corner joker-label${word.length > 2 ? " long" : ""}` }, word));
     if (size !== "mini") children.push(h("div", { class: "pip" }, svgIcon(STAR_PATH, "star")));
     else children.push(svgIcon(STAR_PATH, "star mini-star"));
@@ -194,8 +254,26 @@ export function cardEl(card, opts = {}) {
   return h("div", attrs, ...children);
 }
 
-/** A row of small cards (a play on the table), sorted by level order. */
+/** A row of small cards (a hand left, a choice of readings), sorted by level order. */
 export function miniCards(cards, level, attrs = {}) {
   const sorted = sortCards(cards || [], level);
   return h("div", { class: "mini-cards", ...attrs }, sorted.map((c) => cardEl(c, { level, size: "mini" })));
+}
+
+/**
+ * A play drawn in small cards (the trick, the last trick, the replay): a sequence in sequence order
+ * with each wild where it stands (playOrder); the wild's title, data-as and a small "=6" at its foot
+ * name the rank it stands for.
+ */
+export function playMini(action, level, attrs = {}) {
+  const cards = playOrder(action, level).map(({ card, as }) => {
+    const el = cardEl(card, { level, size: "mini" });
+    if (as) {
+      el.dataset.as = as;
+      el.title = `${el.title} = ${rankLabel(as)}`;
+      el.appendChild(h("span", { class: "as-badge", "aria-hidden": "true" }, `=${rankLabel(as)}`));
+    }
+    return el;
+  });
+  return h("div", { class: "mini-cards", ...attrs }, cards);
 }

@@ -220,7 +220,7 @@ export function mountReplay(el, params, ctx) {
         return [t("ev_deal", { game: ev.game, deal: ev.deal, level: rankLabel(ev.level), a: rankLabel(lv[0]), b: rankLabel(lv[1]) })];
       }
       case "action":
-        return [t("ev_action", { name: nm(ev.seat), play: actionText(ev.action) })];
+        return [t("ev_action", { name: nm(ev.seat), play: actionText(ev.action, true, s.level) })];
       case "anti_tribute":
       case "tribute_paid":
       case "returns_revealed":

@@ -3,7 +3,7 @@
 
 import { h } from "./dom.js";
 import { t } from "./i18n.js";
-import { actionText, cardEl, miniCards, rankLabel, wildsOf } from "./cards.js";
+import { actionText, cardEl, playMini, rankLabel, wildsOf } from "./cards.js";
 
 /** Team of a seat: 0 for seats 0 and 2, 1 for seats 1 and 3. */
 export const teamOf = (seat) => seat % 2;
@@ -116,7 +116,7 @@ export function trickCell(action, level, seat, pos, isTop) {
   return h(
     "div",
     attrs,
-    miniCards(action[2], level),
+    playMini(action, level),
     h("div", { class: "play-label" }, actionText(action, false)),
   );
 }

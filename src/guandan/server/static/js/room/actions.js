@@ -50,8 +50,17 @@ export function createActions(store, send) {
     send({ type: "auto", on: !st.auto[s] });
   }
 
+  /** 重选: nothing selected, and the hint counter starts again (the next 提示 shows the first play). */
   function clearSelection() {
-    store.update((s) => s.selected.clear(), "hand");
+    store.update((s) => {
+      s.selected.clear();
+      restartHints(s);
+    }, "hand");
+  }
+
+  /** The hint list of this position is kept, but its counter is hidden and the next 提示 selects its first play. */
+  function restartHints(s) {
+    if (s.hints) s.hints.index = -1;
   }
 
   /** 理牌: with cards selected, put them in a group of their own; else the next arrangement mode. */
@@ -67,6 +76,7 @@ export function createActions(store, send) {
     store.update((s) => {
       arrange(s);
       s.selected.clear();
+      restartHints(s);
     }, "hand");
   }
 

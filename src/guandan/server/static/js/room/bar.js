@@ -5,7 +5,7 @@
 import { h } from "../dom.js";
 import { roomTitle } from "../api.js";
 import { t } from "../i18n.js";
-import { actionText, cardEl, miniCards, rankLabel } from "../cards.js";
+import { actionText, cardEl, playMini, rankLabel } from "../cards.js";
 import { seatName, teamOf, teamTag } from "../table.js";
 import { previousTrick, trackerPanel } from "../tracker.js";
 import { isMuted, setMuted, unlockAudio } from "../sound.js";
@@ -86,7 +86,7 @@ function lastTrickPanel(store) {
               { class: `team-${teamOf(s)}`, testid: "last-trick-row", dataset: { seat: String(s) } },
               teamTag(s),
               h("span", { class: "nm" }, seatName(nm, s)),
-              a[0] === "pass" ? h("span", { class: "pass-label" }, t("pass_word")) : [miniCards(a[2], v.level), h("span", { class: "play-label" }, actionText(a, false))],
+              a[0] === "pass" ? h("span", { class: "pass-label" }, t("pass_word")) : [playMini(a, v.level), h("span", { class: "play-label" }, actionText(a, false))],
             ),
           ),
         )

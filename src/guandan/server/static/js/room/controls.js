@@ -18,7 +18,7 @@ export function renderActions(store, actions, barEl) {
   const me = mySeat(store);
   const playLabel = phase === "tribute" ? t("pay_tribute") : phase === "return" ? t("return_card") : t("play");
   const preview = matches.length === 1 ? actionText(matches[0], false) : matches.length > 1 ? `${matches.length}×` : "";
-  const hintInfo = st.hints && st.hints.key === positionKey(store) && st.hints.list.length > 1 ? `${st.hints.index + 1}/${st.hints.list.length}` : "";
+  const hintInfo = st.hints && st.hints.key === positionKey(store) && st.hints.list.length > 1 && st.hints.index >= 0 ? `${st.hints.index + 1}/${st.hints.list.length}` : "";
   const auto = me !== null && st.auto[me];
   const over = gameIsOver(store);
   const key = JSON.stringify([getLang(), mine, phase, matches, Boolean(pass), hintInfo, auto, over, st.selected.size, st.arr.mode, st.display.length]);

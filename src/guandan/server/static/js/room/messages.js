@@ -102,6 +102,7 @@ export function createMessages(store, actions) {
     if (st.room && st.room.next_room && st.gameOver) st.gameOver.next_room = st.room.next_room;
 
     const v = st.view;
+    dropOtherDealsNotices();
     // the arrangement of this deal (sessionStorage: survives reloads and reconnects)
     if (v && Number.isInteger(v.deal)) {
       const key = arrangementKey(store.roomId, v.game, v.deal);
@@ -132,9 +133,25 @@ export function createMessages(store, actions) {
     const key = `${v.game}-${v.deal}-${n}`;
     if (n > 0 && st.seenJiefeng && key !== st.seenJiefeng) {
       const last = [...v.tribute_events].reverse().find((e) => e && e.type === "jiefeng");
-      addNotice(t("ev_jiefeng", { name: seatName(names(store), last.leader) }));
+      addNotice(t("ev_jiefeng", { name: seatName(names(store), last.leader) }), "", dealKey(v));
     }
     st.seenJiefeng = key;
+  }
+
+  /** "game-deal" of a view: the scope of a notice about one deal (the 接风 notice). */
+  function dealKey(v) {
+    return v ? `${v.game}-${v.deal}` : "";
+  }
+
+  /**
+   * Drop the notices about another deal than the view's: when a deal ends the view is already the
+   * next deal's (its tribute), and the last deal's 接风 must not stay up over it.
+   */
+  function dropOtherDealsNotices() {
+    const key = dealKey(st.view);
+    if (!st.notices.some((n) => n.deal && n.deal !== key)) return;
+    st.notices = st.notices.filter((n) => !n.deal || n.deal === key);
+    store.notify("notices");
   }
 
   function noteReceived() {
@@ -219,10 +236,11 @@ export function createMessages(store, actions) {
     addNotice(text, mine ? "mine" : "");
   }
 
-  function addNotice(text, kind = "") {
+  /** A table notice for NOTICE_MS; deal: the "game-deal" it is about (dropped when another deal starts), or null. */
+  function addNotice(text, kind = "", deal = null) {
     const id = ++noticeSeq;
     store.update((s) => {
-      s.notices.push({ id, text, kind, until: Date.now() + NOTICE_MS });
+      s.notices.push({ id, text, kind, deal, until: Date.now() + NOTICE_MS });
       s.notices = s.notices.slice(-3);
     }, "notices");
     setTimeout(() => {

@@ -26,10 +26,14 @@ export function gameOverBanner(store) {
   );
 }
 
-/** The rows of one deal's result r. */
+/**
+ * The rows of one deal's result r: {main: the essentials (who won, the result, the upgrade, the new
+ * levels, A attempts), details: the finishing order, the hands left and the points}.
+ */
 function dealRows(store, r, kv) {
   const nm = names(store);
   const rows = [];
+  const details = [];
   const order = Array.isArray(r.finish_order) ? r.finish_order : [];
   if (Number.isInteger(r.winner_team)) {
     rows.push(
@@ -40,7 +44,7 @@ function dealRows(store, r, kv) {
       ),
     );
   }
-  rows.push(
+  details.push(
     h(
       "ol",
       { class: "finish-list", testid: "result-finish-order" },
@@ -51,7 +55,7 @@ function dealRows(store, r, kv) {
     const phrase = resultPhrase(r);
     rows.push(kv(t("result_code"), phrase.includes(r.result) ? phrase : `${phrase} (${r.result})`, "result-code"));
   }
-  if (r.upgrade !== undefined && r.upgrade !== null) rows.push(kv(t("result_upgrade"), t("result_upgrade_n", { n: r.upgrade }), "result-upgrade"));
+  if (r.upgrade !== undefined && r.upgrade !== null) rows.push(kv(t("result_upgrade"), t(r.upgrade === 1 ? "result_upgrade_one" : "result_upgrade_n", { n: r.upgrade }), "result-upgrade"));
   if (Array.isArray(r.levels)) {
     const before = Array.isArray(r.levels_before) ? `${levelPair(r.levels_before)} → ` : "";
     rows.push(kv(t("result_new_levels"), `${before}${levelPair(r.levels)}`, "result-levels"));
@@ -63,7 +67,7 @@ function dealRows(store, r, kv) {
   for (const team of Array.isArray(r.failed) ? r.failed : []) rows.push(h("div", { class: "note bad" }, t("result_failed", { team: teamName(team) })));
   for (const team of Array.isArray(r.demoted) ? r.demoted : []) rows.push(h("div", { class: "note bad" }, t("result_demoted", { team: teamName(team) })));
   if (Array.isArray(r.hands_left)) {
-    rows.push(
+    details.push(
       h(
         "div",
         { class: "hands-left", testid: "result-hands" },
@@ -79,8 +83,28 @@ function dealRows(store, r, kv) {
       ),
     );
   }
-  if (Array.isArray(r.points) || Array.isArray(r.points_total)) rows.push(pointsTable(nm, r));
-  return rows;
+  if (Array.isArray(r.points) || Array.isArray(r.points_total)) details.push(pointsTable(nm, r));
+  return { main: rows, details };
+}
+
+/**
+ * The scrolling part of the result (finishing order, hands left, points) with a cue at its foot
+ * while more lies below ("more ↓" over a fade; a tap scrolls on), so that on a phone held sideways
+ * the essentials and the ready step stay in view and nothing is hidden without a sign.
+ */
+function detailsBox(children) {
+  const scroller = h("div", { class: "result-details", testid: "result-details", tabindex: "0" }, children);
+  const cue = h(
+    "button",
+    { type: "button", class: "more-cue", testid: "result-more", "aria-hidden": "true", tabindex: "-1", onclick: () => scroller.scrollBy({ top: scroller.clientHeight * 0.8, behavior: "smooth" }) },
+    t("result_more"),
+  );
+  const box = h("div", { class: "result-details-box" }, scroller, cue);
+  const update = () => box.classList.toggle("has-more", scroller.scrollHeight - scroller.scrollTop - scroller.clientHeight > 4);
+  scroller.addEventListener("scroll", update, { passive: true });
+  if (typeof ResizeObserver === "function") new ResizeObserver(update).observe(scroller);
+  requestAnimationFrame(update);
+  return box;
 }
 
 /** Anhui points of the deal and in total per seat, with the titles (and their change). */
@@ -195,7 +219,7 @@ export function resultPanel(store, actions) {
     }, "overlay", ...(b ? ["table"] : []));
   };
   const kv = (k, val, testid) => h("div", { class: "kv", testid }, h("span", { class: "k" }, k), h("span", { class: "v" }, val));
-  const rows = r && !(g && !b && r === null) ? dealRows(store, r, kv) : [];
+  const rows = r && !(g && !b && r === null) ? dealRows(store, r, kv) : { main: [], details: [] };
   const foot = b && !g ? readyFoot(store, actions, b) : [];
   const over = g ? gameOverPart(store, actions, g, kv) : null;
   const title = r && !g ? t("result_title_n", { deal: r.deal ?? "" }) : g ? t("game_over_title") : t("result_title");
@@ -203,8 +227,8 @@ export function resultPanel(store, actions) {
     "div",
     { class: "modal result", testid: "result-panel", role: "dialog", "aria-modal": "true" },
     h("div", { class: "pop-head" }, h("h3", {}, title), closeBtn(close, "result-x")),
-    rows,
-    over,
+    h("div", { class: "result-main", testid: "result-main" }, rows.main, over),
+    rows.details.length ? detailsBox(rows.details) : null,
     h(
       "div",
       { class: "result-foot" },

@@ -74,14 +74,14 @@ export function initialState() {
     seenJiefeng: "",
     arrKey: "",
     arr: { mode: "level", custom: [] },
-    hints: null, // {key, list, index} from the server's hints frame
+    hints: null, // {key, list, index} from the server's hints frame (index -1 after 重选/理牌: no counter, the next 提示 shows the first)
     hintWanted: false,
     hintAskedKey: null, // positionKey() when the hints list was asked for
     hintToast: null, // {key, text}: a hint message about the position key (hidden when it passes)
     drawer: false,
     tracker: false,
     lastTrick: false,
-    notices: [], // {id, text, kind, until}
+    notices: [], // {id, text, kind, deal ("game-deal" of a deal-scoped notice, else null), until}
     prevLast: null, // last_actions of the previous state (to animate new plays)
     prevTurn: false,
     fresh: null, // seats whose play is new since the last table render

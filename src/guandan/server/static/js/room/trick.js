@@ -7,7 +7,7 @@ import { t } from "../i18n.js";
 import { actionText } from "../cards.js";
 import { lastActions, positionOf, seatName, trickCell, tributeEventLines } from "../table.js";
 import { tricksOf } from "../tracker.js";
-import { bottomSeat, myTurn, names, SEATS } from "./model.js";
+import { bottomSeat, mySeat, myTurn, names, SEATS, seated } from "./model.js";
 import { seatPanel } from "./seats.js";
 import { reducedMotion } from "./widgets.js";
 
@@ -57,20 +57,56 @@ function promptEl(store) {
         )
       : null;
     return h("div", { class: "prompt", testid: "phase-prompt" }, t("prompt_between"), reopen ? " " : null, reopen);
-  } else if (v.phase === "tribute") {
-    text = mine ? t("prompt_tribute") : t("prompt_tribute_wait", { name: seatName(nm, v.to_act) });
-    cls += " tribute";
-  } else if (v.phase === "return") {
-    text = mine ? t("prompt_return") : t("prompt_return_wait", { name: seatName(nm, v.to_act) });
+  } else if (v.phase === "tribute" || v.phase === "return") {
+    text = tributePrompt(store, v.phase, mine);
     cls += " tribute";
   } else if (v.phase === "play") {
-    if (mine) text = Array.isArray(v.top) ? t("prompt_follow", { play: actionText(v.top) }) : t("prompt_lead");
+    if (mine) text = Array.isArray(v.top) ? t("prompt_follow", { play: actionText(v.top, true, v.level) }) : t("prompt_lead");
     else if (Number.isInteger(v.to_act)) text = t("waiting_for", { name: seatName(nm, v.to_act) });
   } else if (v.phase === "game_over") {
     text = t("phase_game_over");
   }
   if (mine) cls += " mine";
   return h("div", { class: cls, testid: "phase-prompt" }, mine ? h("strong", {}, `${t("your_turn")} · `) : null, text);
+}
+
+/**
+ * The receiver(s) of the seat to act's tribute or return: view.owed_to from the server (R44, R46,
+ * R47); without it, in the return phase, the payer whose tribute the seat to act received.
+ */
+function receiversOf(v) {
+  const ok = (s) => Number.isInteger(s) && s >= 0 && s < 4;
+  if (Array.isArray(v.owed_to) && v.owed_to.length && v.owed_to.every(ok)) return v.owed_to;
+  if (v.phase !== "return" || !Array.isArray(v.tribute_events)) return [];
+  const paid = v.tribute_events.filter((e) => e && e.type === "tribute_paid").flatMap((e) => e.tributes || []);
+  return paid.filter((x) => Array.isArray(x) && x[1] === v.to_act && ok(x[0])).map((x) => x[0]).slice(0, 1);
+}
+
+/**
+ * The prompt of the tribute and return phases, naming to whom the card goes: the seat's name, and
+ * for a seated viewer "you" or whether it is the viewer's partner (对家) or an opponent (对手).
+ */
+function tributePrompt(store, phase, mine) {
+  const v = store.state.view;
+  const nm = names(store);
+  const me = seated(store) ? mySeat(store) : null;
+  const actor = v.to_act;
+  const who = (s) => {
+    if (s === me) return t("notice_you");
+    const name = seatName(nm, s);
+    if (me === null) return name;
+    return t((s - me + 4) % 2 === 0 ? "who_partner" : "who_opponent", { name });
+  };
+  const to = receiversOf(v);
+  const name = seatName(nm, actor);
+  if (phase === "tribute") {
+    if (!to.length) return mine ? t("prompt_tribute") : t("prompt_tribute_wait", { name });
+    if (mine && to.length > 1) return t("prompt_tribute_double", { high: who(to[0]), low: who(to[1]) });
+    if (mine) return t("prompt_tribute_to", { to: who(to[0]) });
+    return to.length > 1 ? t("prompt_tribute_wait", { name }) : t("prompt_tribute_wait_to", { name, to: who(to[0]) });
+  }
+  if (!to.length) return mine ? t("prompt_return") : t("prompt_return_wait", { name });
+  return mine ? t("prompt_return_to", { to: who(to[0]) }) : t("prompt_return_wait_to", { name, to: who(to[0]) });
 }
 
 function tributeEl(store) {
