@@ -12,10 +12,10 @@ neither imports the other to raise it.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
-_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+from .table.frames import encodable
+
 
 #: Websocket ``reason`` of a message sent while its table moves to another process (cluster mode,
 #: :mod:`guandan.server.cluster`): retryable; ``params.retry_ms`` says when to try again.
@@ -41,17 +41,6 @@ def error_body(message: str, code: str | None = None, params: dict[str, Any] | N
     return {"error": encodable(text), "code": code, "params": encodable(params or {})}
 
 
-def encodable(value: Any) -> Any:
-    """``value`` with every lone surrogate of its strings (dict keys and values, list and tuple
-    items, which become lists) replaced by U+FFFD, so that it encodes as UTF-8 JSON; other values
-    unchanged. Used for every error answer and error frame (their texts may quote client input)."""
-    if isinstance(value, str):
-        return _SURROGATE_RE.sub("\ufffd", value)
-    if isinstance(value, dict):
-        return {encodable(k): encodable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [encodable(v) for v in value]
-    return value
 
 
 

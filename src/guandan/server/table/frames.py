@@ -3,9 +3,24 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
-from ..errors import encodable
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def encodable(value: Any) -> Any:
+    """``value`` with every lone surrogate of its strings (dict keys and values, list and tuple
+    items, which become lists) replaced by U+FFFD, so that it encodes as UTF-8 JSON; other values
+    unchanged. Used for every error answer and error frame (their texts may quote client input)."""
+    if isinstance(value, str):
+        return _SURROGATE_RE.sub("\ufffd", value)
+    if isinstance(value, dict):
+        return {encodable(k): encodable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encodable(v) for v in value]
+    return value
+
 
 def error_frame(message: str, reason: str | None = None, params: dict[str, Any] | None = None,
                 **extra: Any) -> dict[str, Any]:
