@@ -3,24 +3,25 @@ itself on :data:`app`; heavy imports happen inside the command functions."""
 
 from __future__ import annotations
 
-from .app import app
-
 # command modules register themselves on import (one line each)
-from . import rules_cmd  # noqa: F401,E402
-from . import bench_cmd  # noqa: F401,E402
-from . import arena_cmd  # noqa: F401,E402
-from . import play_cmd  # noqa: F401,E402
-from . import replay_cmd  # noqa: F401,E402
-from . import simulate_cmd  # noqa: F401,E402
-from . import compat_cmd  # noqa: F401,E402
-from . import serve_cmd  # noqa: F401,E402
-from . import loadtest_cmd  # noqa: F401,E402
-from . import search_bench_cmd  # noqa: F401,E402
-from . import train_cmd  # noqa: F401,E402
-from . import train_rl_cmd  # noqa: F401,E402
-from . import rl_cmd  # noqa: F401,E402
-from . import tournament_cmd  # noqa: F401,E402
-from . import review_cmd  # noqa: F401,E402
+from . import (
+    arena_cmd,  # noqa: F401,E402
+    bench_cmd,  # noqa: F401,E402
+    compat_cmd,  # noqa: F401,E402
+    loadtest_cmd,  # noqa: F401,E402
+    play_cmd,  # noqa: F401,E402
+    replay_cmd,  # noqa: F401,E402
+    review_cmd,  # noqa: F401,E402
+    rl_cmd,  # noqa: F401,E402
+    rules_cmd,  # noqa: F401,E402
+    search_bench_cmd,  # noqa: F401,E402
+    serve_cmd,  # noqa: F401,E402
+    simulate_cmd,  # noqa: F401,E402
+    tournament_cmd,  # noqa: F401,E402
+    train_cmd,  # noqa: F401,E402
+    train_rl_cmd,  # noqa: F401,E402
+)
+from .app import app
 
 
 def main() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from .app import AGENT_HELP, PRESET_HELP, RULE_HELP, app, load_rules
+from .output import error_text
 
 
 @app.command("arena")
@@ -43,10 +44,10 @@ def arena_command(
         try:
             make_agent(name, 0)
         except ValueError as e:
-            err.print(f"[red]error:[/red] {e}", soft_wrap=True, markup=True, highlight=False)
+            err.print(error_text(e), soft_wrap=True, highlight=False)
             raise typer.Exit(2) from None
     if deals < 0 or games < 0 or deals + games == 0:
-        err.print("[red]error:[/red] --deals and --games must be >= 0 and not both 0")
+        err.print(error_text("--deals and --games must be >= 0 and not both 0"))
         raise typer.Exit(2)
     rules = load_rules(preset, rule)
 

@@ -9,15 +9,7 @@ from typing import Annotated, Any
 import typer
 
 from .app import app
-
-
-def _fail(message: str) -> None:
-    """Print a one-line error on stderr and exit with status 2."""
-    from rich.console import Console
-    from rich.markup import escape
-
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
-    raise typer.Exit(2)
+from .output import fail as _fail
 
 
 def _fmt_us(us: float) -> str:

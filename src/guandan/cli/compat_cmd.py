@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from .app import AGENT_HELP, PRESET_HELP, RULE_HELP, app, load_rules
+from .output import error_text
 
 compat_app = typer.Typer(
     help="Host or join games in the Guandan AI-competition websocket protocol.", no_args_is_help=True
@@ -58,7 +59,7 @@ def serve_command(
         h = CompatHost(rules, games=games, timeout=timeout, record_dir=record, seed=seed, max_deals=max_deals,
                        preset=preset, send_timeout=send_timeout, start_delay=start_delay)
     except OSError as e:
-        Console(stderr=True).print(f"[red]error:[/red] --record {record}: {e.strerror or e}")
+        Console(stderr=True).print(error_text(f"--record {record}: {e.strerror or e}"))
         raise typer.Exit(2) from None
 
     def ready(bound: int) -> None:
@@ -67,10 +68,10 @@ def serve_command(
     try:
         summary = asyncio.run(serve(h, host, port, ready))
     except OSError as e:
-        Console(stderr=True).print(f"[red]error:[/red] cannot listen on {host}:{port}: {e}")
+        Console(stderr=True).print(error_text(f"cannot listen on {host}:{port}: {e}"))
         raise typer.Exit(1) from None
     except SystemExit:
-        Console(stderr=True).print(f"[red]error:[/red] cannot listen on {host}:{port}")
+        Console(stderr=True).print(error_text(f"cannot listen on {host}:{port}"))
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
@@ -113,20 +114,20 @@ def join_command(
     try:
         agent = make_agent(bot, seed)
     except ValueError as e:
-        err.print(f"[red]error:[/red] {e}")
+        err.print(error_text(e))
         raise typer.Exit(2) from None
     if not url.startswith(("ws://", "wss://")):
-        err.print(f"[red]error:[/red] {url!r} is not a websocket address (ws://HOST:PORT/game/NAME)")
+        err.print(error_text(f"{url!r} is not a websocket address (ws://HOST:PORT/game/NAME)"))
         raise typer.Exit(2)
     try:
         stats = asyncio.run(join(url, agent, delay=delay))
     except OSError as e:
-        err.print(f"[red]error:[/red] cannot connect to {url}: {e}")
+        err.print(error_text(f"cannot connect to {url}: {e}"))
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
     except Exception as e:  # the host closed or sent something unreadable
-        err.print(f"[red]error:[/red] connection ended: {e}")
+        err.print(error_text(f"connection ended: {e}"))
         raise typer.Exit(1) from None
     res = stats.result or {}
     Console().print(
@@ -173,7 +174,7 @@ def arena_command(
         make_agent(ours, 0)
         fill_command(opponent_cmd, "ws://x", "n", 0, "w")
     except ValueError as e:
-        err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+        err.print(error_text(e), highlight=False)
         if ours not in AGENT_NAMES:
             err.print(f"bots: {', '.join(AGENT_NAMES)}")
         raise typer.Exit(2) from None
@@ -192,10 +193,10 @@ def arena_command(
                 ours, opponent_cmd, games, seed, rules, preset, out, timeout, max_deals, progress=progress
             )
         except ArenaError as e:
-            err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+            err.print(error_text(e), highlight=False)
             raise typer.Exit(1) from None
         except OSError as e:
-            err.print(f"[red]error:[/red] {e}", markup=True, highlight=False)
+            err.print(error_text(e), highlight=False)
             raise typer.Exit(1) from None
         except KeyboardInterrupt:
             err.print("interrupted; the opponent processes were stopped")

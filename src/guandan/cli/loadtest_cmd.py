@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from .app import app
+from .output import error_text
 
 
 @app.command("loadtest")
@@ -31,7 +32,6 @@ def loadtest_command(
     import json
 
     from rich.console import Console
-    from rich.markup import escape
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
     from rich.table import Table
 
@@ -39,16 +39,16 @@ def loadtest_command(
 
     err = Console(stderr=True)
     if tables < 1 or tables > 2000:
-        err.print("[red]error:[/red] --tables must be between 1 and 2000")
+        err.print(error_text("--tables must be between 1 and 2000"))
         raise typer.Exit(2)
     if deals < 1:
-        err.print("[red]error:[/red] --deals must be at least 1")
+        err.print(error_text("--deals must be at least 1"))
         raise typer.Exit(2)
     if timeout <= 0:
-        err.print("[red]error:[/red] --timeout must be positive")
+        err.print(error_text("--timeout must be positive"))
         raise typer.Exit(2)
     if not 0 <= spectators <= 8:
-        err.print("[red]error:[/red] --spectators must be between 0 and 8")
+        err.print(error_text("--spectators must be between 0 and 8"))
         raise typer.Exit(2)
     try:
         urls = split_urls(url) if url else None
@@ -63,7 +63,7 @@ def loadtest_command(
             report = run_loadtest(tables, url=urls, deals=deals, timeout_s=timeout, seed=seed,
                                   spectators=spectators, check_replay=replay_check, progress=progress)
     except LoadTestError as e:
-        err.print(f"[red]error:[/red] {escape(str(e))}")
+        err.print(error_text(e))
         raise typer.Exit(2) from None
     if json_out:
         print(json.dumps(report.to_json()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import typer
 
 from .app import AGENT_HELP, PRESET_HELP, RULE_HELP, app, load_rules
+from .output import error_text
 
 
 @app.command("play")
@@ -44,11 +45,11 @@ def play_command(
     try:
         check_language(lang)
     except ValueError as e:
-        err.print(f"[red]error:[/red] {e}", highlight=False)
+        err.print(error_text(e), highlight=False)
         raise typer.Exit(2) from None
     try:
         check_bot(bot)
     except ValueError as e:
-        err.print(f"[red]error:[/red] {e}", highlight=False, markup=True)
+        err.print(error_text(e), highlight=False)
         raise typer.Exit(2) from None
     raise typer.Exit(play_game(rules, preset=preset, seed=seed, bot=bot, delay=delay, autoplay=autoplay))

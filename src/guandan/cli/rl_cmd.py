@@ -10,6 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from .app import app
+from .output import fail as _fail
 
 rl_app = typer.Typer(help="Research environment: self-play data and arena evaluation (needs the [rl] extra; "
                           "--ray/--ray-address spread the work over Ray actors).", no_args_is_help=True)
@@ -19,12 +20,6 @@ _RAY = "Run the workers as Ray actors on a local Ray instance (needs `pip instal
 _RAY_ADDR = "Connect to an existing Ray cluster at this address (implies --ray)."
 
 
-def _fail(message: str) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
-    raise typer.Exit(2)
 
 
 def _scale() -> Any:

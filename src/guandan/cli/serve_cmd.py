@@ -5,6 +5,7 @@ from __future__ import annotations
 import typer
 
 from .app import app
+from .output import error_text
 
 
 @app.command("serve")
@@ -84,14 +85,13 @@ def serve_command(
     import socket
 
     from rich.console import Console
-    from rich.markup import escape
 
     err = Console(stderr=True, soft_wrap=True)
     if not 0 <= port <= 65535:
-        err.print(f"[red]error:[/red] --port must be 0-65535, not {port}")
+        err.print(error_text(f"--port must be 0-65535, not {port}"))
         raise typer.Exit(2)
     if bot_delay < 0 or bot_delay > 60:
-        err.print("[red]error:[/red] --bot-delay must be between 0 and 60 seconds")
+        err.print(error_text("--bot-delay must be between 0 and 60 seconds"))
         raise typer.Exit(2)
 
     import uvicorn
@@ -103,8 +103,8 @@ def serve_command(
     from guandan.server.settings import Settings, default_node_name
 
     if min(guests_per_hour, registrations_per_hour, max_ws_per_room, max_ws_per_address) < 0:
-        err.print("[red]error:[/red] --guests-per-hour, --registrations-per-hour, --max-ws-per-room and "
-                  "--max-ws-per-address must be 0 or more")
+        err.print(error_text("--guests-per-hour, --registrations-per-hour, --max-ws-per-room and "
+                             "--max-ws-per-address must be 0 or more"))
         raise typer.Exit(2)
     if public_url is not None:
         from urllib.parse import urlsplit
@@ -115,30 +115,30 @@ def serve_command(
         except ValueError:
             port_ok = False
         if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok:
-            err.print(f"[red]error:[/red] --public-url must look like http://host:port or https://host, not {public_url!r}")
+            err.print(error_text(f"--public-url must look like http://host:port or https://host, not {public_url!r}"))
             raise typer.Exit(2)
         public_url = public_url.rstrip("/")
     if not 0 < ready_timeout <= 600:
-        err.print("[red]error:[/red] --ready-timeout must be between 0 and 600 seconds")
+        err.print(error_text("--ready-timeout must be between 0 and 600 seconds"))
         raise typer.Exit(2)
     if not 1 <= timeouts_to_auto <= 100:
-        err.print("[red]error:[/red] --timeouts-to-auto must be between 1 and 100")
+        err.print(error_text("--timeouts-to-auto must be between 1 and 100"))
         raise typer.Exit(2)
     if log_format not in LOG_FORMATS:
-        err.print(f"[red]error:[/red] --log-format must be one of {', '.join(LOG_FORMATS)}, not {log_format!r}")
+        err.print(error_text(f"--log-format must be one of {', '.join(LOG_FORMATS)}, not {log_format!r}"))
         raise typer.Exit(2)
     if not 0.3 <= lease <= 120:
-        err.print("[red]error:[/red] --lease must be between 0.3 and 120 seconds")
+        err.print(error_text("--lease must be between 0.3 and 120 seconds"))
         raise typer.Exit(2)
     node_name = node_name or default_node_name()
     if not node_name or len(node_name) > 100 or any(c.isspace() or c == ":" for c in node_name):
-        err.print("[red]error:[/red] --node-name must be 1-100 characters with no spaces or ':'")
+        err.print(error_text("--node-name must be 1-100 characters with no spaces or ':'"))
         raise typer.Exit(2)
     redis = redis if redis is not None else Settings().redis_url
     try:
         url = database_url(db if db is not None else Settings().db_url)
     except ValueError as e:
-        err.print(f"[red]error:[/red] {escape(str(e))}")
+        err.print(error_text(e))
         raise typer.Exit(2) from None
     settings = Settings(
         db_url=url, bot_delay_s=bot_delay,
@@ -154,11 +154,11 @@ def serve_command(
         from guandan.server.cluster import _shown, import_redis, redis_url_problem
 
         if not settings.db_url.startswith("postgresql"):
-            err.print("[red]error:[/red] cluster mode (--redis) needs a PostgreSQL database (--db postgresql+psycopg://...)")
+            err.print(error_text("cluster mode (--redis) needs a PostgreSQL database (--db postgresql+psycopg://...)"))
             raise typer.Exit(2)
         problem = redis_url_problem(settings.redis_url)
         if problem is not None:
-            err.print(f"[red]error:[/red] --redis: {problem}")
+            err.print(error_text(f"--redis: {problem}"))
             raise typer.Exit(2)
         try:
             redis_mod = import_redis()
@@ -167,7 +167,7 @@ def serve_command(
             client.close()
         except Exception as e:  # noqa: BLE001 - redis-py missing, bad URL, Redis down: one line
             first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-            err.print(f"[red]error:[/red] cannot use Redis {escape(repr(_shown(settings.redis_url)))}: {escape(first)}")
+            err.print(error_text(f"cannot use Redis {_shown(settings.redis_url)!r}: {first}"))
             raise typer.Exit(2) from None
     if log_format != "text":
         from guandan.server.logs import configure
@@ -182,12 +182,11 @@ def serve_command(
         migrate(settings.db_url)
         application = create_app(settings)
     except DatabaseInUse as e:
-        err.print(f"[red]error:[/red] {escape(str(e))}")
+        err.print(error_text(e))
         raise typer.Exit(2) from None
     except Exception as e:  # noqa: BLE001 - bad URL, unreachable database, failed migration: one line
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        err.print(f"[red]error:[/red] cannot open the database {escape(repr(_db_shown(settings.db_url)))}: "
-                  f"{escape(first)}")
+        err.print(error_text(f"cannot open the database {_db_shown(settings.db_url)!r}: {first}"))
         raise typer.Exit(2) from None
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -197,7 +196,7 @@ def serve_command(
         sock.bind((host, port))
     except OSError as e:
         sock.close()
-        err.print(f"[red]error:[/red] cannot listen on {host}:{port}: {escape(str(e.strerror or e))}")
+        err.print(error_text(f"cannot listen on {host}:{port}: {e.strerror or e}"))
         raise typer.Exit(2) from None
     sock.listen(2048)
     bound = sock.getsockname()[1]

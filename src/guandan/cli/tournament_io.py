@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, NoReturn
 
-import typer
+from .output import fail
 
 #: The CSV columns that :func:`read_entries` reads (any other column is ignored, with a note).
 CSV_COLUMNS = ("name", "partner", "club", "rating", "seed", "pair", "bot")
@@ -41,15 +41,6 @@ def note(message: str) -> None:
     Console(stderr=True, soft_wrap=True).print(f"note: {esc(message)}")
 
 
-def fail(message: str, code: int = 2) -> NoReturn:
-    """Print ``error: message`` to stderr on one line (line breaks in the message become spaces, the
-    console does not wrap it, no Rich markup is read in it) and exit with ``code``."""
-    from rich.console import Console
-    from rich.markup import escape
-
-    one_line = " ".join(str(message).split())
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(one_line)}")
-    raise typer.Exit(code)
 
 
 def fail_tournament(e: Exception) -> NoReturn:

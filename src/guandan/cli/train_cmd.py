@@ -26,6 +26,7 @@ from typing import Any
 import typer
 
 from .app import PRESET_HELP, RULE_HELP, app, load_rules
+from .output import fail as _fail
 
 train_app = typer.Typer(
     name="train",
@@ -46,9 +47,6 @@ def _err() -> Any:
     return _err_console
 
 
-def _fail(msg: str) -> None:
-    _err().print(f"[red]error:[/red] {msg}", soft_wrap=True, highlight=False)
-    raise typer.Exit(2)
 
 
 def _parse_hidden(text: str) -> tuple[int, ...]:
@@ -65,7 +63,14 @@ def _parse_hidden(text: str) -> tuple[int, ...]:
 
 
 def _progress() -> Any:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     return Progress(
         TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from .app import app
+from .output import fail as _fail
 
 _HELP = (
     "Train a Deep Monte-Carlo (DouZero-style) Q-network on the guandan.rl environment (PyTorch, CPU) and "
@@ -21,12 +22,6 @@ _HELP = (
 )
 
 
-def _fail(message: str) -> None:
-    from rich.console import Console
-    from rich.markup import escape
-
-    Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(message)}", highlight=False)
-    raise typer.Exit(2)
 
 
 @app.command("train-rl", help=_HELP)
