@@ -10,7 +10,7 @@ HOST   ?= 127.0.0.1
 PUBLIC_URL ?=
 BIN     = $(VENV)/bin
 
-.PHONY: serve play test test-fast bench simulate setup setup-run setup-train setup-full clean
+.PHONY: serve play test test-soak test-fast bench simulate setup setup-run setup-train setup-full clean
 
 # setup: the package and the test tools (make test); setup-run: the package only (make serve, make play)
 setup: $(VENV)/.installed
@@ -49,8 +49,12 @@ play: setup-run
 TEST_WORKERS ?= logical
 PYTEST_PARALLEL = -n $(TEST_WORKERS) --maxprocesses 4 --dist loadfile --no-loadscope-reorder
 
+# the suite but the two soak runs (marker soak), which `make test-soak` runs and CI runs after it
 test: setup
-	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL)
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not soak"
+
+test-soak: setup
+	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m soak
 
 test-fast: setup
 	$(BIN)/python -m pytest -q $(PYTEST_PARALLEL) -m "not slow"

@@ -348,6 +348,7 @@ def test_a_raw_client_that_never_reads_cannot_stall_a_short_run() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_a_raw_client_that_never_reads_cannot_stall_a_15_game_run() -> None:
     """Issue 11: with one silent socket the old host stopped sending to every seat after 55 s."""
     summary = _silent_client_run(games=15, ping=20.0)

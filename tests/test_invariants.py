@@ -221,6 +221,7 @@ def test_random_games_fast_subset():
 
 
 @pytest.mark.slow
+@pytest.mark.soak
 def test_random_games_bulk():
     """143 games per preset (1,001 games) with every invariant checked; a few minutes."""
     t0 = time.perf_counter()
