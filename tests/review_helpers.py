@@ -15,6 +15,22 @@ from guandan.records import record_lines
 TEST_BUDGET = "worlds=8,candidates=3,belief=1,solver=0"
 
 
+def blunder(g: Game, s: int) -> Any:
+    """The clear mistake of the review tests, or ``None``: when seat ``s`` could go out at once (R31)
+    with nobody out yet, at least two cards in hand and an opponent down to at most two, it passes
+    (following an opponent) or leads its lowest single instead."""
+    d = g.deal
+    if d.phase != "play" or min(d.n_cards) == 0:
+        return None
+    legal = g.legal_actions()
+    outs = [a for a in legal if a[0] != "pass" and len(a[2]) == d.n_cards[s]]
+    if not outs or min(d.n_cards[(s + 1) % 4], d.n_cards[(s + 3) % 4]) > 2 or d.n_cards[s] < 2:
+        return None
+    if d.top is None:
+        return min((a for a in legal if a[0] == "single"), key=lambda a: play_key(a, d.level))
+    return PASS if d.top_seat % 2 != s % 2 else None
+
+
 def finished_mistake_game() -> tuple[list[str], int, int]:
     """A whole game of four heuristic bots in which, in the first deal, a seat that could go out
     at once (R31) with nobody out yet and an opponent down to at most two cards passes (following
@@ -31,18 +47,11 @@ def finished_mistake_game() -> tuple[list[str], int, int]:
         mistake = None
         while not g.over:
             s = g.to_act()
-            d = g.deal
             act = None
-            if mistake is None and g.deal_number == 1 and d.phase == "play" and min(d.n_cards) > 0:
-                legal = g.legal_actions()
-                outs = [a for a in legal if a[0] != "pass" and len(a[2]) == d.n_cards[s]]
-                if outs and min(d.n_cards[(s + 1) % 4], d.n_cards[(s + 3) % 4]) <= 2 and d.n_cards[s] >= 2:
-                    if d.top is None:
-                        act = min((a for a in legal if a[0] == "single"), key=lambda a: play_key(a, d.level))
-                    elif d.top_seat % 2 != s % 2:
-                        act = PASS
-                    if act is not None:
-                        mistake = (s, count[s])
+            if mistake is None and g.deal_number == 1:
+                act = blunder(g, s)
+                if act is not None:
+                    mistake = (s, count[s])
             if act is None:
                 act = agents[s].act(seat_view(g, s))
             if g.deal_number == 1:

@@ -9,13 +9,13 @@ import os
 import random
 
 import pytest
+from review_helpers import blunder
 from typer.testing import CliRunner
 
 from guandan.agents.heuristic import HeuristicAgent
 from guandan.cli import app
 from guandan.core.cards import cards_text, faces_of
 from guandan.core.match import Game, action_to_json
-from guandan.core.plays import PASS, play_key
 from guandan.core.views import seat_view
 from guandan.duplicate import deal_board_set, play_board
 from guandan.duplicate.board_records import board_record_lines
@@ -40,18 +40,11 @@ def _mistake_record() -> tuple[list[str], int, int]:
         mistake = None
         while g.deal_number == 1:
             s = g.to_act()
-            d = g.deal
             act = None
-            if mistake is None and d.phase == "play" and min(d.n_cards) > 0:
-                legal = g.legal_actions()
-                outs = [a for a in legal if a[0] != "pass" and len(a[2]) == d.n_cards[s]]
-                if outs and min(d.n_cards[(s + 1) % 4], d.n_cards[(s + 3) % 4]) <= 2 and d.n_cards[s] >= 2:
-                    if d.top is None:
-                        act = min((a for a in legal if a[0] == "single"), key=lambda a: play_key(a, d.level))
-                    elif d.top_seat % 2 != s % 2:
-                        act = PASS
-                    if act is not None:
-                        mistake = (s, count[s])
+            if mistake is None:
+                act = blunder(g, s)
+                if act is not None:
+                    mistake = (s, count[s])
             if act is None:
                 act = agents[s].act(seat_view(g, s))
             count[s] += 1
