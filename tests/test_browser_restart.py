@@ -314,8 +314,15 @@ def test_server_restart_mid_game_keeps_the_table(browser: Any, tmp_path: Path) -
         actions = stored_actions(server, room_id)
         assert actions[: len(actions_before)] == actions_before
         assert {"type": "action", "seat": 0, "action": taken} in actions[len(actions_before):], taken
-        seq_acted = watcher.seq
-        watcher.wait(lambda: watcher.seq > seq_acted, "a bot's move on the new server")
+        # a bot's move after seat 0's: read from the deal's history, not from the seq at this point (the
+        # three bots may all have played while the checks above ran, and then seat 0 is to act again)
+        def bot_moved_after_seat_0() -> bool:
+            if watcher.view["deal"] != 1:
+                return True
+            h = watcher.view["history"]
+            last_mine = max(i for i, (s, _a) in enumerate(h) if s == 0)
+            return any(s != 0 for s, _a in h[last_mine + 1:])
+        watcher.wait(bot_moved_after_seat_0, "a bot's move on the new server")
         page.screenshot(path=str(shot), full_page=True)
         page.wait_for_timeout(200)  # let late console events arrive before the last checks
         assert len(guard.ws_refused) == refused, guard.ws_refused[refused:]
