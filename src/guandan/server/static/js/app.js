@@ -87,6 +87,7 @@ import { mountReview } from "./review.js";
 import { mountHistory, mountLeaderboard, mountProfile, notFoundPage } from "./pages.js";
 import { mountTournament, mountTournaments } from "./tournaments.js";
 import { errText } from "./auth.js";
+import { registerServiceWorker } from "./pwa.js";
 
 const ROUTES = [
   [/^\/$/, mountLobby, () => ({})],
@@ -297,3 +298,4 @@ async function boot() {
 }
 
 boot();
+registerServiceWorker();
