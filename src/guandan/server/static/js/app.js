@@ -43,6 +43,9 @@
 //                result-lobby, drawer-tribute-events, reopen-result-btn, result-main (the
 //                essentials), result-details (the scrolling finish order, hands and points),
 //                result-more (its "more ↓" cue, shown while more lies below)
+//   keyboard, voice (issue 25): keys-btn, keys-legend, av-settings (av-voice, av-sounds, av-effects,
+//                av-voice-missing, av-reduced-motion), call-live (the live region of the plays called aloud)
+//   offline page (static/offline.html): offline-page, offline-title, offline-text, offline-retry
 //   profile:     profile, profile-games, profile-won, profile-win-rate, profile-rating,
 //                rating-help, profile-anhui-title, anhui-ladder, anhui-title, recent-games, game-row
 //   history:     history, history-list, game-row (data-game="{id}"; a click opens the replay),

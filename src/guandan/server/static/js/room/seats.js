@@ -111,11 +111,24 @@ export function seatPanel(store, s, pos) {
   const isBot = Boolean(roomSeat && roomSeat.bot) || /^bot:/.test((v.seat_names || [])[s] || "");
   const initial = isBot ? "AI" : [...String(name)][0] || "?";
   const low = typeof count === "number" && count > 0 && count <= 10;
+  const offline = Boolean(roomSeat && roomSeat.user && roomSeat.connected === false);
+  // for screen readers: team and name, you, cards left, finished, whose turn, 托管, offline
+  const label = [
+    t("seat_label", { team: teamName(teamOf(s)), name }),
+    s === mySeat(store) ? t("seat_label_you") : null,
+    typeof count === "number" ? t("cards_left", { n: count }) : null,
+    place >= 0 ? t("seat_label_out", { place: placeLabel(place) }) : null,
+    turn ? t("seat_label_turn") : null,
+    st.auto[s] ? t("auto_badge") : null,
+    offline ? t("seat_offline") : null,
+  ].filter(Boolean).join(t("call_joiner"));
   return h(
     "div",
     {
       class: `seat-panel pos-${pos} team-${teamOf(s)}${turn ? " turn" : ""}${place >= 0 ? " out" : ""}${st.auto[s] ? " auto" : ""}`,
       testid: `seat-panel-${s}`,
+      role: "group",
+      "aria-label": label,
     },
     h(
       "div",
