@@ -24,7 +24,7 @@
 //                seat-0..seat-3 (seat cards), seat-btn-0..seat-btn-3 (take/move to a seat),
 //                bot-kind (select: heuristic | random), fill-bots-btn, leave-btn, start-btn
 //   table:       table, levels, deal-level, wilds, a-fails, points, finish-order,
-//                seat-panel-0..3, card-count-0..3, auto-badge-0..3, turn-clock,
+//                seat-panel-0..3, card-count-0..3, auto-badge-0..3, seat-offline-0..3, turn-clock,
 //                trick-seat-0..3, phase-prompt, tribute-events, actions-bar,
 //                hand, hand-card (data-card="TH", data-index = position in the sorted hand;
 //                class "selected" when selected), play-btn, pass-btn, hint-btn, clear-btn,

@@ -99,6 +99,7 @@ export function mountRoom(el, params, ctx) {
   store.subscribe("page-soon", scheduleRender);
   store.subscribe("conn", () => {
     for (const c of el.querySelectorAll("[data-testid=conn-status]")) c.replaceWith(connEl(store));
+    scheduleRender(); // one's own seat shows offline exactly while this socket is down
   });
   store.subscribe("bomb", (action) => bombEffect(fxEl, action));
 

@@ -10,7 +10,7 @@
   loads) in the page's language, written into the live region, and not spoken with the voice switched
   off in the drawer (a switch that persists over a reload); the keys legend; screenshots of the
   table with the keyboard focus, the legend and the settings at the four viewports in both languages
-  (``test-artifacts/keys-*.png``).
+  (``test-artifacts/access-*.png``).
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def test_keys_legend_focus_ring_and_settings_screenshots(open_page: Any) -> None
             assert f["label"] == want
             box = tid(page, "hand").locator(f'[data-index="{f["index"]}"]').bounding_box()
             assert box and box["y"] >= 0 and box["y"] + box["height"] <= hgt + 0.5 and box["x"] + box["width"] <= w + 0.5, (w, hgt, box)
-            page.screenshot(path=str(ARTIFACTS / f"keys-focus-{lang}-{w}x{hgt}.png"))
+            page.screenshot(path=str(ARTIFACTS / f"access-focus-{lang}-{w}x{hgt}.png"))
             page.keyboard.press("Space")  # unselect again
             if w >= 1000 and hgt >= 700:
                 page.keyboard.press("Shift+Slash")
@@ -237,7 +237,7 @@ def test_keys_legend_focus_ring_and_settings_screenshots(open_page: Any) -> None
                 for k in ("P", "X", "H", "C", "S", "Home", "Space / Enter"):
                     assert k in text, (k, text)
                 assert ("出所选的牌" if lang == "zh" else "play the selection") in text
-                page.screenshot(path=str(ARTIFACTS / f"keys-legend-{lang}-{w}x{hgt}.png"))
+                page.screenshot(path=str(ARTIFACTS / f"access-legend-{lang}-{w}x{hgt}.png"))
                 page.keyboard.press("Escape")
                 legend.wait_for(state="detached")
             tid(page, "menu-btn").click()
@@ -245,6 +245,51 @@ def test_keys_legend_focus_ring_and_settings_screenshots(open_page: Any) -> None
             for t_id in ("av-voice", "av-sounds", "av-effects"):
                 b = tid(page, t_id).locator("xpath=..").bounding_box()
                 assert b and b["height"] >= 40 and b["y"] + b["height"] <= hgt + 0.5, (t_id, w, hgt, b)
-            page.screenshot(path=str(ARTIFACTS / f"keys-settings-{lang}-{w}x{hgt}.png"))
+            page.screenshot(path=str(ARTIFACTS / f"access-settings-{lang}-{w}x{hgt}.png"))
             tid(page, "drawer-close").click()
             tid(page, "room-drawer").wait_for(state="detached")
+
+
+def _bomb_frames() -> tuple[dict[str, Any], dict[str, Any]]:
+    """Seat 3 to act, then seat 3 bombs with four 8s (a fresh play: the bomb's flash is an effect)."""
+    v1 = view_of(HAND, [], [], to_act=3)
+    bomb = ["bomb", "8", ["8S", "8D", "8C", "8H"]]
+    v2 = view_of(HAND, [[3, bomb]], [["pass", None, []]], to_act=0, top=bomb, top_seat=3, trick=[[3, bomb]])
+    return state_of(v1, 5), state_of(v2, 6)
+
+
+def _bomb_flashes(page: Any, table: ScriptedTable, second: dict[str, Any]) -> bool:
+    """Push the bomb; whether its flash (bomb-fx) shows within 600 ms."""
+    table.push(second)
+    wait_until(page, lambda: "8" in tid(page, "call-live").inner_text(), "the bomb called")
+    try:
+        tid(page, "bomb-fx").wait_for(timeout=600)
+        return True
+    except Exception:  # noqa: BLE001 - Playwright's timeout: no flash
+        return False
+
+
+@pytest.mark.parametrize("case", ["effects", "reduced-motion", "effects-off"])
+def test_effects_follow_the_switch_and_reduced_motion(open_page: Any, case: str) -> None:
+    """A bomb flashes with effects on; not under prefers-reduced-motion (whatever the switch says),
+    nor with the drawer's effects switch off (persisted; the body then carries "fx-off", under
+    which the CSS animates nothing)."""
+    page, _ = open_page(f"fx-{case}")
+    page.add_init_script(SPEECH_STUB)
+    if case == "reduced-motion":
+        page.emulate_media(reduced_motion="reduce")
+    if case == "effects-off":
+        page.add_init_script("localStorage.setItem('guandan.effects', '0')")
+    first, second = _bomb_frames()
+    table = ScriptedTable(page, [first], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    flashed = _bomb_flashes(page, table, second)
+    assert flashed == (case == "effects"), case
+    assert page.evaluate("() => document.body.classList.contains('fx-off')") == (case == "effects-off")
+    # the bomb is called whatever the effects: the voice says it
+    assert page.evaluate("() => window.__spoken.map(s => s.text)") == ["炸弹 四个8"]
+    tid(page, "menu-btn").click()
+    assert tid(page, "av-effects").is_checked() == (case != "effects-off")
+    if case == "reduced-motion":
+        assert tid(page, "av-reduced-motion").is_visible()
