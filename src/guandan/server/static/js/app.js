@@ -13,7 +13,7 @@
 //                user-name, logout-btn, toast (one-line messages, errors)
 //   sign-in:     login-form, login-name, login-password, login-btn, register-btn, guest-btn
 //   lobby:       quick-game, quick-difficulty, quick-diff (data-difficulty; aria-checked),
-//                quick-btn, room-list, room-item (data-room="{id}"), room-rules, rooms-refresh,
+//                quick-clocks (switch, on by default), quick-clocks-words, quick-btn, room-list, room-item (data-room="{id}"), room-rules, rooms-refresh,
 //                create-room-form, create-room-name, create-room-preset (select),
 //                create-room-preset-desc, create-room-add-option, option-rows, option-row,
 //                option-key (select), option-value (select or input), option-words, option-remove,

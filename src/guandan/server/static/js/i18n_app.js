@@ -94,6 +94,7 @@ export const APP_EN = {
   av_effects: "Effects (animations)",
   av_voice_missing: "This browser has no voice for English: the sounds are played instead.",
   av_reduced_motion: "Your system asks for reduced motion: animations stay off.",
+  quick_clocks_words: "lead {lead} s, follow {follow} s",
 };
 
 export const APP_ZH = {
@@ -186,4 +187,5 @@ export const APP_ZH = {
   av_effects: "动画效果",
   av_voice_missing: "此浏览器没有中文语音，改为播放音效。",
   av_reduced_motion: "系统设置了减少动态效果：动画保持关闭。",
+  quick_clocks_words: "首出 {lead} 秒，跟牌 {follow} 秒",
 };
