@@ -122,6 +122,7 @@ export function createKeyboard(store, actions, tableEl) {
     const target = ev.target && ev.target.nodeType === 1 ? ev.target : null;
     if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return false;
     if (!inGame(store) || !seated(store) || store.state.chooser) return false;
+    if (target && target.closest && target.closest(".drawer")) return false; // the menu's own controls keep their keys
     const slot = target && target.closest ? target.closest(".hand .card-slot[data-index]") : null;
     const onControl = Boolean(target && !slot && target.closest && target.closest("button, a, [role=dialog]"));
     const st = store.state;
