@@ -22,9 +22,9 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("fastapi")
 
-import test_browser_table as _table  # noqa: E402
-from browser_helpers import ARTIFACTS, WAIT_MS, tid, wait_until  # noqa: E402
-from test_browser_table import MOCK_ROOM, VIEWPORTS, ScriptedTable, new_game, state_of, view_of  # noqa: E402
+import test_browser_table as _table
+from browser_helpers import ARTIFACTS, tid, wait_until
+from test_browser_table import MOCK_ROOM, VIEWPORTS, ScriptedTable, new_game, state_of, view_of
 
 server = _table.server
 open_page = _table.open_page
@@ -109,12 +109,12 @@ def test_whole_first_trick_from_the_keyboard(open_page: Any, server: Any) -> Non
             assert selected(page) == [f["card"]]
             assert focused(page)["selected"] == "true"
             page.keyboard.press("p")
-            watcher.wait(lambda: len(my_moves(watcher.view)) > before, "seat 0's lead")
+            watcher.wait(lambda before=before: len(my_moves(watcher.view)) > before, "seat 0's lead")
             assert my_moves(watcher.view)[-1][0] == "single" and my_moves(watcher.view)[-1][2] == [f["card"]]
         else:
             # following: X passes
             page.keyboard.press("x")
-            watcher.wait(lambda: len(my_moves(watcher.view)) > before, "seat 0's pass")
+            watcher.wait(lambda before=before: len(my_moves(watcher.view)) > before, "seat 0's pass")
             assert my_moves(watcher.view)[-1][0] == "pass"
         moves += 1
         assert moves < 10, "the first trick does not end"

@@ -15,10 +15,10 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("fastapi")
 
-from browser_helpers import ARTIFACTS, WAIT_MS, LiveServer, PageGuard  # noqa: E402
+from browser_helpers import ARTIFACTS, WAIT_MS, LiveServer, PageGuard
 
-from guandan.server.settings import STATIC_DIR  # noqa: E402
-from guandan.server.webapp import static_version  # noqa: E402
+from guandan.server.settings import STATIC_DIR
+from guandan.server.webapp import static_version
 
 VIEWPORTS = [(1366, 768), (1920, 1080), (390, 844), (844, 390)]
 

@@ -14,9 +14,9 @@ import pytest
 pytest.importorskip("uvicorn")
 pytest.importorskip("fastapi")
 
-import test_browser_table as _table  # noqa: E402
-from browser_helpers import tid, wait_until  # noqa: E402
-from test_browser_table import MOCK_ROOM, ScriptedTable, state_of, view_of  # noqa: E402
+import test_browser_table as _table
+from browser_helpers import tid, wait_until
+from test_browser_table import MOCK_ROOM, ScriptedTable, state_of, view_of
 
 server = _table.server
 open_page = _table.open_page

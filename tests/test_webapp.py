@@ -65,7 +65,7 @@ def test_service_worker_is_served_with_its_version_and_precache_list(client: Tes
     version = static_version(STATIC_DIR)
     assert len(version) == 16 and r.headers["x-static-version"] == version
     assert f'const VERSION = "{version}";' in r.text
-    assert f"const CACHE = `guandan-static-${{VERSION}}`;" in r.text
+    assert "const CACHE = `guandan-static-${VERSION}`;" in r.text
     line = next(x for x in r.text.splitlines() if x.startswith("const PRECACHE = "))
     urls = json.loads(line[len("const PRECACHE = "):].split(";")[0])
     for must in ("/static/offline.html", "/static/offline.js", "/static/css/offline.css", "/static/js/app.js", "/static/js/i18n.js",

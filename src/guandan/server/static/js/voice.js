@@ -32,6 +32,15 @@ function writeFlag(key, on) {
   }
 }
 
+// Chromium loads its voice list lazily: asking once at load makes it ready by the first play
+if (typeof window !== "undefined" && window.speechSynthesis) {
+  try {
+    window.speechSynthesis.getVoices();
+  } catch (_e) {
+    // no voices: the sounds play instead
+  }
+}
+
 let voice = typeof window !== "undefined" ? readFlag(VOICE_KEY, true) : true;
 let effects = typeof window !== "undefined" ? readFlag(EFFECTS_KEY, true) : true;
 
