@@ -7,7 +7,9 @@ again" button of a tappable size at the four viewports of the issue. Screenshots
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,6 +41,10 @@ def _ready_worker(page: Any) -> dict[str, Any]:
              const reg = await navigator.serviceWorker.ready;
              if (!navigator.serviceWorker.controller) {
                await new Promise((ok) => navigator.serviceWorker.addEventListener('controllerchange', ok, {once: true}));
+             }
+             const w = reg.active;
+             if (w.state !== 'activated') {
+               await new Promise((ok) => w.addEventListener('statechange', () => { if (w.state === 'activated') ok(); }));
              }
              const keys = await caches.keys();
              const cached = [];
@@ -90,3 +96,81 @@ def test_worker_registers_and_offline_shows_the_offline_page(browser: Any, serve
         problems = [p for p in guard.problems() if "ERR_INTERNET_DISCONNECTED" not in p]
         ctx.close()
     assert not problems, problems
+
+
+class _ServerOnPort:
+    """The app on a fixed loopback port (a server "upgraded" in place keeps its origin, so the
+    browser's service worker sees the new version), over a given static directory."""
+
+    def __init__(self, db_path: Path, static_dir: Path, port: int) -> None:
+        import threading
+        import time
+
+        import uvicorn
+
+        from guandan.server.app import create_app
+        from guandan.server.settings import Settings
+
+        self.app = create_app(Settings(db_url=f"sqlite:///{db_path}", static_dir=static_dir))
+        self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        deadline = time.monotonic() + 30
+        while not self.server.started:
+            assert time.monotonic() < deadline and self.thread.is_alive(), "the server did not start"
+            time.sleep(0.02)
+        self.base = f"http://127.0.0.1:{port}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=20)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_an_upgraded_server_replaces_the_worker_and_its_cache(browser: Any, tmp_path: Path) -> None:
+    """Bad input of issue 25: a service worker serving a stale page after an upgrade. The server is
+    restarted on the same origin with one static file changed: the first page load after the
+    upgrade already gets the new file (the old worker sees the page's newer X-Static-Version and
+    stops answering from its cache), the new worker takes over and the old cache is deleted."""
+    static1, static2 = tmp_path / "static1", tmp_path / "static2"
+    shutil.copytree(STATIC_DIR, static1)
+    shutil.copytree(STATIC_DIR, static2)
+    css = static2 / "css" / "offline.css"
+    css.write_text(css.read_text(encoding="utf-8") + "/* upgraded */\n", encoding="utf-8")
+    v1, v2 = static_version(static1), static_version(static2)
+    assert v1 != v2
+    port = _free_port()
+    srv = _ServerOnPort(tmp_path / "g.db", static1, port)
+    ctx = browser.new_context(base_url=srv.base, locale="zh-CN")
+    ctx.set_default_timeout(WAIT_MS)
+    page = ctx.new_page()
+    try:
+        page.goto("/")
+        info = _ready_worker(page)
+        assert info["keys"] == [f"guandan-static-{v1}"], info
+        assert "upgraded" not in page.evaluate("async () => (await fetch('/static/css/offline.css')).text()")
+        srv.stop()
+        srv = _ServerOnPort(tmp_path / "g.db", static2, port)
+        page.goto("/")
+        # at once: the upgraded page gets the upgraded file, not the old worker's cached copy
+        assert "upgraded" in page.evaluate("async () => (await fetch('/static/css/offline.css')).text()")
+        # soon: the new worker runs and only its cache is left, holding the new file
+        page.wait_for_function(
+            """async (v2) => {
+                 const keys = await caches.keys();
+                 if (keys.length !== 1 || keys[0] !== `guandan-static-${v2}`) return false;
+                 const hit = await (await caches.open(keys[0])).match('/static/css/offline.css');
+                 return !!hit && (await hit.text()).includes('upgraded');
+               }""",
+            arg=v2,
+        )
+    finally:
+        ctx.close()
+        srv.stop()

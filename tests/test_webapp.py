@@ -75,6 +75,7 @@ def test_service_worker_is_served_with_its_version_and_precache_list(client: Tes
     assert all(u.startswith("/static/") for u in urls) and "/static/sw.js" not in urls
     # the pages carry the same version (the worker compares it with its own)
     assert client.get("/").headers["x-static-version"] == version
+    assert client.get("/").headers["cache-control"] == "no-cache"  # never an older server's version from the HTTP cache
     assert client.get("/room/abc").headers["x-static-version"] == version
 
 

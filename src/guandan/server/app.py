@@ -101,7 +101,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     static_version = install_webapp(app, settings.static_dir)  # manifest and service worker (issue 25)
 
     async def page() -> FileResponse:
-        return FileResponse(index, media_type="text/html", headers={VERSION_HEADER: static_version})
+        # always revalidated: the version header must be the running server's (the service worker reads it)
+        return FileResponse(index, media_type="text/html", headers={VERSION_HEADER: static_version, "Cache-Control": "no-cache"})
 
     for path in PAGES:
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)

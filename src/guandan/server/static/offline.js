@@ -1,7 +1,7 @@
 // The offline page (offline.html, served by the service worker when a page cannot reach the
 // server): its words in the player's language (the app's saved choice, else the browser's), and
 // "try again", which reloads the page the player asked for; it also reloads by itself once the
-// browser is back online.
+// server answers again (the browser back online, or every 4 s while it says it is online).
 
 import { getLang, t } from "./js/i18n.js";
 
@@ -15,5 +15,18 @@ function fill() {
   retry.addEventListener("click", () => window.location.reload());
 }
 
+/** Reload the page asked for once the server answers again (GET /healthz, never cached). */
+async function reloadWhenBack() {
+  try {
+    const r = await fetch("/healthz", { cache: "no-store" });
+    if (r.ok) window.location.reload();
+  } catch (_e) {
+    // still offline: the next try follows
+  }
+}
+
 fill();
-window.addEventListener("online", () => window.location.reload());
+window.addEventListener("online", reloadWhenBack);
+setInterval(() => {
+  if (navigator.onLine !== false) reloadWhenBack();
+}, 4000);

@@ -53,7 +53,8 @@ async function page(request) {
 async function staticAsset(request) {
   if (stale) {
     try {
-      return await fetch(request);
+      // revalidated: the HTTP cache may still hold the old server's copy as fresh
+      return await fetch(request.url, { cache: "no-cache", credentials: "same-origin" });
     } catch (_e) {
       // offline: the cached copy is better than nothing
     }
