@@ -2,8 +2,9 @@
 "/", precaches the static files into the cache of the static files' version, and a page asked for
 while the network is gone shows the offline page in the player's language (Chinese from the
 browser's locale, English from the app's saved language choice), with no scrolling and a "try
-again" button of a tappable size at the four viewports of the issue. Screenshots go to
-``test-artifacts/app-offline-*.png``."""
+again" button of a tappable size at the four viewports of the issue; Chromium's own check finds
+the app installable; an in-place server upgrade replaces the worker and its cache. Screenshots go
+to ``test-artifacts/app-*.png``."""
 
 from __future__ import annotations
 
@@ -96,6 +97,28 @@ def test_worker_registers_and_offline_shows_the_offline_page(browser: Any, serve
         problems = [p for p in guard.problems() if "ERR_INTERNET_DISCONNECTED" not in p]
         ctx.close()
     assert not problems, problems
+
+
+def test_chromium_finds_the_app_installable(browser: Any, server: LiveServer) -> None:
+    """Chromium's own installability check (DevTools ``Page.getInstallabilityErrors``) at a phone
+    viewport: the manifest parses without errors and nothing stands in the way of installing but the
+    test's private (incognito) profile, which Playwright's contexts always are."""
+    ctx = browser.new_context(base_url=server.base, locale="zh-CN", viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    ctx.set_default_timeout(WAIT_MS)
+    page = ctx.new_page()
+    try:
+        page.goto("/")
+        _ready_worker(page)
+        page.reload()
+        cdp = ctx.new_cdp_session(page)
+        manifest = cdp.send("Page.getAppManifest")
+        assert manifest["url"].endswith("/manifest.webmanifest") and manifest["errors"] == [], manifest["errors"]
+        errors = [e["errorId"] for e in cdp.send("Page.getInstallabilityErrors")["installabilityErrors"]]
+        assert set(errors) <= {"in-incognito"}, errors
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "app-phone-390x844.png"))
+    finally:
+        ctx.close()
 
 
 class _ServerOnPort:
