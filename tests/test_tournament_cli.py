@@ -136,6 +136,16 @@ def test_bots_event_through_the_arena(tmp_path: Path) -> None:
     assert _run("bots", "--bots", "random,nobody", "--deals", "1").exit_code != 0
 
 
+def test_bots_event_title_counts_in_words() -> None:
+    # two entries, one Swiss round of one match of one deal: singular words, not "1 rounds"
+    r = _run("bots", "--bots", "random,random", "--format", "swiss", "--rounds", "1", "--deals", "1", "--seed", "5")
+    assert r.exit_code == 0, r.output
+    assert "swiss, 1 round, 1 deal per match" in r.output
+    r = _run("bots", "--bots", "random,random", "--format", "swiss", "--rounds", "2", "--deals", "2", "--seed", "5")
+    assert r.exit_code == 0, r.output
+    assert "swiss, 2 rounds, 2 deals per match" in r.output
+
+
 def _entries_csv(tmp_path: Path, names: list[str]) -> Path:
     f = tmp_path / "entries.csv"
     f.write_text("name,partner,seed\n" + "".join(f"{n},{n} partner,{i}\n" for i, n in enumerate(names, 1)),

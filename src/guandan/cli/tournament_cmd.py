@@ -514,7 +514,9 @@ def bots_command(
         return
     from rich.table import Table
 
-    tab = Table(title=f"bots event: {fmt}, {len(t.played)} rounds, {deals} deals per match")
+    n_rounds = len(t.played)
+    tab = Table(title=f"bots event: {fmt}, {n_rounds} round{'' if n_rounds == 1 else 's'}, "
+                      f"{deals} deal{'' if deals == 1 else 's'} per match")
     for col in ("place", "entry", "field pts", "net", "cumulative", "W-D-L"):
         tab.add_column(col)
     for s in standings(t):
