@@ -20,7 +20,7 @@ BUDGET_HELP = (
 
 @app.command("review")
 def review_command(
-    record: Annotated[Path, typer.Argument(help="A game record (JSON Lines), e.g. from `guandan simulate --record DIR`, or a board play's record.")],
+    record: Annotated[Path, typer.Argument(metavar="RECORD", help="A game record (JSON Lines), e.g. from `guandan simulate --record DIR`, or a board play's record.")],
     deal: Annotated[int, typer.Option("--deal", "-d", min=1, help="Which deal of the record (1 = the first).")] = 1,
     seat: Annotated[int, typer.Option("--seat", "-s", min=0, max=3, help="The seat whose decisions are reviewed (0-3).")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the review as JSON (one entry per decision).")] = False,

@@ -24,7 +24,7 @@ tournament_app = typer.Typer(
 )
 app.add_typer(tournament_app, name="tournament")
 
-STATE = typer.Argument(..., help="The tournament's state file (JSON, written by create).")
+STATE = typer.Argument(..., metavar="STATE", help="The tournament's state file (JSON, written by create).")
 BY_HELP = "Who does this (logged with the action)."
 AT_HELP = "When, logged with the action (default: now, UTC, ISO 8601)."
 
@@ -169,7 +169,7 @@ def add_command(
 @tournament_app.command("withdraw")
 def withdraw_command(
     state: Path = STATE,
-    entry: int = typer.Argument(..., help="The entry id."),
+    entry: int = typer.Argument(..., metavar="ENTRY", help="The entry id."),
     reason: str = typer.Option(None, "--reason", help="Why (logged)."),
     by: str = typer.Option("cli", "--by", help=BY_HELP),
     at: str = typer.Option(None, "--at", help=AT_HELP),
