@@ -370,6 +370,17 @@ def test_anhui_points_and_titles_accumulate(client: TestClient, app: FastAPI) ->
     store_game(app, synthetic_record(True, [([3, 1], "1-2")] * 15, 1), 1, [(pid, None), *bots])
     u = client.get("/api/me").json()["user"]
     assert (u["anhui_points"], u["anhui_title"]) == (59 - 60, "平民")
+    # An abandoned game (no game_over, no winner) rates nobody and counts no game, but its 5 finished
+    # deals won 1-3 by seat 0's team count: 5 * 2 = 10 points (issue 21 item 7), and the partner at
+    # seat 2 (a second account) gets the same.
+    register(client, "kim")
+    kid = user_id(app, "kim")
+    text = synthetic_record(True, [([2, 1, 0], "1-3")] * 5, 0)
+    text = "".join(line + "\n" for line in text.splitlines() if json.loads(line).get("type") != "game_over")
+    store_game(app, text, None, [(pid, None), (None, "random"), (kid, None), (None, "random")])
+    assert client.get("/api/users/kim").json()["user"]["anhui_points"] == 10
+    u = client.get("/api/users/pat").json()["user"]
+    assert (u["anhui_points"], u["games_played"], u["games_won"]) == (-1 + 10, 4, 1)
 
 
 def test_record_finished_game_checks_its_input(app: FastAPI) -> None:
