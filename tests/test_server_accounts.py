@@ -412,3 +412,30 @@ def test_presets(client: TestClient) -> None:
     assert set(body["options"]) == set(body["presets"]["official"])
     assert "le10" in body["options"]["return_rule"]
     json.dumps(body)
+
+
+def test_points_ladder(client: TestClient, app: FastAPI) -> None:
+    """GET /api/ladder (issue 21 item 7): most Anhui points first, equal points share a place,
+    nobody with 0 points; the rating leaderboard is unchanged."""
+    from guandan.server import api_ladder
+
+    app.include_router(api_ladder.router)  # create_app includes it; this test's app has accounts only
+    ids = {}
+    for name in ("ann", "bob", "cat", "dan"):
+        register(client, name)
+        ids[name] = user_id(app, name)
+    bots = [(None, "random")] * 2
+    # ann and bob partners (seats 0 and 2): 30 deals won 1-2 -> +120 each (舉人)
+    store_game(app, synthetic_record(True, [([0, 2], "1-2")] * 30, 0), 0,
+               [(ids["ann"], None), bots[0], (ids["bob"], None), bots[1]])
+    # cat at seat 1: 3 deals won 1-3 -> +6 (秀才); dan plays only an official game: 0 points, not listed
+    store_game(app, synthetic_record(True, [([1, 0, 3], "1-3")] * 3, 1), 1,
+               [bots[0], (ids["cat"], None), bots[1], (None, "random")])
+    store_game(app, synthetic_record(False, [([0, 2], "1-2")] * 4, 0), 0,
+               [(ids["dan"], None), *bots, (None, "random")])
+    body = client.get("/api/ladder").json()
+    rows = [(p["name"], p["anhui_points"], p["anhui_title"], p["place"]) for p in body["players"]]
+    assert rows == [("ann", 120, "舉人", 1), ("bob", 120, "舉人", 1), ("cat", 6, "秀才", 3)]
+    assert [p["name"] for p in client.get("/api/ladder?limit=1").json()["players"]] == ["ann"]
+    assert client.get("/api/ladder?limit=0").status_code == 422
+    assert "dan" in [p["name"] for p in client.get("/api/leaderboard").json()["players"]]

@@ -28,7 +28,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import api_accounts
+from . import api_accounts, api_ladder
 from .api_reviews import make_reviews_router
 from .api_rooms import make_rooms_router
 from .api_tournaments import make_tournaments_router
@@ -91,6 +91,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_ws_router(session_factory, manager, settings))
     reviews = ReviewService(session_factory, settings)
     app.state.reviews = reviews
+    app.include_router(api_ladder.router)
     app.include_router(make_reviews_router(reviews))
     app.include_router(make_tournaments_router())
     install_catch_all(app)
