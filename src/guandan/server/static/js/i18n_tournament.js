@@ -5,6 +5,13 @@
 
 export const TOURNAMENT_EN = {
   nav_tournaments: "Tournaments",
+  // the points ladder (issue 21 item 7): the leaderboard's second tab
+  board_by_rating: "Rating",
+  board_by_points: "Points ladder",
+  ladder_explained: "Anhui points: every finished deal of a game under rules that award points counts, abandoned games included — 1-2 ±4, 1-3 ±2, 1-4 ±1 for each player. Titles go from Xiucai (0) up to Emperor (100,000).",
+  ladder_empty: "Nobody has Anhui points yet: play a game with the Anhui rules.",
+  col_points: "Points",
+  col_title: "Title",
   tour_list_title: "Tournaments",
   tour_none: "No tournaments yet.",
   tour_sign_in_to_create: "Sign in to organise a tournament.",
@@ -166,6 +173,12 @@ export const TOURNAMENT_EN = {
 
 export const TOURNAMENT_ZH = {
   nav_tournaments: "比赛",
+  board_by_rating: "等级分",
+  board_by_points: "积分榜",
+  ladder_explained: "比赛积分制：采用计分规则的对局，每打完一局就计分（中途解散的对局也算已打完的局）——双下 ±4，单下 ±2，平下 ±1，每人计。头衔从秀才（0 分）起，到皇帝（100,000 分）。",
+  ladder_empty: "还没有人获得积分：用安徽规则打一场吧。",
+  col_points: "积分",
+  col_title: "头衔",
   tour_list_title: "比赛",
   tour_none: "还没有比赛。",
   tour_sign_in_to_create: "登录后可以组织比赛。",
