@@ -49,7 +49,8 @@
 //                game-replay-link, game-partner, game-opponents, game-levels, game-result,
 //                download-record (also on the replay page)
 //   not found:   not-found, not-found-home
-//   leaderboard: leaderboard, leaderboard-row
+//   leaderboard: leaderboard, leaderboard-row, board-tab-rating, board-tab-points; the points ladder
+//                (?by=points): ladder, ladder-row
 //   tournaments: tournament-list, tournament-item (data-tournament="{id}"), tournament-status,
 //                create-tournament-form, create-tournament-name, create-tournament-preset,
 //                create-tournament-format, create-tournament-rounds, create-tournament-minutes,
