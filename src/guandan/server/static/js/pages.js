@@ -346,7 +346,7 @@ export function mountLeaderboard(el, _params, _ctx) {
           class: "btn tab-btn" + (by === key ? " active" : ""),
           role: "tab",
           "aria-selected": by === key ? "true" : "false",
-          testid: `board-tab-${key}`,
+          testid: key === "points" ? "board-tab-points" : "board-tab-rating",
           onclick: () => {
             if (by === key) return;
             by = key;
