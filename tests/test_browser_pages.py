@@ -633,3 +633,32 @@ def test_points_ladder_tab(open_page: Callable[..., Any], server: Any) -> None:
     tid(page, "board-tab-points").click()
     tid(page, "ladder").wait_for()
     assert page.url.endswith("/leaderboard?by=points")
+    # at a table under rules that award points, the account's title sits beside the name; under
+    # the official rules no title is shown
+    made = {}
+    for preset, shown in (("anhui", True), ("official", False)):
+        room = api(page, "POST", "/api/rooms", {"name": f"ladder {preset}", "preset": preset})["ok"]["room"]
+        made[preset] = room["id"]
+        assert room["seats"][0]["title"] == (mine["anhui_title"] if shown else None)
+        api(page, "POST", f"/api/rooms/{room['id']}/bots", {"bot": "normal"})
+        page.goto(f"/room/{room['id']}")
+        tid(page, "seat-0").wait_for()
+        badge = tid(page, "seat-0").locator(".ladder-title")
+        if shown:
+            assert badge.inner_text() == (title_en or badge.inner_text()) and badge.get_attribute("title") == mine["anhui_title"]
+            page.screenshot(path=str(ARTIFACTS / "ladder-seat-title-en.png"), full_page=True)
+        else:
+            assert badge.count() == 0
+    # play the anhui room's first deal in 托管: the result names seat 0's title from the account's
+    # points plus the deal's, and the title stays beside the name at the table
+    page.goto(f"/room/{made['anhui']}")
+    tid(page, "start-btn").click()
+    tid(page, "seat-title-0").wait_for()
+    assert tid(page, "seat-title-0").get_attribute("title") == mine["anhui_title"]
+    tid(page, "auto-btn").click()
+    tid(page, "result-points").wait_for(timeout=120_000)
+    row0 = tid(page, "result-points").locator("tbody tr").first
+    deal_points = int(row0.locator("td").nth(1).inner_text().strip())
+    want = anhui_title(mine["anhui_points"] + deal_points)
+    assert tid(page, "result-title-0").inner_text().split(" → ")[-1] == {"平民": "Commoner", "秀才": "Xiucai", "舉人": "Juren"}.get(want, want)
+    page.screenshot(path=str(ARTIFACTS / "ladder-result-en-1366x768.png"), full_page=True)

@@ -56,7 +56,8 @@ from .bots import DIFFICULTY_AGENTS, SEARCH_DIFFICULTIES, SERVER_BOT_SPECS, bot_
 from .frames import SharedFrame
 from .info import FINISHED, PLAYING, RoomInfo
 from .ports import FrameSink, TableHost
-from .views import deal_result_frame, game_summary, rebuild_deal_result, received_cards, view_for
+from .views import (account_titles, deal_result_frame, game_summary, rebuild_deal_result, received_cards,
+                    view_for)
 
 log = logging.getLogger("guandan.server.tables")
 
@@ -544,13 +545,14 @@ class Table:
         frames: list[dict[str, Any]] = []
         for ev in new:
             if ev["type"] == "deal_end":
-                frames.append(deal_result_frame(ev, ended, *before))
+                frames.append(account_titles(deal_result_frame(ev, ended, *before), self.info.base_points()))
         self._sync_lines()
         self._store_new_lines()
         if game.over:
             self.info.status = FINISHED
             winner = game.winner if game.winner is not None else 0
-            self.final = {"winner_team": winner, "game_id": None, "summary": game_summary(game)}
+            self.final = {"winner_team": winner, "game_id": None,
+                          "summary": account_titles(game_summary(game), self.info.base_points())}
             self._schedule()
             self._broadcast(frames)
             # stored off the event loop after the pending appends; then game_over (with the game id)
@@ -586,6 +588,7 @@ class Table:
             return
         result = rebuild_deal_result(lines, last_end)
         if result is not None:
+            account_titles(result, self.info.base_points())
             self._pause({k: v for k, v in result.items() if k != "type"})
 
     async def ready(self, conn: FrameSink) -> None:

@@ -24,14 +24,15 @@
 //                seat-0..seat-3 (seat cards), seat-btn-0..seat-btn-3 (take/move to a seat),
 //                bot-kind (select: heuristic | random), fill-bots-btn, leave-btn, start-btn
 //   table:       table, levels, deal-level, wilds, a-fails, points, finish-order,
-//                seat-panel-0..3, card-count-0..3, auto-badge-0..3, turn-clock,
+//                seat-panel-0..3, card-count-0..3, auto-badge-0..3, seat-title-0..3 (the account's
+//                Anhui title in rooms awarding points), turn-clock,
 //                trick-seat-0..3, phase-prompt, tribute-events, actions-bar,
 //                hand, hand-card (data-card="TH", data-index = position in the sorted hand;
 //                class "selected" when selected), play-btn, pass-btn, hint-btn, clear-btn,
 //                reading-chooser, reading-option (data-reading="type:rank"), reading-cancel,
 //                result-panel, result-finish-order, result-code, result-winner,
 //                result-upgrade, result-levels, result-a-fails, result-points (table:
-//                per seat, this deal and total; Anhui only), result-close, game-over-panel, replay-link,
+//                per seat, this deal and total; Anhui only; result-title-0..3 its titles), result-close, game-over-panel, replay-link,
 //                game-over-banner, replay-link-banner
 //   table view:  menu-btn, room-drawer (drawer-close, drawer-lang, drawer-lobby, room-rules),
 //                last-trick-btn, last-trick (last-trick-row, data-seat), tracker-btn, tracker-panel
