@@ -136,3 +136,162 @@ def test_swiss_of_bot_pairs_played_online(fast: Any) -> None:
     # each result was entered once: one "online" log entry per table, 40 in all
     log = c.get(f"/api/tournaments/{tid}/log").json()["log"]
     assert sum(1 for x in log if x["operation"] == "result") == 40
+
+
+def _on_loop(srv: Any, coro: Any) -> Any:
+    """Run ``coro`` on the server's event loop (the test runs in another thread)."""
+    loop = srv.server.servers[0].get_loop()
+    return asyncio.run_coroutine_threadsafe(coro, loop).result(30)
+
+
+@pytest.fixture(scope="module")
+def paced(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Bots that wait 30 ms, people's clock timeouts never turning 托管 on, a short pause between deals,
+    and the bot covering a person with no open connection after 0.2 s."""
+    srv = _server(tmp_path_factory.mktemp("tonl2") / "g.db", bot_delay_s=0.03, away_grace_s=0.2,
+                  settings={"timeouts_to_auto": 99, "ready_timeout_s": 0.5})
+    try:
+        yield srv
+    finally:
+        srv.stop()
+        srv.app.state.engine.dispose()
+
+
+def _bot_match(c: httpx.Client, name: str, **body: Any) -> tuple[int, str]:
+    tid, v = _create(c, name=name, rounds=1, **body)
+    entries = [{"name": f"{name} {i}", "players": [f"{name}{i}x", f"{name}{i}y"], "bot": "normal", "seed": i}
+               for i in (1, 2)]
+    assert c.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": entries}).status_code == 200
+    _pair(c, tid)
+    return tid, _get(c, tid)["online_tables"][0]["room"]
+
+
+def _game(srv: Any, room: str) -> Any:
+    return srv.app.state.manager.tables[room].game
+
+
+def test_match_clock_runs_out_mid_deal(paced: Any) -> None:
+    c = _client(paced.base, "orga_clock")
+    tid, room = _bot_match(c, "Clock", time_limit=70)
+    d = _get(c, tid)
+    t0 = d["online_tables"][0]
+    # R58 default: 70 minutes from the round's start
+    assert t0["deadline_ms"] is not None and abs(t0["deadline_ms"] / 1000 - time.time() - 70 * 60) < 30
+    # wait until the second deal is in play (some of its cards are down), then the clock runs out
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        g = _game(paced, room)
+        if g.deal_number >= 2 and sum(e["type"] == "action" for e in g.events[g.deal_event_index:]) >= 6:
+            break
+        time.sleep(0.01)
+    _on_loop(paced, paced.app.state.online_rounds.set_deadline(room, time.time()))
+    d = _wait_round(c, tid, 1, 60)
+    x = d["online_tables"][0]
+    la, lb, called = _final_levels(paced, x["game_id"])
+    from guandan.server import models
+
+    with paced.app.state.session_factory() as db:
+        rec = db.get(models.GameRow, x["game_id"]).record
+    ev = [json.loads(s) for s in rec.splitlines()[1:] if s.strip()]
+    i = next(k for k, e in enumerate(ev) if e["type"] == "time_called")
+    deal_at_call = ev[i]["deal"]
+    start = max(k for k in range(i) if ev[k]["type"] == "deal")
+    # the deal was in progress: actions before the call and after it, then its end, then the game's end
+    assert any(e["type"] == "action" for e in ev[start:i]) and any(e["type"] == "action" for e in ev[i:])
+    tail = ev[i + 1:]
+    assert [e["type"] for e in tail if e["type"] not in ("action", "tribute_paid", "returns_revealed", "jiefeng")] \
+        == ["deal_end", "game_over"]
+    assert not any(e["type"] == "deal" for e in tail)  # no further deal was dealt
+    assert deal_at_call >= 2 and called
+    res = d["rounds_list"][0]["matches"][0]["result"]
+    assert res["time_called"] and (res["level_a"], res["level_b"]) == (la, lb)
+    # the levels decide (R58): higher level 3 points, lower 1, equal 2 each
+    fp = {s["id"]: s["field_points"] for s in d["standings"]}
+    m = d["rounds_list"][0]["matches"][0]
+    want = (3, 1) if la > lb else (1, 3) if lb > la else (2, 2)
+    if res["passed_a"] is None:
+        assert (fp[m["a"]], fp[m["b"]]) == want
+    assert ev[-1] == {"type": "game_over", "game": 1, "winner_team": (0 if la > lb else 1 if lb > la else None)} \
+        or ev[-2]["passed"]
+
+
+def test_spectator_sees_no_deal_in_progress(paced: Any) -> None:
+    from cluster_helpers import Client
+
+    c = _client(paced.base, "orga_spec")
+    tid, room = _bot_match(c, "Spec", time_limit=0)
+    spec = Client(paced.base, room, None, "spectator")
+    try:
+        end = time.monotonic() + 8
+        while time.monotonic() < end and not any(f.get("type") == "deal_result" for f in spec.frames):
+            time.sleep(0.05)
+        time.sleep(0.5)
+        frames = list(spec.frames)
+    finally:
+        spec.close()
+    g = _game(paced, room)
+    states = [f for f in frames if f["type"] == "state" and f["view"] is not None]
+    assert states, "the spectator got no state"
+    for f in states:
+        v = f["view"]
+        if v.get("over"):
+            continue
+        # the public view is replaced: levels and counts only, no hand, no trick, no action of the deal
+        assert v["delayed"] is True
+        assert set(v) == {"delayed", "seat_names", "levels", "level", "deal_number", "deals_done", "over"}
+        assert f["competition"]["tournament"] == tid
+    # deal results come only for finished deals; nothing else carries cards
+    for f in frames:
+        if f["type"] not in ("state", "deal_result", "game_over"):
+            assert "hand" not in json.dumps(f) and "cards" not in json.dumps(f), f
+    dealt = {card for e in g.events if e["type"] == "deal" for h in e["hands"] for card in h}
+    assert dealt  # sanity: the game dealt cards
+    live = [f for f in states if not f["view"].get("over")]
+    assert all(not any(str(x) in dealt for x in json.dumps(f["view"]).split('"')) for f in live)
+
+
+def test_third_timeout_gives_opponents_a_level(paced: Any) -> None:
+    from cluster_helpers import Client
+
+    c = _client(paced.base, "orga_to")
+    people = [_client(paced.base, n) for n in ("to_p1", "to_p2")]
+    tid, v = _create(c, name="Timeouts", rounds=1, time_limit=70, clock_lead_s=1, clock_follow_s=1)
+    entries = [{"name": "People", "players": ["to_p1", "to_p2"], "seed": 1},
+               {"name": "Bots", "players": ["tob1", "tob2"], "bot": "normal", "seed": 2}]
+    assert c.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": entries}).status_code == 200
+    _pair(c, tid)
+    d = _get(c, tid)
+    room = d["online_tables"][0]["room"]
+    m = d["rounds_list"][0]["matches"][0]
+    people_side = "a" if m["a"] == 1 else "b"
+    socks = [Client(paced.base, room, p.cookies.get("gd_session"), n) for p, n in zip(people, ("p1", "p2"))]
+    try:
+        end = time.monotonic() + 40
+        while time.monotonic() < end:
+            tos = _get(c, tid)["online_tables"][0]["timeouts"]
+            if tos["ab".index(people_side)] >= 3:
+                break
+            time.sleep(0.2)
+    finally:
+        for s in socks:
+            s.close()
+    time.sleep(0.3)
+    _on_loop(paced, paced.app.state.online_rounds.set_deadline(room, time.time()))
+    d = _wait_round(c, tid, 1, 90)
+    res = d["rounds_list"][0]["matches"][0]["result"]
+    k = res[f"timeouts_{people_side}"]
+    # the moves the clock made for the people: one timeout_move notice each, counted per pair
+    seen: dict[int, int] = {}
+    for s in socks:
+        for f in s.frames:
+            if f.get("type") == "notice" and f["code"] == "timeout_move":
+                seen[f["params"]["seat"]] = max(seen.get(f["params"]["seat"], 0), f["params"]["timeouts"])
+    assert k >= 3 and k == sum(seen.values())
+    assert d["online_tables"][0]["timeouts"]["ab".index(people_side)] == k
+    opp = "b" if people_side == "a" else "a"
+    score = d["rounds_list"][0]["matches"][0]["score"][opp]
+    # R54: the first two are free, each later one +1 level for the opponents (capped at A, R36)
+    assert score["gained"] == k - 2
+    assert score["level"] == min(14, res[f"level_{opp}"] + k - 2)
+    pens = [p for s in d["standings"] for p in s["penalties"]]
+    assert any(p["kind"] == "timeouts" and p["levels"] == k - 2 for p in pens)

@@ -232,8 +232,10 @@ class OnlineRounds:
             raise LookupError(f"room {room_id} is not a playing tournament table")
         await self.manager.run_db(self._store, room_id, {"deadline": deadline})
         comp.deadline = deadline
-        task = self._tasks.get(room_id)
-        if deadline is not None and (task is None or task.done()):
+        task = self._tasks.pop(room_id, None)
+        if task is not None:
+            task.cancel()
+        if deadline is not None:
             self._tasks[room_id] = asyncio.get_running_loop().create_task(self._clock_task(room_id))
         table = self.manager.tables.get(room_id)
         if table is not None:

@@ -167,7 +167,7 @@ class Table:
             view = competition.spectator_view(self.game, names)
         if view is not None and not view.get("delayed"):
             view["received"] = received_cards(view["tribute_events"], seat)
-        if view is not None and self.between is not None:
+        if view is not None and self.between is not None and not view.get("delayed"):
             view["legal_actions"] = []  # nothing can be played before the next deal starts
         return {
             "type": "state",
