@@ -213,6 +213,11 @@ def test_match_clock_runs_out_mid_deal(paced: Any) -> None:
         assert (fp[m["a"]], fp[m["b"]]) == want
     assert ev[-1] == {"type": "game_over", "game": 1, "winner_team": (0 if la > lb else 1 if lb > la else None)} \
         or ev[-2]["passed"]
+    # the same end heard twice enters nothing more
+    table = paced.app.state.manager.tables.get(room) or _on_loop(paced, paced.app.state.manager.open(room))
+    table.game_id = x["game_id"]
+    _on_loop(paced, paced.app.state.online_rounds.game_stored(table))
+    assert _get(c, tid)["version"] == d["version"]
 
 
 def test_spectator_sees_no_deal_in_progress(paced: Any) -> None:
@@ -295,3 +300,92 @@ def test_third_timeout_gives_opponents_a_level(paced: Any) -> None:
     assert score["level"] == min(14, res[f"level_{opp}"] + k - 2)
     pens = [p for s in d["standings"] for p in s["penalties"]]
     assert any(p["kind"] == "timeouts" and p["levels"] == k - 2 for p in pens)
+
+
+def test_restart_in_a_timed_round(tmp_path: Path) -> None:
+    from guandan.server import models
+
+    path = tmp_path / "g.db"
+    srv = _server(path, bot_delay_s=0.05)
+    try:
+        c = _client(srv.base, "orga_restart")
+        tid, room = _bot_match(c, "Restart", time_limit=70)
+        end = time.monotonic() + 30
+        while time.monotonic() < end and len(_game(srv, room).events) < 40:
+            time.sleep(0.05)
+        with srv.app.state.session_factory() as db:
+            deadline = db.scalars(select(models.TournamentTableRow.deadline)).one()
+    finally:
+        srv.stop()
+        srv.app.state.engine.dispose()
+    srv = _server(path, bot_delay_s=0.05)
+    try:
+        c = _client(srv.base, "orga_restart")
+        comp = srv.app.state.manager.competitions[room]
+        assert comp.deadline == deadline  # the match clock resumes with the same deadline
+        table = srv.app.state.manager.tables[room]
+        n = len(table.game.events)
+        assert n >= 40
+        end = time.monotonic() + 20
+        while time.monotonic() < end and len(table.game.events) == n:
+            time.sleep(0.05)
+        assert len(table.game.events) > n  # the room plays on after the restart
+        d = _get(c, tid)
+        assert d["online_tables"][0]["deadline_ms"] == int(deadline * 1000)
+        _on_loop(srv, srv.app.state.online_rounds.set_deadline(room, time.time()))
+        d = _wait_round(c, tid, 1, 60)
+        version = d["version"]
+        assert d["online_tables"][0]["state"] == "entered"
+    finally:
+        srv.stop()
+        srv.app.state.engine.dispose()
+    srv = _server(path, bot_delay_s=0.05)  # and once more: nothing is entered twice
+    try:
+        c = _client(srv.base, "orga_restart")
+        time.sleep(1.0)
+        d = _get(c, tid)
+        assert d["version"] == version
+        log = c.get(f"/api/tournaments/{tid}/log").json()["log"]
+        assert [x["operation"] for x in log].count("result") == 1
+        res = d["rounds_list"][0]["matches"][0]["result"]
+        la, lb, called = _final_levels(srv, d["online_tables"][0]["game_id"])
+        assert called and res["time_called"] and (res["level_a"], res["level_b"]) == (la, lb)
+    finally:
+        srv.stop()
+        srv.app.state.engine.dispose()
+
+
+def test_late_pair_forfeits(paced: Any) -> None:
+    c = _client(paced.base, "orga_late")
+    _client(paced.base, "late_p1"), _client(paced.base, "late_p2")
+    tid, v = _create(c, name="Late", rounds=1, time_limit=70, late_minutes=10)
+    entries = [{"name": "Latecomers", "players": ["late_p1", "late_p2"], "seed": 1},
+               {"name": "Punctual", "players": ["lb1", "lb2"], "bot": "normal", "seed": 2}]
+    assert c.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": entries}).status_code == 200
+    online = paced.app.state.online_rounds
+    _pair(c, tid)
+    d = _get(c, tid)
+    m = d["rounds_list"][0]["matches"][0]
+    late_side = "a" if m["a"] == 1 else "b"
+    time.sleep(1.5)
+    assert _get(c, tid)["online_tables"][0]["state"] == "playing"  # 10 minutes have not passed
+    online.clock = lambda: time.time() + 10 * 60 + 1  # ten minutes later, nobody of the pair connected
+    try:
+        d = _wait_round(c, tid, 1, 30)
+    finally:
+        online.clock = time.time
+    x = d["online_tables"][0]
+    assert x["state"] == "forfeit"
+    res = d["rounds_list"][0]["matches"][0]["result"]
+    assert res["absent"] == late_side
+    fp = {s["id"]: s["field_points"] for s in d["standings"]}
+    assert fp == {1: 0, 2: 3}  # R58: absent 0, the side present wins 3
+
+
+def test_late_minutes_and_result_of_game() -> None:
+    from guandan.tournament.online import late_minutes, result_of_game
+
+    assert late_minutes(1000.0, 1000.0 + 4 * 60 + 59, 0) == 4
+    assert late_minutes(1000.0, None, 1000.0 + 12 * 60) == 12
+    r = result_of_game((14, 9), 0, False, (3, 0), (0, 7))
+    assert (r.level_a, r.level_b, r.passed_a, r.timeouts_a, r.late_b) == (14, 9, "a", 3, 7)
