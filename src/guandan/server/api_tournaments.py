@@ -227,7 +227,7 @@ def make_tournaments_router() -> APIRouter:
             try:
                 check_accounts(db, t)
             except OnlineError as e:
-                raise api_error(409, str(e), e.code, e.params) from None
+                raise e.http() from None
         row, t, rnd = store.change(db, tid, user, body.get("version"), "pair",
                                    lambda t: pair_next_round(t, by=user.name, at=store.now_iso()))
         if t.venue == "online":  # the server plays the round: one room per table (issue 21 item 4)

@@ -66,6 +66,12 @@ class OnlineError(Exception):
         self.code = code
         self.params = params
 
+    def http(self) -> Any:
+        """The API error (409 with ``code`` and ``params``) answered for it."""
+        from .tournament_store import api_error
+
+        return api_error(409, str(self), self.code, self.params)
+
 
 @dataclass
 class _Live:

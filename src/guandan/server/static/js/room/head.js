@@ -1,5 +1,6 @@
 // The head of the room page before the game: the room's title, status, connection, spectator
-// badge, preset, owner, clocks and the invite link (during the game they move into the drawer).
+// badge, preset, owner, clocks and the invite link (during the game they move into the drawer); at a
+// tournament table the match clock, and for a spectator the levels only (delayed spectating).
 
 import { h, link, replaceChildren } from "../dom.js";
 import { roomTitle } from "../api.js";
