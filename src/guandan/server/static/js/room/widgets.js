@@ -134,7 +134,8 @@ export function matchClockEl(store) {
   else if (c.deadline_ms) clock = h("strong", { class: "match-clock-time", dataset: { matchDeadline: String(c.deadline_ms) } }, matchClockText(c.deadline_ms));
   else clock = h("span", {}, t("match_untimed"));
   return h("span", { class: "match-clock", testid: "match-clock", title: t("match_clock_help") },
-    h("span", { class: "lbl" }, `${t("match_round_table", { round: c.round, table: c.table })} · ${t("match_clock")} `), clock);
+    h("span", { class: "lbl" }, `${t("match_round_table", { round: c.round, table: c.table })} · ${t("match_clock")}`),
+    h("span", { class: "lbl-short" }, t("match_short")), clock);
 }
 
 /** Bring every clock under el up to date: the seconds left and the acting seat's ring. */
