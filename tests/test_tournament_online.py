@@ -389,3 +389,88 @@ def test_late_minutes_and_result_of_game() -> None:
     assert late_minutes(1000.0, None, 1000.0 + 12 * 60) == 12
     r = result_of_game((14, 9), 0, False, (3, 0), (0, 7))
     assert (r.level_a, r.level_b, r.passed_a, r.timeouts_a, r.late_b) == (14, 9, "a", 3, 7)
+
+
+def test_call_time_in_the_core() -> None:
+    """Game.call_time (R58) mid-deal, between deals and for the extra deal, and its record replayed."""
+    from guandan.agents.registry import make_agent
+    from guandan.core.match import Game
+    from guandan.core.views import seat_view
+    from guandan.records import dumps, record_header, replay_lines
+
+    bot = make_agent("heuristic", 7)
+
+    def play(g: Any) -> None:
+        while not g.over:
+            g.apply(bot.act(seat_view(g, g.to_act())), g.to_act())
+
+    def replayed(g: Any) -> Any:
+        lines = [dumps(record_header(g, "official", ["a", "b", "c", "d"]))] + [dumps(e) for e in g.events]
+        return replay_lines(lines).game
+
+    # mid-deal: 5 actions into deal 2, the deal is finished and nothing follows
+    g = Game(seed=11)
+    while not (g.deal_number == 2 and sum(e["type"] == "action" for e in g.events[g.deal_event_index:]) == 5):
+        g.apply(bot.act(seat_view(g, g.to_act())), g.to_act())
+    g.call_time()
+    assert not g.over
+    play(g)
+    types = [e["type"] for e in g.events]
+    i = types.index("time_called")
+    assert types[i + 1:].count("deal_end") == 1 and "deal" not in types[i + 1:] and types[-1] == "game_over"
+    assert g.deal_number == 2 and len(g.settlements) == 2  # deal 2 ended, no deal 3
+    a, b = g.score.levels
+    assert g.winner == (None if a == b else 0 if a > b else 1)
+    assert replayed(g).events == g.events
+    # between deals (no action of the new deal yet): the game ends at once, 2:2 is a draw
+    g = Game(seed=12)
+    g.call_time()
+    assert g.over and g.winner is None and g.events[-1] == {"type": "game_over", "game": 1, "winner_team": None}
+    assert replayed(g).over
+    # the extra deal: one deal at level 2, the team that took 头游 is ahead on levels and wins
+    g = Game(seed=13)
+    g.call_time(one_deal=True)
+    play(g)
+    end = [e for e in g.events if e["type"] == "deal_end"]
+    assert len(end) == 1 and g.winner == end[0]["finish_order"][0] % 2
+    assert replayed(g).events == g.events
+
+
+def test_knockout_draw_played_off_by_an_extra_deal(fast: Any) -> None:
+    c = _client(fast.base, "orga_ko")
+    names = [f"ko_p{i}" for i in range(8)]
+    for n in names:
+        _client(fast.base, n)
+    tid, v = _create(c, name="Knock-out", format="groups_knockout", groups=2, knockout_size=2, time_limit=0,
+                     knockout_time_limit=120)
+    entries = [{"name": f"KO {i}", "players": names[2 * i:2 * i + 2], "seed": i + 1} for i in range(4)]
+    assert c.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": entries}).status_code == 200
+    rnd = _pair(c, tid)  # the groups: nobody connected, so the people's tables wait; the organiser types
+    for m in rnd["matches"]:
+        r = c.post(f"/api/tournaments/{tid}/results", json={"version": _get(c, tid)["version"], "round": 1,
+                                                            "table": m["table"], "level_a": "A", "level_b": 5,
+                                                            "passed_a": "a"})
+        assert r.status_code == 200, r.text
+    final = _pair(c, tid)
+    assert final["kind"] == "knockout" and len(final["matches"]) == 1
+    x = next(o for o in _get(c, tid)["online_tables"] if o["round"] == 2)
+    fast.app.state.manager.away_grace_s = 0.05  # from now on the bot covers the absent people
+    # the clock runs out before the first card (the final waits for its first, absent, player): 2 : 2
+    _on_loop(fast, fast.app.state.online_rounds.set_deadline(x["room"], time.time()))
+    d = _wait_round(c, tid, 2, 60)
+    y = next(o for o in d["online_tables"] if o["round"] == 2)
+    assert y["room"] != x["room"] and y["state"] == "entered"  # the extra deal had its own room
+    from guandan.server import models
+
+    with fast.app.state.session_factory() as db:
+        rec = db.get(models.GameRow, y["game_id"]).record
+    ev = [json.loads(s) for s in rec.splitlines()[1:] if s.strip()]
+    assert ev[1] == {"type": "time_called", "game": 1, "deal": 1, "one_deal": True}
+    ends = [e for e in ev if e["type"] == "deal_end"]
+    assert len(ends) == 1 and [e["level"] for e in ev if e["type"] == "deal"] == ["2"]
+    head = "ab"[ends[0]["finish_order"][0] % 2]
+    m = d["rounds_list"][1]["matches"][0]
+    res = m["result"]
+    assert (res["level_a"], res["level_b"], res["time_called"], res["extra_deal"]) == (2, 2, True, head)
+    winner = m["a"] if head == "a" else m["b"]
+    assert d["standings"][0]["id"] == winner and d["status"] == "finished"

@@ -341,7 +341,7 @@ class TournamentTableRow(Base):
     when the match is untimed), each pair's move-clock timeouts so far (R54), when each pair first had an
     open connection (lateness), the stored game's id, and ``state``: ``playing`` until the result is in
     the tournament (``entered``), ``forfeit`` (a pair was late, R54) or ``held`` (the engine refused the
-    result, e.g. a drawn knock-out match needs its extra deal: the organiser enters it)."""
+    result: the organiser enters it). A drawn knock-out match plays its extra deal in a new room (``pending``)."""
 
     __tablename__ = "tournament_tables"
     __table_args__ = (
@@ -363,3 +363,6 @@ class TournamentTableRow(Base):
     game_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
     state: Mapped[str] = mapped_column(String(16), nullable=False, default="playing")
     note: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    #: a drawn knock-out match (R58): its result (JSON) while the extra deal at level 2 is played in
+    #: ``room_id`` (a new room, the same seats)
+    pending: Mapped[str | None] = mapped_column(Text, nullable=True)

@@ -22,6 +22,8 @@ timeouts per pair); this module creates the rooms, stores what must survive a re
   entered through :func:`guandan.tournament.online.enter_online_result`: the tournament state is written
   only over the version it was read at and the table's row moves from ``playing`` to ``entered`` in the
   same transaction, so a repeated event or a restart never enters it twice.
+* A drawn knock-out match (R58) is settled by one extra deal at level 2 in a new room with the same
+  seats (``pending`` keeps the drawn result meanwhile); the team that takes 头游 wins.
 * :meth:`start` (application startup): every table still ``playing`` is registered again with its stored
   deadline and timeouts; a game that ended while the server was down is entered from its stored record.
 """
@@ -29,6 +31,7 @@ timeouts per pair); this module creates the rooms, stores what must survive a re
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import time
 from collections.abc import Callable
@@ -41,7 +44,7 @@ from sqlalchemy import select, update
 from guandan.core.rules import RuleSet
 from guandan.tournament.director import find_match
 from guandan.tournament.errors import TournamentError
-from guandan.tournament.model import LEVEL_MIN, Tournament, from_json, to_json
+from guandan.tournament.model import LEVEL_MIN, Tournament, from_json, result_from_dict, result_to_dict, to_json
 from guandan.tournament.online import (enter_online_result, forfeit_result, late_minutes, match_minutes,
                                        result_of_game, seating)
 
@@ -183,7 +186,7 @@ class OnlineRounds:
         comp = self.manager.competitions.get(room_id)
         if comp is None:
             comp = Competition(tt.tournament_id, tt.round, tt.table_no, tt.deadline, [tt.timeouts_a, tt.timeouts_b],
-                               listener=self)
+                               listener=self, one_deal=tt.pending is not None)
             self.manager.competitions[room_id] = comp
         rnd = t.played[tt.round - 1]
         _r, m = find_match(t, tt.round, tt.table_no)
@@ -278,7 +281,11 @@ class OnlineRounds:
             if game is None or comp is None or not game.over:
                 return
             result = self._result(game, comp, live)
-            await self.manager.run_db(self._enter, table.id, result, table.game_id)
+            ends = [e for e in game.events if e["type"] == "deal_end"]
+            head = "ab"[ends[-1]["finish_order"][0] % 2] if ends else None  # 头游's team (R58 extra deal)
+            got = await self.manager.run_db(self._enter, table.id, result, table.game_id, "entered", head)
+            if got == "extra":
+                await self._extra_deal(table.id)
         except Exception:  # noqa: BLE001 - logged; the row stays playing and the restart enters it
             log.exception("room %s: entering the tournament result failed", table.id)
         finally:
@@ -294,10 +301,13 @@ class OnlineRounds:
                          for i in (0, 1))  # type: ignore[assignment]
         return result_of_game(levels, passed, bool(game.time_called), (comp.timeouts[0], comp.timeouts[1]), late)
 
-    def _enter(self, room_id: str, result: Any, game_id: int | None, state: str = "entered") -> str:
+    def _enter(self, room_id: str, result: Any, game_id: int | None, state: str = "entered",
+               head: str | None = None) -> str:
         """Enter ``result`` for the table of ``room_id`` exactly once (see the module docstring).
-        Returns ``entered``, ``already`` (entered before: nothing changes) or ``held`` (the engine refused
-        it; the row keeps the reason for the organiser)."""
+        Returns ``entered``, ``already`` (entered before: nothing changes), ``extra`` (a drawn knock-out
+        match: the result is kept in ``pending`` and the extra deal is to be played) or ``held`` (the
+        engine refused it; the row keeps the reason for the organiser). When the row has a ``pending``
+        result, the game was its extra deal: ``head`` (the side that took 头游) is its winner (R58)."""
         from .tournament_store import _summary_values, now_iso
 
         for _attempt in range(20):
@@ -308,9 +318,19 @@ class OnlineRounds:
                     return "already"
                 row = db.get(models.TournamentRow, tt.tournament_id)
                 t = from_json(row.state)
+                if tt.pending is not None and state == "entered":
+                    result = result_from_dict(json.loads(tt.pending))
+                    result.extra_deal = head
                 try:
-                    enter_online_result(t, tt.round, tt.table_no, result, at=now_iso(), game_id=game_id)
+                    if not enter_online_result(t, tt.round, tt.table_no, result, at=now_iso(), game_id=game_id):
+                        tt.state, tt.game_id = state, game_id  # the organiser typed this same result already
+                        db.commit()
+                        return "already"
                 except TournamentError as e:
+                    if e.params.get("reason") == "extra_deal_needed" and tt.pending is None:
+                        tt.pending, tt.game_id, tt.note = json.dumps(result_to_dict(result)), game_id, "extra_deal"
+                        db.commit()
+                        return "extra"
                     tt.state, tt.game_id, tt.note = "held", game_id, f"{e.code}: {e}"[:200]
                     db.commit()
                     log.warning("room %s: the result waits for the organiser: %s", room_id, e)
@@ -337,6 +357,31 @@ class OnlineRounds:
                 db.commit()
                 return "entered"
         raise RuntimeError(f"room {room_id}: the tournament kept changing; the result was not entered")
+
+    async def _extra_deal(self, old_room: str) -> None:
+        """R58: the knock-out match of ``old_room`` is drawn: one deal at level 2 in a new room with the
+        same seats; the team that takes 头游 wins (:meth:`game_stored` enters it)."""
+        self._forget(old_room)
+        room_id = await self.manager.run_db(self._open_extra, old_room)
+        await self._register(room_id)
+        table = await self.manager.start_game(room_id)
+        async with table.lock:
+            competition.call_time(table, one_deal=True)
+        self._ensure_watcher()
+
+    def _open_extra(self, old_room: str) -> str:
+        with self.session_factory() as db:
+            old = db.get(models.Room, old_room)
+            tt = db.scalars(select(models.TournamentTableRow).where(models.TournamentTableRow.room_id == old_room)).one()
+            room_id = _new_room_id(db)
+            db.add(models.Room(id=room_id, name=old.name, preset=old.preset, options=dict(old.options),
+                               owner_id=old.owner_id, status=PLAYING, seed=None, record="", default_clocks=False))
+            db.flush()
+            for s in old.seats:
+                db.add(models.RoomSeat(room_id=room_id, seat=s.seat, user_id=s.user_id, bot=s.bot))
+            tt.room_id, tt.deadline = room_id, None
+            db.commit()
+            return room_id
 
     def _forget(self, room_id: str) -> None:
         self.live.pop(room_id, None)
@@ -400,8 +445,12 @@ class OnlineRounds:
                     table.game_id = table.game_id or await self.manager.run_db(self.manager.store.game_id_of, room_id)
                     await self.game_stored(table)
                 continue
-            if room_id not in self.manager.tables:
-                await self.manager.open(room_id)
+            table = self.manager.tables.get(room_id) or await self.manager.open(room_id)
+            comp = self.manager.competitions.get(room_id)
+            if table is not None and comp is not None and comp.one_deal and table.game is not None:
+                async with table.lock:  # the extra deal's room started before the server stopped
+                    if not table.game.time_called:
+                        competition.call_time(table, one_deal=True)
             n += 1
         self._ensure_watcher()
         return n

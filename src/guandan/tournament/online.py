@@ -14,9 +14,9 @@ calls these functions.
   one raises :class:`ResultAlreadyEntered`: only the organiser corrects).
 * :func:`late_minutes`: R54 lateness of a pair from when the round started and when it arrived.
 
-A drawn knock-out match needs the extra deal at level 2 (R58); online tables do not play it: the
-engine refuses the result (``extra_deal_needed``) and the server leaves the table to the organiser,
-who enters the result with the extra deal's winner.
+A drawn knock-out match needs the extra deal at level 2 (R58): the engine refuses the drawn result
+(``extra_deal_needed``); the server keeps it, plays the extra deal as a new one-deal game at the same
+seats, and enters the drawn result with ``extra_deal`` naming the side that took 头游.
 """
 
 from __future__ import annotations

@@ -43,6 +43,7 @@ def upgrade() -> None:
         sa.Column("game_id", sa.Integer(), nullable=True),
         sa.Column("state", sa.String(16), nullable=False),
         sa.Column("note", sa.String(200), nullable=True),
+        sa.Column("pending", sa.Text(), nullable=True),
         sa.CheckConstraint("state IN ('playing', 'entered', 'forfeit', 'held')",
                            name=op.f("ck_tournament_tables_state")),
     )
