@@ -474,3 +474,41 @@ def test_knockout_draw_played_off_by_an_extra_deal(fast: Any) -> None:
     assert (res["level_a"], res["level_b"], res["time_called"], res["extra_deal"]) == (2, 2, True, head)
     winner = m["a"] if head == "a" else m["b"]
     assert d["standings"][0]["id"] == winner and d["status"] == "finished"
+
+
+def test_late_pair_gives_levels(paced: Any) -> None:
+    """``late_action: "levels"``: the pair that connects 12 minutes after the start plays on, and its
+    12 minutes late give the opponents 12 // 5 = 2 levels (R54)."""
+    from cluster_helpers import Client
+
+    c = _client(paced.base, "orga_lv")
+    p1 = _client(paced.base, "lv_p1")
+    _client(paced.base, "lv_p2")
+    tid, v = _create(c, name="Late levels", rounds=1, time_limit=70, late_minutes=5, late_action="levels")
+    entries = [{"name": "Slow", "players": ["lv_p1", "lv_p2"], "seed": 1},
+               {"name": "Quick", "players": ["lvb1", "lvb2"], "bot": "normal", "seed": 2}]
+    assert c.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": entries}).status_code == 200
+    online = paced.app.state.online_rounds
+    _pair(c, tid)
+    d = _get(c, tid)
+    room = d["online_tables"][0]["room"]
+    side = "a" if d["rounds_list"][0]["matches"][0]["a"] == 1 else "b"
+    time.sleep(1.5)  # the bots' pair is seen at once
+    online.clock = lambda: time.time() + 12 * 60 + 10
+    sock = Client(paced.base, room, p1.cookies.get("gd_session"), "late")
+    try:
+        end = time.monotonic() + 10
+        while time.monotonic() < end and online.live[room].arrived["ab".index(side)] is None:
+            time.sleep(0.1)
+    finally:
+        sock.close()
+        online.clock = time.time
+    _on_loop(paced, online.set_deadline(room, time.time()))
+    d = _wait_round(c, tid, 1, 60)
+    assert d["online_tables"][0]["state"] == "entered"  # not a forfeit: the pair came
+    res = d["rounds_list"][0]["matches"][0]["result"]
+    assert res[f"late_{side}"] == 12 and res[f"late_{'b' if side == 'a' else 'a'}"] == 0
+    opp = "b" if side == "a" else "a"
+    k = res[f"timeouts_{side}"]
+    gained = d["rounds_list"][0]["matches"][0]["score"][opp]["gained"]
+    assert gained == 2 + max(0, k - 2)
