@@ -89,14 +89,28 @@ def _final_levels(srv: Any, game_id: int) -> tuple[int, int, bool]:
     return _level(a), _level(b), any(e["type"] == "time_called" for e in events)
 
 
-@pytest.fixture(scope="module")
-def fast(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    srv = _server(tmp_path_factory.mktemp("tonl") / "g.db", bot_delay_s=0.0)
-    try:
-        yield srv
-    finally:
-        srv.stop()
-        srv.app.state.engine.dispose()
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def fast(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """Bots that do not wait, on a fresh SQLite file, then on a fresh PostgreSQL database (skipped
+    without one, like tests/test_tournament_web_api.py)."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        url = None
+        if request.param == "postgresql":
+            from test_tournament_web_api import _postgres_url
+
+            if _postgres_url() is None:
+                pytest.skip("PostgreSQL is not reachable (GUANDAN_TEST_POSTGRES_URL)")
+            from cluster_helpers import fresh_database
+
+            url = stack.enter_context(fresh_database())
+        srv = _server(tmp_path_factory.mktemp("tonl") / "g.db", bot_delay_s=0.0, db_url=url)
+        try:
+            yield srv
+        finally:
+            srv.stop()
+            srv.app.state.engine.dispose()
 
 
 def test_swiss_of_bot_pairs_played_online(fast: Any) -> None:
@@ -512,3 +526,42 @@ def test_late_pair_gives_levels(paced: Any) -> None:
     k = res[f"timeouts_{side}"]
     gained = d["rounds_list"][0]["matches"][0]["score"][opp]["gained"]
     assert gained == 2 + max(0, k - 2)
+
+
+def test_restart_opens_the_tables_a_crash_left_unmade(tmp_path: Path) -> None:
+    """The round was paired but the server stopped before its room existed: the next start makes it."""
+    from sqlalchemy import delete
+
+    from guandan.server import models
+
+    path = tmp_path / "g.db"
+    srv = _server(path, bot_delay_s=0.5)
+    try:
+        c = _client(srv.base, "orga_crash")
+        tid, room = _bot_match(c, "Crash", time_limit=0)
+    finally:
+        srv.stop()
+        srv.app.state.engine.dispose()
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import Session
+
+    engine = create_engine(f"sqlite:///{path}")
+    with Session(engine) as db:  # as if the server had stopped between pairing and making the room
+        db.execute(delete(models.TournamentTableRow))
+        db.execute(delete(models.GameEvent))
+        db.execute(delete(models.RoomSeat))
+        db.execute(delete(models.Room).where(models.Room.id == room))
+        db.commit()
+    engine.dispose()
+    srv = _server(path, bot_delay_s=0.0)
+    try:
+        c = _client(srv.base, "orga_crash")
+        d = _wait_round(c, tid, 1, 120)
+        x = d["online_tables"][0]
+        assert x["room"] != room and x["state"] == "entered"
+        la, lb, _ = _final_levels(srv, x["game_id"])
+        res = d["rounds_list"][0]["matches"][0]["result"]
+        assert (res["level_a"], res["level_b"]) == (la, lb)
+    finally:
+        srv.stop()
+        srv.app.state.engine.dispose()

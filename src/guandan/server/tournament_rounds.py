@@ -134,8 +134,8 @@ class OnlineRounds:
     # -- a round starts ------------------------------------------------------------------------
     def open_round(self, tournament_id: int, round_no: int) -> list[str]:
         """Create the rooms and rows of round ``round_no`` (blocking: a worker thread). Tables that have a
-        row, a result or are byes are skipped. Returns the room ids of every table of the round that is
-        ``playing``. Raises :class:`OnlineError` (see :func:`check_accounts`)."""
+        row, a result or are byes are skipped. Returns the ids of the rooms created (their games are
+        started by :meth:`start_rooms`). Raises :class:`OnlineError` (see :func:`check_accounts`)."""
         from .auth import find_user
 
         with self.session_factory() as db:
@@ -149,6 +149,7 @@ class OnlineRounds:
             have = {r.table_no for r in db.scalars(select(models.TournamentTableRow).where(
                 models.TournamentTableRow.tournament_id == tournament_id, models.TournamentTableRow.round == round_no))}
             options = room_options(t)
+            created: list[str] = []
             for m in rnd.matches:
                 if m.b is None or m.result is not None or m.table in have:
                     continue
@@ -166,10 +167,9 @@ class OnlineRounds:
                                                  room_id=room_id, started_at=now,
                                                  deadline=None if minutes is None else now + 60 * minutes,
                                                  timeouts_a=0, timeouts_b=0, state="playing"))
+                created.append(room_id)
             db.commit()
-            return list(db.scalars(select(models.TournamentTableRow.room_id).where(
-                models.TournamentTableRow.tournament_id == tournament_id, models.TournamentTableRow.round == round_no,
-                models.TournamentTableRow.state == "playing")))
+            return created
 
     async def start_rooms(self, room_ids: list[str]) -> None:
         """Register the tables of ``room_ids``, start their games (those not started) and arm the clocks."""
@@ -434,6 +434,14 @@ class OnlineRounds:
     async def start(self) -> int:
         """Application startup: resume every ``playing`` table (its stored deadline and timeouts), enter
         the result of a game that ended while the server was down. Returns the tables resumed."""
+        for tid, number in await self.manager.run_db(self._unfinished_online_rounds):
+            try:  # a round paired just before the server stopped, its rooms not all made yet
+                made = await self.manager.run_db(self.open_round, tid, number)
+            except OnlineError as e:
+                log.error("tournament %s round %s: cannot open its tables: %s", tid, number, e)
+                continue
+            if made:
+                await self.start_rooms(made)
         rows = await self.manager.run_db(self._playing_rooms)
         n = 0
         for room_id, status in rows:
@@ -454,6 +462,16 @@ class OnlineRounds:
             n += 1
         self._ensure_watcher()
         return n
+
+    def _unfinished_online_rounds(self) -> list[tuple[int, int]]:
+        """``(tournament, round)`` of every running online tournament whose latest round is not complete."""
+        out = []
+        with self.session_factory() as db:
+            for row in db.scalars(select(models.TournamentRow).where(models.TournamentRow.status == "running")):
+                t = from_json(row.state)
+                if t.venue == "online" and t.played and not t.played[-1].complete:
+                    out.append((row.id, t.played[-1].number))
+        return out
 
     def _playing_rooms(self) -> list[tuple[str, str]]:
         with self.session_factory() as db:
