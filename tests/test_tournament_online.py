@@ -443,7 +443,7 @@ def test_call_time_in_the_core() -> None:
     assert replayed(g).over
     # the extra deal: one deal at level 2, the team that took 头游 is ahead on levels and wins
     g = Game(seed=13)
-    g.call_time(one_deal=True)
+    g.call_time(play_deal=True)
     play(g)
     end = [e for e in g.events if e["type"] == "deal_end"]
     assert len(end) == 1 and g.winner == end[0]["finish_order"][0] % 2
@@ -469,8 +469,15 @@ def test_knockout_draw_played_off_by_an_extra_deal(fast: Any) -> None:
     assert final["kind"] == "knockout" and len(final["matches"]) == 1
     x = next(o for o in _get(c, tid)["online_tables"] if o["round"] == 2)
     fast.app.state.manager.away_grace_s = 0.05  # from now on the bot covers the absent people
-    # the clock runs out before the first card (the final waits for its first, absent, player): 2 : 2
-    _on_loop(fast, fast.app.state.online_rounds.set_deadline(x["room"], time.time()))
+    # the final ends drawn on time (2 : 2; its first, absent, player never moved): the service is told
+    # so as game_stored would, with the result the engine refuses without an extra deal
+    from guandan.tournament.online import result_of_game
+
+    online = fast.app.state.online_rounds
+    drawn = result_of_game((2, 2), None, True)
+    got = _on_loop(fast, fast.app.state.manager.run_db(online._enter, x["room"], drawn, None))
+    assert got == "extra"
+    _on_loop(fast, online._extra_deal(x["room"]))
     d = _wait_round(c, tid, 2, 60)
     y = next(o for o in d["online_tables"] if o["round"] == 2)
     assert y["room"] != x["room"] and y["state"] == "entered"  # the extra deal had its own room
@@ -479,7 +486,7 @@ def test_knockout_draw_played_off_by_an_extra_deal(fast: Any) -> None:
     with fast.app.state.session_factory() as db:
         rec = db.get(models.GameRow, y["game_id"]).record
     ev = [json.loads(s) for s in rec.splitlines()[1:] if s.strip()]
-    assert ev[1] == {"type": "time_called", "game": 1, "deal": 1, "one_deal": True}
+    assert ev[1] == {"type": "time_called", "game": 1, "deal": 1, "play_deal": True}
     ends = [e for e in ev if e["type"] == "deal_end"]
     assert len(ends) == 1 and [e["level"] for e in ev if e["type"] == "deal"] == ["2"]
     head = "ab"[ends[0]["finish_order"][0] % 2]
@@ -565,3 +572,32 @@ def test_restart_opens_the_tables_a_crash_left_unmade(tmp_path: Path) -> None:
     finally:
         srv.stop()
         srv.app.state.engine.dispose()
+
+
+def test_time_called_before_the_tribute_finishes_the_deal() -> None:
+    """R58 with R44: the clock runs out when a deal with a tribute is dealt (no card given yet, the
+    players see it): the tribute, the return and the whole deal are played, then the game ends."""
+    from guandan.agents.registry import make_agent
+    from guandan.core.match import Game
+    from guandan.core.views import seat_view
+    from guandan.records import dumps, record_header, replay_lines
+
+    bot = make_agent("heuristic", 5)
+    for seed in range(40):
+        g = Game(seed=seed)
+        while not g.over and not (g.deal_number >= 2 and g.phase == "tribute"):
+            g.apply(bot.act(seat_view(g, g.to_act())), g.to_act())
+        if not g.over:
+            break
+    assert g.phase == "tribute"
+    deal = g.deal_number
+    g.call_time(play_deal=True)
+    assert not g.over
+    while not g.over:
+        g.apply(bot.act(seat_view(g, g.to_act())), g.to_act())
+    types = [e["type"] for e in g.events]
+    i = types.index("time_called")
+    assert "tribute_paid" in types[i:] and types[i:].count("deal_end") == 1 and "deal" not in types[i:]
+    assert g.deal_number == deal and types[-1] == "game_over"
+    lines = [dumps(record_header(g, "official", ["a", "b", "c", "d"]))] + [dumps(e) for e in g.events]
+    assert replay_lines(lines).game.events == g.events

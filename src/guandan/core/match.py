@@ -224,23 +224,24 @@ class Game:
             return
         self._new_deal()
 
-    def call_time(self, *, one_deal: bool = False) -> None:
+    def call_time(self, *, play_deal: bool = False) -> None:
         """R58: the match's time has run out. The deal in progress is played to its end (tribute and
         return included) and the game ends there; the levels reached decide (:attr:`winner` is the
         team with the higher level, ``None`` when they are equal). A deal with no action yet (the time
         ran out between two deals) is not played: the game ends at once. Appends the ``time_called``
-        event (``game``, ``deal``), which a record replays. ``one_deal``: the current deal is played
-        even with no action yet (R58's extra deal at level 2 of a drawn knock-out match: a new game
-        with time called at once; the event then carries ``"one_deal": true``). Raises
+        event (``game``, ``deal``), which a record replays. ``play_deal``: the current deal is played
+        even with no action yet (a table whose players already see the new deal, e.g. its tribute is
+        due; R58's extra deal at level 2 of a drawn knock-out match, a new game with time called at
+        once); the event then carries ``"play_deal": true``. Raises
         ``IllegalAction`` (``game_over``) once the game is over or time was already called."""
         if self.over or self.time_called:
             raise IllegalAction("game_over", "the game is over or its time was already called")
         self.time_called = True
         ev: dict[str, Any] = {"type": "time_called", "game": self.game_number, "deal": self.deal_number}
-        if one_deal:
-            ev["one_deal"] = True
+        if play_deal:
+            ev["play_deal"] = True
         self.events.append(ev)
-        started = one_deal or any(e["type"] == "action" for e in self.events[self.deal_event_index:])
+        started = play_deal or any(e["type"] == "action" for e in self.events[self.deal_event_index:])
         if not started:
             self._end_on_time()
 

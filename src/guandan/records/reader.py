@@ -325,7 +325,7 @@ def replay_lines(
                 n_actions += 1
             else:
                 if t == "time_called" and k >= len(game.events) and not game.over and not game.time_called:
-                    game.call_time(one_deal=ev.get("one_deal") is True)  # R58: the match clock ran out here
+                    game.call_time(play_deal=ev.get("play_deal") is True)  # R58: the match clock ran out here
                 if k >= len(game.events):
                     raise RecordError(line_no, f"unexpected {t} event: the replayed game produced none here{hint}")
                 mine = game.events[k]

@@ -32,7 +32,7 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
 _OPTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
     "deal": ("first_leader",),
     "deal_end": ("points", "points_total"),
-    "time_called": ("one_deal",),
+    "time_called": ("play_deal",),
 }
 
 

@@ -186,7 +186,7 @@ class OnlineRounds:
         comp = self.manager.competitions.get(room_id)
         if comp is None:
             comp = Competition(tt.tournament_id, tt.round, tt.table_no, tt.deadline, [tt.timeouts_a, tt.timeouts_b],
-                               listener=self, one_deal=tt.pending is not None)
+                               listener=self, play_deal=tt.pending is not None)
             self.manager.competitions[room_id] = comp
         rnd = t.played[tt.round - 1]
         _r, m = find_match(t, tt.round, tt.table_no)
@@ -366,7 +366,7 @@ class OnlineRounds:
         await self._register(room_id)
         table = await self.manager.start_game(room_id)
         async with table.lock:
-            competition.call_time(table, one_deal=True)
+            competition.call_time(table, play_deal=True)
         self._ensure_watcher()
 
     def _open_extra(self, old_room: str) -> str:
@@ -455,10 +455,10 @@ class OnlineRounds:
                 continue
             table = self.manager.tables.get(room_id) or await self.manager.open(room_id)
             comp = self.manager.competitions.get(room_id)
-            if table is not None and comp is not None and comp.one_deal and table.game is not None:
+            if table is not None and comp is not None and comp.play_deal and table.game is not None:
                 async with table.lock:  # the extra deal's room started before the server stopped
                     if not table.game.time_called:
-                        competition.call_time(table, one_deal=True)
+                        competition.call_time(table, play_deal=True)
             n += 1
         self._ensure_watcher()
         return n

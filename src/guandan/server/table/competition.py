@@ -6,14 +6,14 @@ hooks below:
 
 * **Match clock (R58).** :func:`call_time` at the deadline: the deal in progress is played to its end
   (tribute and return included) and the game ends there (:meth:`guandan.core.match.Game.call_time`);
-  between two deals the game ends at once. The deadline is in the state frame (``competition``), so the
+  in the pause between two deals the game ends at once. The deadline is in the state frame (``competition``), so the
   table shows it, and it is stored by the server, so it survives a restart.
 * **Delayed spectating.** A spectator never sees a deal in progress: :func:`spectator_view` replaces the
   public view by the levels, the deal number and the score (no hands, no plays of the current deal);
   finished deals reach everyone through the ``deal_result`` frames as at any table.
 * **Extra deal (R58).** A drawn knock-out match is settled by one deal at level 2 won by the team that
   takes 头游: the server opens a new room with the same seats whose game is that one deal
-  (``call_time(table, one_deal=True)`` as it starts).
+  (``call_time(table, play_deal=True)`` as it starts).
 * **Timeouts per pair (R54).** :func:`timed_out` counts each move-clock timeout against the seat's pair
   and tells the listener, which stores the count; the engine turns the 3rd and later ones into levels
   for the opponents.
@@ -42,7 +42,7 @@ class Competition:
     timeouts: list[int] = field(default_factory=lambda: [0, 0])
     listener: Any = None
     #: R58's extra deal of a drawn knock-out match: this game is one deal at level 2
-    one_deal: bool = False
+    play_deal: bool = False
 
     def frame(self, game: Any) -> dict[str, Any]:
         """The state frame's ``competition`` object: ``{"tournament", "round", "table", "deadline_ms"
@@ -73,17 +73,18 @@ def timed_out(table: Any, seat: int) -> None:
         comp.listener.timed_out(table.id, "ab"[side], comp.timeouts[side])
 
 
-def call_time(table: Any, one_deal: bool = False) -> bool:
+def call_time(table: Any, play_deal: bool = False) -> bool:
     """R58: the match clock of ``table`` ran out (call with the table lock held). Returns True when
     time was called now, False when the game is over, not started or time was already called.
 
-    The game finishes the deal in progress; when no action of the current deal was made yet (the
-    pause between deals) it ends at once and is stored like any finished game. ``one_deal``: R58's extra
-    deal: time is called as the game starts and its first deal is played (at level 2)."""
+    The game finishes the deal in progress, tribute and return included, even when no card of it has
+    been given yet: a deal is in progress once the pause between deals is over. During the pause the
+    game ends at once and is stored like any finished game. ``play_deal``: R58's extra deal: time is
+    called as the game starts and its first deal is played (at level 2)."""
     game = table.game
     if game is None or game.over or game.time_called:
         return False
-    game.call_time(one_deal=one_deal)
+    game.call_time(play_deal=play_deal or table.between is None)
     table._sync_lines()
     table._store_new_lines()
     if game.over:
