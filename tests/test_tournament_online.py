@@ -601,3 +601,28 @@ def test_time_called_before_the_tribute_finishes_the_deal() -> None:
     assert g.deal_number == deal and types[-1] == "game_over"
     lines = [dumps(record_header(g, "official", ["a", "b", "c", "d"]))] + [dumps(e) for e in g.events]
     assert replay_lines(lines).game.events == g.events
+
+
+def test_online_bad_input(paced: Any) -> None:
+    """A player without an account, a re-pairing of a started online round, a bad venue or bot level:
+    clear codes (translated by the UI), nothing paired or created."""
+    c = _client(paced.base, "orga_bad")
+    r = c.post("/api/tournaments", json={"name": "Bad venue", "venue": "moon"})
+    assert r.status_code == 400 and r.json()["code"] == "bad_venue"
+    r = c.post("/api/tournaments", json={"name": "Bad late", "venue": "online", "late_action": "shrug"})
+    assert r.status_code == 400 and r.json()["code"] == "bad_late_action"
+    tid, v = _create(c, name="No accounts", rounds=1, time_limit=70)
+    r = c.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": [
+        {"name": "Typed", "players": ["nobody_here", "nor_here"]}, {"name": "X", "players": ["x1", "x2"], "bot": "god"}]})
+    assert r.status_code == 400 and r.json()["code"] == "bad_entry"
+    r = c.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": [
+        {"name": "Typed", "players": ["nobody_here", "nor_here"]}, {"name": "Bots", "players": ["x1", "x2"], "bot": "easy"}]})
+    assert r.status_code == 200, r.text
+    r = c.post(f"/api/tournaments/{tid}/rounds", json={"version": _get(c, tid)["version"]})
+    assert r.status_code == 409 and r.json()["code"] == "not_an_account"
+    assert r.json()["params"] == {"name": "nobody_here"}
+    d = _get(c, tid)
+    assert d["rounds_list"] == [] and d["online_tables"] == []
+    tid, _room = _bot_match(c, "Started", time_limit=70)
+    r = c.request("DELETE", f"/api/tournaments/{tid}/rounds/1", params={"version": _get(c, tid)["version"]}, json={})
+    assert r.status_code == 409 and r.json()["code"] == "online_round_started"
