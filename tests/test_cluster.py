@@ -162,7 +162,7 @@ def four_person_room(nodes: list[Any]) -> tuple[str, dict[int, str]]:
     return room, tokens
 
 
-def test_three_processes_play_deal_frames_agree_and_stay_redacted() -> None:
+def test_three_processes_one_deal_frames_agree_and_stay_redacted() -> None:
     with cluster(3) as (db, nodes):
         a, b, c = (n.url for n in nodes)
         t0, _ = guest(a)
