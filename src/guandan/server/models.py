@@ -333,3 +333,36 @@ class TournamentAuditRow(Base):
     after: Mapped[Any] = mapped_column(JSON, nullable=True)
 
     user: Mapped[User | None] = relationship()
+
+
+class TournamentTableRow(Base):
+    """One table of an online tournament round (issue 21, :mod:`guandan.server.tournament_rounds`): the
+    room that plays it, when the round started and when the match clock runs out (epoch seconds; null
+    when the match is untimed), each pair's move-clock timeouts so far (R54), when each pair first had an
+    open connection (lateness), the stored game's id, and ``state``: ``playing`` until the result is in
+    the tournament (``entered``), ``forfeit`` (a pair was late, R54) or ``held`` (the engine refused the
+    result: the organiser enters it). A drawn knock-out match plays its extra deal in a new room (``pending``)."""
+
+    __tablename__ = "tournament_tables"
+    __table_args__ = (
+        CheckConstraint("state IN ('playing', 'entered', 'forfeit', 'held')", name="state"),
+        Index("ux_tournament_tables_match", "tournament_id", "round", "table_no", unique=True),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=False)
+    round: Mapped[int] = mapped_column(Integer, nullable=False)
+    table_no: Mapped[int] = mapped_column(Integer, nullable=False)
+    room_id: Mapped[str] = mapped_column(String(ROOM_ID_LEN), nullable=False, index=True)
+    started_at: Mapped[float] = mapped_column(Float, nullable=False)
+    deadline: Mapped[float | None] = mapped_column(Float, nullable=True)
+    timeouts_a: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    timeouts_b: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    arrived_a: Mapped[float | None] = mapped_column(Float, nullable=True)
+    arrived_b: Mapped[float | None] = mapped_column(Float, nullable=True)
+    game_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    state: Mapped[str] = mapped_column(String(16), nullable=False, default="playing")
+    note: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    #: a drawn knock-out match (R58): its result (JSON) while the extra deal at level 2 is played in
+    #: ``room_id`` (a new room, the same seats)
+    pending: Mapped[str | None] = mapped_column(Text, nullable=True)

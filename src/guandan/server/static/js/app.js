@@ -55,7 +55,10 @@
 //   tournaments: tournament-list, tournament-item (data-tournament="{id}"), tournament-status,
 //                create-tournament-form, create-tournament-name, create-tournament-preset,
 //                create-tournament-format, create-tournament-rounds, create-tournament-minutes,
+//                create-tournament-venue (select: tables | online), create-tournament-late,
 //                create-tournament-btn
+//   online:      table-link (a pairing row's link to its room), match-clock (round, table and the
+//                match clock at a tournament table), delayed-spectating (a spectator's panel there)
 //   tournament:  tournament-title, tournament-error, standings-table, standings-row (data-entry),
 //                standings-fp, prize-list, round-section (data-round), pairing-row (data-table,
 //                data-status), print-round-btn, print-btn, export-csv, export-json
