@@ -5,6 +5,11 @@ test fails on the code before the fix and passes after.
   is terminated the server stores nothing more and exits with one log line, and an idle timeout
   of the database never ends it. A symlinked SQLite path is the same database. A record writer
   that met a line stored by another writer never stores its own record at the game's end.
+* Targeted lock-out (item 4): 30 wrong passwords for one account from 3 addresses slow those
+  addresses down (backoff, then 429) but the owner's correct password from a new address logs in.
+* Login flood (item 5): during a flood of wrong logins from 20 addresses that keeps the hash gate
+  full, correct logins from other addresses all succeed (fair admission: per address, per
+  account, and addresses with failures behind the others).
 """
 
 from __future__ import annotations
@@ -13,8 +18,10 @@ import asyncio
 import os
 import subprocess
 import time
+from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 pytest.importorskip("fastapi")
@@ -23,12 +30,12 @@ pytest.importorskip("uvicorn")
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.pool import NullPool
 from test_server_gamestore import make_room, manager_for
-from test_server_hardening import _running, _serve, _wait_started
+from test_server_hardening import AppServer, _running, _serve, _wait_started, fast_hashing  # noqa: F401
 from test_server_storage import db_url, fresh_pg_database, pg_session_url  # noqa: F401 (fixtures)
 
 from guandan.agents.registry import make_agent
 from guandan.core.views import seat_view
-from guandan.server import models
+from guandan.server import auth, models
 from guandan.server.connections import Conn
 from guandan.server.dblock import PG_LOCK_KEY, DatabaseInUse, DatabaseLock
 
@@ -176,3 +183,93 @@ def test_a_writer_that_met_another_writers_line_never_stores_its_game(db_url: st
         assert sum(db.scalars(select(models.User.games_played)).all()) == 0
     # the other writer's line is still there, untouched
     assert manager.store.games.lines("room0001", n, n + 1) == ['{"type": "action", "seat": 9, "other": "server"}']
+
+
+# -- items 4 and 5: logins -------------------------------------------------------------------------
+
+
+@pytest.fixture
+def proxied(tmp_path: Any) -> Iterator[Any]:
+    """Start servers on a new SQLite file that believe ``X-Forwarded-For`` from the test client
+    (loopback), so that one test can log in from many addresses; stopped afterwards."""
+    from guandan.server.settings import Settings
+
+    servers: list[AppServer] = []
+
+    def start(**kw: Any) -> AppServer:
+        kw.setdefault("db_url", f"sqlite:///{tmp_path / 'login.db'}")
+        kw.setdefault("bot_delay_s", 0.0)
+        kw.setdefault("forwarded_allow_ips", ("127.0.0.1",))
+        s = AppServer(Settings(**kw))
+        servers.append(s)
+        return s
+
+    yield start
+    for s in servers:
+        s.stop()
+
+
+def _login(s: AppServer, name: str, password: str, address: str) -> httpx.Response:
+    return httpx.post(s.base + "/api/login", json={"name": name, "password": password},
+                      headers={"x-forwarded-for": address}, timeout=60)
+
+
+def test_thirty_wrong_passwords_from_three_addresses_never_refuse_the_owner(proxied, fast_hashing):  # noqa: F811
+    s = proxied()
+    assert s.http.post("/api/register", json={"name": "owner", "password": "owner-password-1"},
+                       headers={"x-forwarded-for": "192.0.2.1"}).status_code == 200
+    statuses = [_login(s, "owner", f"guess-{i}", f"203.0.113.{i % 3 + 1}").status_code for i in range(30)]
+    assert statuses[:10] == [401] * 10, statuses  # the first ten guesses are answered
+    assert set(statuses) <= {401, 429}, statuses
+    # the attackers are slowed: past 10 failures of the account, an address that failed waits
+    r = _login(s, "owner", "guess-x", "203.0.113.1")
+    assert r.status_code == 429 and r.json()["code"] == "too_many_logins" and r.json()["params"]["wait_s"] >= 1
+    # the owner, from an address that never failed, logs in (it was 429 for 5 minutes before)
+    r = _login(s, "owner", "owner-password-1", "198.51.100.7")
+    assert r.status_code == 200, r.text
+    # and another new address with a wrong password is still answered 401, not locked out
+    assert _login(s, "owner", "guess-y", "198.51.100.8").status_code == 401
+
+
+def test_correct_logins_get_through_a_flood_of_wrong_ones(proxied):
+    from argon2 import PasswordHasher
+
+    saved = auth._hasher
+    auth._hasher = PasswordHasher(time_cost=4, memory_cost=16384, parallelism=1)  # about 25 ms a check
+    try:
+        s = proxied(hash_concurrency=1)
+        owners = [f"owner{i}" for i in range(10)]
+        for i, name in enumerate(owners):
+            assert s.http.post("/api/register", json={"name": name, "password": f"pass-of-{name}"},
+                               headers={"x-forwarded-for": f"192.0.2.{100 + i}"}).status_code == 200
+        flood: list[int] = []
+        good: list[int] = []
+
+        async def attacker(h: httpx.AsyncClient, a: int, stop: asyncio.Event) -> None:
+            k = 0
+            while not stop.is_set():
+                k += 1
+                r = await h.post("/api/login", json={"name": f"victim{a}x{k}", "password": "wrong-guess"},
+                                 headers={"x-forwarded-for": f"203.0.113.{a}"})
+                flood.append(r.status_code)
+
+        async def main() -> None:
+            limits = httpx.Limits(max_connections=400, max_keepalive_connections=400)
+            async with httpx.AsyncClient(base_url=s.base, timeout=60, limits=limits) as h:
+                stop = asyncio.Event()
+                tasks = [asyncio.create_task(attacker(h, a, stop)) for a in range(1, 21) for _ in range(6)]
+                await asyncio.sleep(1.0)  # the gate is full
+                for i, name in enumerate(owners):
+                    r = await h.post("/api/login", json={"name": name, "password": f"pass-of-{name}"},
+                                     headers={"x-forwarded-for": f"198.51.100.{i + 1}"})
+                    good.append(r.status_code)
+                    await asyncio.sleep(0.1)
+                stop.set()
+                await asyncio.gather(*tasks)
+
+        asyncio.run(main())
+    finally:
+        auth._hasher = saved
+    assert flood.count(503) > 0, flood[:50]  # the flood did fill the gate
+    assert set(flood) <= {401, 429, 503}, set(flood)
+    assert good == [200] * 10, good

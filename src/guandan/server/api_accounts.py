@@ -5,7 +5,9 @@ Endpoints (server contract, all JSON; errors ``{"error": "one line"}`` with a 4x
 * ``POST /api/register {name, password}`` -> ``{user}`` and the ``gd_session`` cookie (400 bad
   name/password, 409 name taken).
 * ``POST /api/login {name, password}`` -> ``{user}`` and the cookie (401 wrong name or password,
-  429 too many failures).
+  429 too many failures from this address or its backoff on the account, with ``wait_s``; 503
+  ``server_busy`` when the fair hash gate has no room for this address; see
+  :class:`guandan.server.auth.LoginLimiter` and :mod:`guandan.server.hashgate`).
 * ``POST /api/guest {}`` -> ``{user}``: a new ``guest-xxxxxx`` account and the cookie (a request
   that is already logged in gets its own user back); always a new session and cookie, the
   request's old session deleted.
@@ -265,6 +267,19 @@ def _client(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
 
+def _hash_caller(limiter: Any, client: str, name: str) -> Any:
+    """Who a password hash or check is for the hash gate (:mod:`guandan.server.hashgate`): the
+    client address, the account, the address's recent failures and whether it is trusted (a
+    recent good login). A limiter without :meth:`~guandan.server.auth.LoginLimiter.caller` (the
+    cluster's) gives only the address and the account."""
+    from guandan.server.hashgate import Caller
+
+    how = getattr(limiter, "caller", None)
+    if how is not None:
+        return how(client, name)
+    return Caller(client=client, account=auth.limiter_key(name))
+
+
 def _start_session(db: Session, request: Request, response: Response, user: User) -> None:
     """Replace the request's session (if any) by a new one for ``user``, commit, set the cookie."""
     auth.end_session(db, request.cookies.get(auth.COOKIE_NAME))
@@ -280,8 +295,10 @@ def _start_session(db: Session, request: Request, response: Response, user: User
 @router.post("/api/register")
 def register(body: Credentials, request: Request, response: Response, db: DbSession) -> Any:
     """Create an account and log it in: ``{user}``; 400 bad name/password, 409 name taken."""
-    _address_limit(request, "registrations").hit(_client(request))
-    user = auth.register(db, body.name, body.password)
+    client = _client(request)
+    _address_limit(request, "registrations").hit(client)
+    with auth.HASH_GATE.caller(_hash_caller(_limiter(request), client, "")):
+        user = auth.register(db, body.name, body.password)
     _start_session(db, request, response, user)
     return {"user": user_json(user)}
 
@@ -292,8 +309,10 @@ def login(body: Credentials, request: Request, response: Response, db: DbSession
     limiter = _limiter(request)
     client = _client(request)
     key = body.name if isinstance(body.name, str) else ""
+    caller = _hash_caller(limiter, client, key)
     limiter.attempt(client, key)  # checks the limits and counts this try in one step
-    user = auth.authenticate(db, body.name, body.password)
+    with auth.HASH_GATE.caller(caller):  # fair admission to the password check (hashgate)
+        user = auth.authenticate(db, body.name, body.password)
     limiter.succeeded(client, key)
     _start_session(db, request, response, user)
     return {"user": user_json(user)}
