@@ -10,6 +10,8 @@ test fails on the code before the fix and passes after.
 * Login flood (item 5): during a flood of wrong logins from 20 addresses that keeps the hash gate
   full, correct logins from other addresses all succeed (fair admission: per address, per
   account, and addresses with failures behind the others).
+* Quick games (item 7): one live game against bots per account (a second is refused with the
+  running room, in both languages), a few per address, and two requests at once make one game.
 """
 
 from __future__ import annotations
@@ -273,3 +275,74 @@ def test_correct_logins_get_through_a_flood_of_wrong_ones(proxied):
     assert flood.count(503) > 0, flood[:50]  # the flood did fill the gate
     assert set(flood) <= {401, 429, 503}, set(flood)
     assert good == [200] * 10, good
+
+
+# -- item 7: quick games ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def quick_app(tmp_path: Any) -> Iterator[Any]:
+    from fastapi.testclient import TestClient
+
+    from guandan.server.app import create_app
+    from guandan.server.settings import Settings
+
+    def make(**kw: Any) -> Any:
+        app = create_app(Settings(db_url=f"sqlite:///{tmp_path / 'quick.db'}", bot_delay_s=0.5, **kw))
+        return TestClient(app)
+
+    yield make
+
+
+def test_a_second_quick_game_is_refused_while_one_runs(quick_app):
+    with quick_app() as c:
+        assert c.post("/api/guest", json={}).status_code == 200
+        first = c.post("/api/quick", json={"difficulty": "easy"})
+        assert first.status_code == 200, first.text
+        room = first.json()["room"]["id"]
+        r = c.post("/api/quick", json={"difficulty": "normal"})
+        assert r.status_code == 409, r.text
+        assert r.json()["code"] == "quick_game_running" and r.json()["params"] == {"room": room}
+        # once it is abandoned (or finished), a new one may start
+        assert c.post(f"/api/rooms/{room}/abandon", json={}).json()["room"]["status"] == "finished"
+        again = c.post("/api/quick", json={"difficulty": "normal"})
+        assert again.status_code == 200 and again.json()["room"]["id"] != room
+
+
+def test_quick_games_are_limited_per_address(quick_app):
+    with quick_app(quick_games_per_address=2) as c:
+        rooms = []
+        for _ in range(2):  # two guests behind one address
+            c.cookies.clear()
+            assert c.post("/api/guest", json={}).status_code == 200
+            r = c.post("/api/quick", json={})
+            assert r.status_code == 200, r.text
+            rooms.append(r.json()["room"]["id"])
+        c.cookies.clear()
+        assert c.post("/api/guest", json={}).status_code == 200
+        r = c.post("/api/quick", json={})
+        assert r.status_code == 429 and r.json()["code"] == "too_many_quick_games" and r.json()["params"] == {"max": 2}
+
+
+def test_quick_games_at_once_make_one_game(quick_app):
+    import concurrent.futures
+
+    with quick_app() as c:
+        assert c.post("/api/guest", json={}).status_code == 200
+        with concurrent.futures.ThreadPoolExecutor(6) as pool:
+            codes = sorted(pool.map(lambda _: c.post("/api/quick", json={}).status_code, range(6)))
+        assert codes == [200] + [409] * 5, codes
+
+
+def test_quick_game_errors_have_both_languages():
+    import re
+    from pathlib import Path
+
+    import guandan.server as srv
+
+    text = (Path(srv.__file__).parent / "static" / "js" / "i18n.js").read_text(encoding="utf-8")
+    for code in ("quick_game_running", "too_many_quick_games"):
+        found = re.findall(rf"^\s*err_{code}: \"([^\"]+)\"", text, re.M)
+        assert len(found) == 2 and found[0] != found[1], (code, found)
+        assert any("\u4e00" <= ch <= "\u9fff" for ch in found[1])
+    assert "{max}" in text.split("err_too_many_quick_games")[1].split("\n")[0]
