@@ -12,6 +12,9 @@ test fails on the code before the fix and passes after.
   account, and addresses with failures behind the others).
 * Quick games (item 7): one live game against bots per account (a second is refused with the
   running room, in both languages), a few per address, and two requests at once make one game.
+* Corrupt finished data (item 9): invalid UTF-8 in a stored record or a name, or a record that
+  is not JSON, spoils only its own row: the game's page says it is damaged, history, profiles
+  and the leaderboard answer 200 with the other rows intact.
 """
 
 from __future__ import annotations
@@ -346,3 +349,72 @@ def test_quick_game_errors_have_both_languages():
         assert len(found) == 2 and found[0] != found[1], (code, found)
         assert any("\u4e00" <= ch <= "\u9fff" for ch in found[1])
     assert "{max}" in text.split("err_too_many_quick_games")[1].split("\n")[0]
+
+
+# -- item 9: corrupt finished data -----------------------------------------------------------------
+
+
+def test_corrupt_records_and_names_spoil_only_their_own_rows(tmp_path):
+    import sqlite3
+
+    from fastapi.testclient import TestClient
+    from test_server_storage import played_record
+
+    from guandan.server.app import create_app
+    from guandan.server.games import record_finished_game
+    from guandan.server.settings import Settings
+
+    path = tmp_path / "corrupt.db"
+    app = create_app(Settings(db_url=f"sqlite:///{path}", bot_delay_s=0.0))
+    with TestClient(app) as c:
+        r = c.post("/api/register", json={"name": "alice", "password": "alice-password-1"})
+        assert r.status_code == 200
+        alice = r.json()["user"]["id"]
+        c.cookies.clear()
+        bob = c.post("/api/register", json={"name": "bobby", "password": "bobby-password-1"}).json()["user"]["id"]
+        c.cookies.clear()
+        games = []
+        with app.state.session_factory() as db:
+            for seed in (3, 4, 5):
+                record, winner, _ = played_record("official", seed)
+                g = record_finished_game(db, None, record, winner, [(alice, None), (None, "random"), (bob, None),
+                                                                    (None, "random")])
+                games.append(g.id)
+            db.commit()
+        con = sqlite3.connect(path)  # bytes that are not UTF-8, as a damaged disk or a bad import leaves them
+        con.execute("UPDATE games SET record = CAST(X'7B2274797065223A22FF7D0A' AS TEXT) WHERE id = ?", (games[0],))
+        con.execute("UPDATE games SET record = 'not json at all' WHERE id = ?", (games[1],))
+        con.execute("UPDATE users SET name = CAST(X'626FFF6279' AS TEXT) WHERE id = ?", (bob,))
+        con.commit()
+        con.close()
+
+        for gid in games[:2]:
+            r = c.get(f"/api/games/{gid}")
+            assert r.status_code == 200, r.text
+            body = r.json()
+            assert body["damaged"] is True and body["record"] == [] and body["id"] == gid
+            assert [p["seat"] for p in body["players"]] == [0, 1, 2, 3]
+        r = c.get(f"/api/games/{games[2]}")
+        assert r.status_code == 200 and r.json()["damaged"] is False and r.json()["record"][0]["format"]
+        assert c.get(f"/api/games/{games[0]}/record").status_code == 200
+
+        lb = c.get("/api/leaderboard")
+        assert lb.status_code == 200, lb.text
+        names = [p["name"] for p in lb.json()["players"]]
+        assert "alice" in names and "bo\ufffdby" in names  # the damaged name is shown marked, not dropped
+
+        prof = c.get("/api/users/alice")
+        assert prof.status_code == 200, prof.text
+        recent = {g["id"]: g for g in prof.json()["recent_games"]}
+        assert set(recent) == set(games)
+        assert recent[games[2]]["deals"] >= 1 and recent[games[0]]["deals"] == 0
+        assert recent[games[0]]["damaged"] is True and recent[games[2]]["damaged"] is False
+
+        assert c.post("/api/login", json={"name": "alice", "password": "alice-password-1"}).status_code == 200
+        hist = c.get("/api/history")
+        assert hist.status_code == 200, hist.text
+        rows = {g["id"]: g for g in hist.json()["games"]}
+        assert set(rows) == set(games)
+        assert [p["name"] for p in rows[games[2]]["players"]][2] == "bo\ufffdby"
+        assert rows[games[0]]["damaged"] is True and rows[games[1]]["damaged"] is True
+        assert rows[games[2]]["damaged"] is False and rows[games[2]]["result"] in ("won", "lost")

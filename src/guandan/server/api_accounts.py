@@ -17,8 +17,10 @@ Endpoints (server contract, all JSON; errors ``{"error": "one line"}`` with a 4x
   one game, best display rating first).
 * ``GET /api/history?limit=50&before=ID`` (logged in) -> ``{games: [{id, preset, finished_at, won,
   seat, winner_team, room_id, players}]}``, newest first.
-* ``GET /api/games/{id}`` -> ``{id, preset, record: [JSON objects], players: [{seat, name, bot}],
-  winner_team, room_id, finished_at}``.
+* ``GET /api/games/{id}`` -> ``{id, preset, record: [JSON objects], damaged, players: [{seat, name, bot}],
+  winner_team, room_id, finished_at}``; a damaged stored record (not JSON, or bytes that were not
+  UTF-8) answers ``damaged: true`` and ``record: []``, never a 500. History and profile rows carry
+  ``damaged`` too; a damaged name is shown with U+FFFD where its bad bytes were.
 * ``GET /api/presets`` -> ``{presets: {name: options}, options: {name: valid values}}``.
 
 ``user = {id, name, is_guest, rating, games_played, games_won, anhui_points, anhui_title}`` with
@@ -31,6 +33,7 @@ The router holds no engine: the session comes from :func:`guandan.server.db.get_
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from datetime import datetime
@@ -56,6 +59,8 @@ from guandan.server.games import record_finished_game  # noqa: F401 - importable
 from guandan.server.table.bots import bot_difficulty
 from guandan.server.ratings import display_rating, parse_record, team_of
 from guandan.server.hardening import bad_text
+
+log = logging.getLogger("guandan.server.accounts")
 
 #: Largest request body accepted by these endpoints (bytes).
 MAX_BODY = 16 * 1024
@@ -445,6 +450,23 @@ def record_outcome(record_text: str) -> dict[str, Any]:
     return {"levels": levels, "deals": deals}
 
 
+def record_damaged(record_text: str) -> bool:
+    """Whether a stored record is visibly damaged (issue 26 item 9): its first line is not a JSON
+    object with a ``format`` (the header), or it held bytes that were not UTF-8 (read as U+FFFD,
+    :func:`guandan.server.db.sqlite_text`; the server never writes that character in a record).
+    Cheap: only the first line is parsed."""
+    import json
+
+    if "\ufffd" in record_text:
+        return True
+    first = record_text.split("\n", 1)[0]
+    try:
+        head = json.loads(first)
+    except ValueError:
+        return True
+    return not isinstance(head, dict) or "format" not in head
+
+
 def history_row(game: dict[str, Any], players: list[dict[str, Any]], outcome: dict[str, Any]) -> dict[str, Any]:
     """Add to a game summary (``_game_summaries``) what the history page shows (contract section 12):
     ``players``, ``partner``, ``opponents``, final ``levels`` (team 0, team 1), ``my_level`` /
@@ -466,7 +488,9 @@ def history_row(game: dict[str, Any], players: list[dict[str, Any]], outcome: di
         result="unfinished" if game["winner_team"] is None else ("won" if game["won"] else "lost"),
         record_url=f"/api/games/{game['id']}/record",
         replay_url=f"/replay/{game['id']}",
+        damaged=record_damaged(game["_record"]) if "_record" in game else bool(game.get("damaged")),
     )
+    row.pop("_record", None)
     return row
 
 
@@ -477,7 +501,7 @@ def profile(name: str, db: DbSession) -> Any:
     games = _game_summaries(db, user, 20)
     recent = [{k: g[k] for k in ("id", "preset", "finished_at", "won", "seat")} for g in games]
     for g, r in zip(games, recent):
-        r.update(record_outcome(g["_record"]))
+        r.update(record_outcome(g["_record"]), damaged=record_damaged(g["_record"]))
     win_rate = round(user.games_won / user.games_played, 3) if user.games_played else 0.0
     return {"user": user_json(user), "win_rate": win_rate, "recent_games": recent}
 
@@ -511,8 +535,8 @@ def history(
     players = _players_of(db, [g["id"] for g in games])
     rows = []
     for g in games:
-        outcome = record_outcome(g.pop("_record"))
-        rows.append(history_row(g, players[g["id"]], outcome))
+        outcome = record_outcome(g["_record"])
+        rows.append(history_row(g, players[g["id"]], outcome))  # drops "_record", adds "damaged"
     return {"games": rows}
 
 
@@ -537,14 +561,20 @@ def public_game(db: Session, game_id: int) -> GameRow:
 def game_detail(game_id: int, db: DbSession) -> Any:
     """A stored game for the replay viewer: ``{id, preset, record, players, winner_team, ...}``; 404 unknown."""
     game = public_game(db, game_id)
-    try:
-        record = parse_record(game.record)
-    except ValueError:
-        raise error(500, f"the stored record of game {game_id} is corrupt", "corrupt_record", {"game": game_id}) from None
+    damaged = record_damaged(game.record)
+    if not damaged:
+        try:
+            record = parse_record(game.record)
+        except ValueError:
+            damaged = True
+    if damaged:  # the game's other facts are still shown; the replay says the record is damaged
+        log.warning("game %d: the stored record is damaged", game_id)
+        record = []
     return {
         "id": game.id,
         "preset": game.preset,
         "record": record,
+        "damaged": damaged,
         "players": _players_of(db, [game.id])[game.id],
         "winner_team": game.winner_team,
         "room_id": game.room_id,
