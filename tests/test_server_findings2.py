@@ -15,6 +15,9 @@ test fails on the code before the fix and passes after.
 * Corrupt finished data (item 9): invalid UTF-8 in a stored record or a name, or a record that
   is not JSON, spoils only its own row: the game's page says it is damaged, history, profiles
   and the leaderboard answer 200 with the other rows intact.
+* Look-alike names (item 15): ``张三ー`` (U+30FC) cannot register next to ``张三一`` (U+4E00), nor
+  ``AIice`` (capital I) next to ``alice``; the error names the taken one in both languages, and
+  migration 0009 gives existing accounts their keys.
 """
 
 from __future__ import annotations
@@ -418,3 +421,65 @@ def test_corrupt_records_and_names_spoil_only_their_own_rows(tmp_path):
         assert [p["name"] for p in rows[games[2]]["players"]][2] == "bo\ufffdby"
         assert rows[games[0]]["damaged"] is True and rows[games[1]]["damaged"] is True
         assert rows[games[2]]["damaged"] is False and rows[games[2]]["result"] in ("won", "lost")
+
+
+# -- item 15: look-alike names ---------------------------------------------------------------------
+
+
+def test_look_alike_names_cannot_both_register(quick_app):
+    from guandan.server.confusables import name_key
+
+    assert name_key("张三一") == name_key("张三ー") and name_key("张三一") != name_key("张三二")
+    assert name_key("AIice") == name_key("alice") == name_key("ALICE") and name_key("alice") != name_key("alina")
+    assert name_key("rnary") == name_key("mary") and name_key("ｍａｒｙ") == name_key("mary")
+    with quick_app() as c:
+        assert c.post("/api/register", json={"name": "张三一", "password": "zhang-password-1"}).status_code == 200
+        c.cookies.clear()
+        r = c.post("/api/register", json={"name": "张三ー", "password": "zhang-password-2"})
+        assert r.status_code == 409, r.text
+        assert r.json()["code"] == "name_look_alike" and r.json()["params"] == {"name": "张三ー", "taken": "张三一"}
+        assert c.post("/api/register", json={"name": "alice", "password": "alice-password-1"}).status_code == 200
+        c.cookies.clear()
+        r = c.post("/api/register", json={"name": "AIice", "password": "alice-password-2"})
+        assert r.status_code == 409 and r.json()["code"] == "name_look_alike"
+        r = c.post("/api/register", json={"name": "ALICE", "password": "alice-password-2"})
+        assert r.status_code == 409 and r.json()["code"] == "name_taken"
+        assert c.post("/api/register", json={"name": "张三二", "password": "zhang-password-3"}).status_code == 200
+        # the owner still logs in with the name as registered
+        c.cookies.clear()
+        assert c.post("/api/login", json={"name": "张三一", "password": "zhang-password-1"}).status_code == 200
+
+
+def test_migration_0009_keys_existing_accounts_oldest_first(tmp_path):
+    import sqlite3
+
+    from guandan.server import db as gdb
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    gdb.migrate(url, "0006")
+    con = sqlite3.connect(tmp_path / "old.db")
+    for name in ("张三一", "张三ー", "bob"):  # two look-alikes registered before the fix
+        con.execute("INSERT INTO users (name, password_hash, is_guest, created_at, rating_mu, rating_sigma, "
+                    "games_played, games_won, anhui_points) VALUES (?, NULL, 0, '2026-01-01 00:00:00', 25, 8.3, 0, 0, 0)",
+                    (name,))
+    con.commit()
+    con.close()
+    gdb.migrate(url)
+    con = sqlite3.connect(tmp_path / "old.db")
+    keys = dict(con.execute("SELECT name, name_key FROM users").fetchall())
+    con.close()
+    from guandan.server.confusables import name_key
+
+    assert keys == {"张三一": name_key("张三一"), "张三ー": None, "bob": name_key("bob")}
+
+
+def test_look_alike_error_has_both_languages():
+    import re
+    from pathlib import Path
+
+    import guandan.server as srv
+
+    text = (Path(srv.__file__).parent / "static" / "js" / "i18n.js").read_text(encoding="utf-8")
+    found = re.findall(r"^\s*err_name_look_alike: \"([^\"]+)\"", text, re.M)
+    assert len(found) == 2 and all("{name}" in f and "{taken}" in f for f in found)
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in found[1])

@@ -5,7 +5,9 @@
   spaces or invisible characters, and not one of the commonest breached passwords
   (:mod:`guandan.server.passwords`).
 * Names (:func:`validate_name`): 3-24 characters, ASCII letters, digits, ``_``, ``-`` or CJK
-  characters; unique ignoring case; the prefix ``guest-`` is reserved for guest accounts.
+  characters; unique ignoring case and look-alikes (``张三一`` with U+4E00 and ``张三ー`` with
+  U+30FC are one name: :mod:`guandan.server.confusables`); the prefix ``guest-`` is reserved for
+  guest accounts.
 * A login creates a row in ``sessions`` whose token (``secrets.token_urlsafe(32)``) is sent in the
   HTTP-only cookie ``gd_session`` (SameSite=Lax, Path=/). Websockets authenticate with the same
   cookie through :func:`user_from_token`.
@@ -40,6 +42,7 @@ from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection
 
 from guandan.server.db import DbSession
+from guandan.server.confusables import name_key
 from guandan.server.errors import AuthError
 from guandan.server.hashgate import Caller, HashGate
 from guandan.server.models import NAME_MAX, User, UserSession, utcnow
@@ -170,21 +173,41 @@ def register(db: Session, name: object, password: object) -> User:
     """Create a registered account (flushed, not committed).
 
     Raises:
-        AuthError(400): a bad name or password. AuthError(409): the name is taken.
+        AuthError(400): a bad name or password. AuthError(409): the name is taken (``name_taken``)
+            or looks like a taken one (``name_look_alike``).
     """
     name = validate_name(name)
     password = validate_password(password, name)
     password_hash = hash_password(password)  # before any query: no connection is held while hashing
     if find_user(db, name) is not None:
         raise AuthError(409, f"the name {name!r} is already taken", "name_taken", {"name": name})
-    user = User(name=name, password_hash=password_hash, is_guest=False)
+    key = name_key(name)
+    _check_look_alike(db, name, key)
+    user = User(name=name, name_key=key, password_hash=password_hash, is_guest=False)
     db.add(user)
     try:
         with db.begin_nested():
             db.flush()
-    except IntegrityError:  # lost a race with another registration of the same name
+    except IntegrityError:  # lost a race with another registration of the same (or a look-alike) name
+        if user in db:
+            db.expunge(user)
+        _check_look_alike(db, name, key)
         raise AuthError(409, f"the name {name!r} is already taken", "name_taken", {"name": name}) from None
     return user
+
+
+def _check_look_alike(db: Session, name: str, key: str) -> None:
+    """Refuse ``name`` when an account's name looks like it (the same :func:`name_key`).
+
+    Raises:
+        AuthError(409, ``name_look_alike``, params ``name`` and ``taken``): the look-alike exists.
+    """
+    other = db.scalars(select(User.name).where(User.name_key == key)).first()
+    if other is not None and other.lower() != name.lower():
+        raise AuthError(409, f"the name {name!r} looks too much like {other!r}, which is taken", "name_look_alike",
+                        {"name": name, "taken": other})
+    if other is not None:
+        raise AuthError(409, f"the name {name!r} is already taken", "name_taken", {"name": name})
 
 
 def authenticate(db: Session, name: object, password: object) -> User:
@@ -221,7 +244,7 @@ def create_guest(db: Session) -> User:
         name = GUEST_PREFIX + "".join(secrets.choice(alphabet) for _ in range(6))
         if find_user(db, name) is not None:
             continue
-        user = User(name=name, password_hash=None, is_guest=True)
+        user = User(name=name, name_key=name_key(name), password_hash=None, is_guest=True)
         db.add(user)
         try:
             with db.begin_nested():
