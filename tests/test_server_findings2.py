@@ -483,3 +483,74 @@ def test_look_alike_error_has_both_languages():
     found = re.findall(r"^\s*err_name_look_alike: \"([^\"]+)\"", text, re.M)
     assert len(found) == 2 and all("{taken}" in f for f in found)
     assert any("\u4e00" <= ch <= "\u9fff" for ch in found[1])
+
+
+def test_the_hash_gate_runs_trusted_and_clean_addresses_before_a_flood():
+    """Unit check of the admission order (hashgate): with one hash at a time and a full queue,
+    the waiting checks run trusted first, then by fewest failures, first come within a rank; a
+    newcomer better placed than the worst waiter takes its place; a flooding address is held to
+    ``per_client`` checks and a suspect account to ``per_account``."""
+    import threading
+
+    from guandan.server.errors import AuthError
+    from guandan.server.hashgate import Caller, HashGate
+
+    order: list[str] = []
+    refused: list[str] = []
+    release = threading.Event()
+
+    def check(gate: HashGate, label: str, caller: Caller) -> None:
+        try:
+            with gate.caller(caller), gate:
+                order.append(label)
+                if label == "first":
+                    release.wait(10)
+        except AuthError as e:
+            assert e.status == 503 and e.code == "server_busy"
+            refused.append(label)
+
+    def run(gate: HashGate, arrivals: list[tuple[str, Caller]]) -> None:
+        order.clear()
+        refused.clear()
+        release.clear()
+        threads = []
+        for label, caller in arrivals:
+            t = threading.Thread(target=check, args=(gate, label, caller))
+            t.start()
+            threads.append(t)
+            time.sleep(0.05)  # arrival order
+        release.set()
+        for t in threads:
+            t.join(10)
+
+    run(HashGate(concurrency=1, queue=3, wait_s=10.0, per_client=2, per_account=2), [
+        ("first", Caller("10.0.0.1", "a", failures=0)),
+        ("flood-1", Caller("203.0.113.1", "x1", failures=50)),
+        ("flood-2", Caller("203.0.113.2", "x2", failures=40)),
+        ("flood-1b", Caller("203.0.113.1", "x3", failures=50)),  # the queue is full now
+        ("flood-1c", Caller("203.0.113.1", "x4", failures=50)),  # a third from one address: refused
+        ("owner", Caller("198.51.100.9", "owner", failures=0)),  # pushes the worst waiter out
+        ("trusted", Caller("192.0.2.7", "me", failures=1, trusted=True)),  # and again
+    ])
+    assert refused == ["flood-1c", "flood-1b", "flood-1"], refused
+    assert order == ["first", "trusted", "owner", "flood-2"], order
+
+    run(HashGate(concurrency=1, queue=8, wait_s=10.0, per_client=4, per_account=2), [
+        ("first", Caller("10.0.0.9", "target", failures=2)),
+        ("second", Caller("10.0.0.8", "target", failures=2)),
+        ("third", Caller("10.0.0.7", "target", failures=2)),  # a third suspect check of the account
+        ("clean", Caller("10.0.0.6", "target", failures=0)),  # never held back by the account's count
+    ])
+    assert refused == ["third"], refused
+    assert order == ["first", "clean", "second"], order
+
+
+def test_a_trusted_address_that_floods_loses_its_place():
+    lim = auth.LoginLimiter()
+    lim.attempt("192.0.2.7", "mine", now=1.0)
+    lim.succeeded("192.0.2.7", "mine", now=1.0)
+    assert lim.caller("192.0.2.7", "victim", now=2.0).trusted
+    for i in range(3):
+        lim.attempt("192.0.2.7", f"victim{i}", now=3.0)
+    c = lim.caller("192.0.2.7", "victim", now=4.0)
+    assert c.failures == 3 and not c.trusted

@@ -385,8 +385,10 @@ class LoginLimiter:
       never refused by the account's count: the owner's correct password from a new address
       always gets checked. A botnet gets one guess per fresh address, then the backoff.
     * an address that logged in successfully (to any account) within ``trusted_s`` seconds is
-      *trusted*: its checks run first in the hash gate (:mod:`guandan.server.hashgate`), and it
-      is not slowed on the account it logged in to.
+      *trusted*: its checks run first in the hash gate (:mod:`guandan.server.hashgate`) while it
+      has fewer than ``trusted_max_failures`` failures in the window (an attacker who logs in to
+      an account of their own does not jump the queue with a flood), and it is not slowed on the
+      account it logged in to.
 
     The account is :func:`limiter_key` of the name (the normalised name, lower case), so the
     spellings of one name share their tries. :meth:`attempt` checks the limits and counts the
@@ -401,6 +403,7 @@ class LoginLimiter:
     address_failures: int = 100
     backoff_max_s: float = 60.0
     trusted_s: float = 30 * 86400.0
+    trusted_max_failures: int = 3
 
     def __post_init__(self) -> None:
         self._fails: dict[tuple[str, str], deque[float]] = {}
@@ -504,9 +507,9 @@ class LoginLimiter:
         the address logged in successfully within ``trusted_s``."""
         now = time.monotonic() if now is None else now
         with self._lock:
-            return Caller(client=client, account=limiter_key(name),
-                          failures=len(self._recent((client, "*"), now)),
-                          trusted=self._trusted((client, "*"), now))
+            failures = len(self._recent((client, "*"), now))
+            return Caller(client=client, account=limiter_key(name), failures=failures,
+                          trusted=self._trusted((client, "*"), now) and failures < self.trusted_max_failures)
 
 
 class RateLimiter:
