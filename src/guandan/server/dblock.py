@@ -210,6 +210,8 @@ class DatabaseLock:
         watcher, self._watcher = self._watcher, None
         if watcher is not None and watcher is not threading.current_thread():
             watcher.join(timeout=10)
+        # closing a descriptor of the database file drops this process's fcntl locks on it (POSIX),
+        # SQLite's included: release only once the server's connections are done (serve exits)
         for name in ("_db_fd", "_fd"):
             fd = getattr(self, name)
             if fd is not None:
