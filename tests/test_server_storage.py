@@ -55,7 +55,7 @@ TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "
 CONTRACT_COLUMNS = {
     "users": {
         "id", "name", "password_hash", "is_guest", "created_at", "rating_mu", "rating_sigma",
-        "games_played", "games_won", "anhui_points",
+        "games_played", "games_won", "anhui_points", "name_key",
     },
     "sessions": {"token", "user_id", "created_at", "expires_at"},
     "rooms": {

@@ -102,13 +102,17 @@ class User(Base):
 
     ``rating_mu``/``rating_sigma`` are the openskill rating (display rating = mu - 3*sigma);
     ``anhui_points`` the cumulative Anhui points (docs/rules.md section 2.1) of games whose rules award them.
-    The name is unique ignoring ASCII case (index ``uq_users_name_lower``).
+    The name is unique ignoring ASCII case (index ``uq_users_name_lower``) and look-alikes
+    (``name_key``, index ``uq_users_name_key``; :mod:`guandan.server.confusables`).
     """
 
     __tablename__ = "users"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(NAME_MAX), unique=True, nullable=False)
+    #: the look-alike key of the name (``confusables.name_key``; unique, ``NULL`` for an old
+    #: account whose key an older account held at migration 0009)
+    name_key: Mapped[str | None] = mapped_column(String(NAME_MAX), nullable=True)
     password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     is_guest: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
@@ -129,6 +133,8 @@ class User(Base):
 
 # Names are unique ignoring ASCII case ("Alice" and "alice" cannot both exist).
 Index("uq_users_name_lower", func.lower(User.name), unique=True)
+# Names that look alike (the same ``confusables.name_key``) cannot both exist (migration 0009).
+Index("uq_users_name_key", User.name_key, unique=True)
 
 
 class UserSession(Base):

@@ -72,7 +72,7 @@
 //   replay:      replay-first, replay-prev-deal, replay-prev, replay-next, replay-next-deal,
 //                replay-last, replay-play, replay-step, replay-desc, replay-table, replay-rules,
 //                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card), replay-review
-//                (opens the review of the deal shown)
+//                (opens the review of the deal shown), replay-damaged (the stored record is damaged)
 //   review:      review-page, review-title, review-back, review-deal-prev, review-deal,
 //                review-deal-next, review-seat-0..3 (aria-pressed), review-progress,
 //                review-progress-bar, review-error, review-summary, review-view-seat,
