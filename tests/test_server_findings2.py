@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import subprocess
 import time
 from collections.abc import Iterator
 from typing import Any

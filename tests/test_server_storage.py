@@ -49,7 +49,7 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
 )
 BACKENDS = ["sqlite", "postgresql"]
 TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
-          "tournaments", "tournament_directors", "tournament_audit"]
+          "tournaments", "tournament_directors", "tournament_audit", "tournament_tables"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
