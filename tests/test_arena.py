@@ -32,7 +32,11 @@ def test_wilson_known_values() -> None:
 
 
 def test_normal_ci() -> None:
-    assert normal_ci([1.0, 1.0, 1.0]) == (1.0, 1.0)
+    # no spread: the Wilson interval of 3 wins in 3 (worked by hand: centre 0.7193, half 0.2808)
+    lo, hi = normal_ci([1.0, 1.0, 1.0])
+    assert abs(lo - 0.4385) < 1e-3 and hi == 1.0
+    lo, hi = normal_ci([0.5])  # one board, a tie: wide, around 0.5
+    assert lo < 0.1 and hi > 0.9 and abs((lo + hi) / 2 - 0.5) < 1e-9
     lo, hi = normal_ci([0.0, 1.0, 0.5, 0.5])
     # mean 0.5, sample sd sqrt(1/6), n = 4
     half = 1.959963984540054 * math.sqrt((1 / 6) / 4)

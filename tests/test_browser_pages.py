@@ -303,7 +303,8 @@ def test_quick_game_as_guest(open_page: Callable[..., Any], server: Any) -> None
     item.wait_for()
     assert item.locator(".room-name").inner_text() == f"{name} 对战机器人"
     assert "3 个机器人（普通）" in item.inner_text()
-    # the clock switched off: a quick game with no clock
+    # the clock switched off: a quick game with no clock (the first one abandoned: one live quick game at a time)
+    assert api(page, "POST", f"/api/rooms/{room_id}/abandon")["ok"]["room"]["status"] == "finished"
     tid(page, "quick-clocks").uncheck()
     tid(page, "quick-btn").click()
     page.wait_for_url(lambda url: re.search(r"/room/[A-Za-z0-9_-]+$", url) is not None and not url.endswith(room_id))
@@ -605,3 +606,74 @@ def test_hard_bots_in_the_browser(open_page: Callable[..., Any], server: Any) ->
         " return s && [...s.options].some(o => o.value === 'hard') && [...s.options].some(o => o.value === 'expert'); }"
     )
     assert sel.locator('option[value="hard"]').inner_text() == "困难"
+
+
+def test_points_ladder_tab(open_page: Callable[..., Any], server: Any) -> None:
+    """The leaderboard's second tab (issue 21 item 7) ranks people by their accumulated Anhui points
+    (GET /api/ladder), with the title in the page's language; ``?by=points`` opens it; the rating
+    tab is one tap away. Screenshots at the four viewports, Chinese and English."""
+    from browser_helpers import ARTIFACTS, register, tid
+
+    from guandan.core.scoring import anhui_title
+
+    page = open_page("ladder", locale="en-US")
+    page.goto("/")
+    register(page, "ladder_en", PASSWORD)
+    store_game(server, ["ladder_en", None, None, None], seed=5, preset="anhui")
+    rows = api(page, "GET", "/api/ladder")["ok"]["players"]
+    mine = next(p for p in rows if p["name"] == "ladder_en")
+    ARTIFACTS.mkdir(exist_ok=True)
+    for lang, locale in (("en", "en-US"), ("zh", "zh-CN")):
+        for w, hgt in ((1366, 768), (1920, 1080), (390, 844), (844, 390)):
+            p = open_page(f"ladder-{lang}-{w}", locale=locale, viewport=(w, hgt))
+            p.goto("/leaderboard?by=points")
+            tid(p, "ladder-row").first.wait_for()
+            row = next(r for r in tid(p, "ladder-row").all() if "ladder_en" in r.inner_text())
+            cells = [c.inner_text().strip() for c in row.locator("td").all()]
+            assert cells[1:] == ["ladder_en", str(mine["anhui_points"]),
+                                 anhui_title(mine["anhui_points"]) if lang == "zh" else cells[3]]
+            assert tid(p, "board-tab-points").get_attribute("aria-selected") == "true"
+            p.screenshot(path=str(ARTIFACTS / f"ladder-{lang}-{w}x{hgt}.png"), full_page=True)
+    # English names the title in English (秀才 -> Xiucai for 0..99 points, 舉人 -> Juren from 100)
+    page.goto("/leaderboard?by=points")
+    tid(page, "ladder-row").first.wait_for()
+    row = next(r for r in tid(page, "ladder-row").all() if "ladder_en" in r.inner_text())
+    title_en = {"平民": "Commoner", "秀才": "Xiucai", "舉人": "Juren"}.get(mine["anhui_title"])
+    if title_en is not None:
+        assert row.locator("td").nth(3).inner_text().strip() == title_en
+    # the rating tab: the table of ratings, and the address loses ?by=points
+    tid(page, "board-tab-rating").click()
+    tid(page, "leaderboard-row").first.wait_for()
+    assert "ladder_en" in tid(page, "leaderboard").inner_text() and page.url.endswith("/leaderboard")
+    tid(page, "board-tab-points").click()
+    tid(page, "ladder").wait_for()
+    assert page.url.endswith("/leaderboard?by=points")
+    # at a table under rules that award points, the account's title sits beside the name; under
+    # the official rules no title is shown
+    made = {}
+    for preset, shown in (("anhui", True), ("official", False)):
+        room = api(page, "POST", "/api/rooms", {"name": f"ladder {preset}", "preset": preset})["ok"]["room"]
+        made[preset] = room["id"]
+        assert room["seats"][0]["title"] == (mine["anhui_title"] if shown else None)
+        api(page, "POST", f"/api/rooms/{room['id']}/bots", {"bot": "normal"})
+        page.goto(f"/room/{room['id']}")
+        tid(page, "seat-0").wait_for()
+        badge = tid(page, "seat-0").locator(".ladder-title")
+        if shown:
+            assert badge.inner_text() == (title_en or badge.inner_text()) and badge.get_attribute("title") == mine["anhui_title"]
+            page.screenshot(path=str(ARTIFACTS / "ladder-seat-title-en.png"), full_page=True)
+        else:
+            assert badge.count() == 0
+    # play the anhui room's first deal in 托管: the result names seat 0's title from the account's
+    # points plus the deal's, and the title stays beside the name at the table
+    page.goto(f"/room/{made['anhui']}")
+    tid(page, "start-btn").click()
+    tid(page, "seat-title-0").wait_for()
+    assert tid(page, "seat-title-0").get_attribute("title") == mine["anhui_title"]
+    tid(page, "auto-btn").click()
+    tid(page, "result-points").wait_for(timeout=120_000)
+    row0 = tid(page, "result-points").locator("tbody tr").first
+    deal_points = int(row0.locator("td").nth(1).inner_text().strip())
+    want = anhui_title(mine["anhui_points"] + deal_points)
+    assert tid(page, "result-title-0").inner_text().split(" → ")[-1] == {"平民": "Commoner", "秀才": "Xiucai", "舉人": "Juren"}.get(want, want)
+    page.screenshot(path=str(ARTIFACTS / "ladder-result-en-1366x768.png"), full_page=True)

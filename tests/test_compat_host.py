@@ -276,3 +276,42 @@ def test_serve_reports_a_busy_port_cleanly(tmp_path: Path) -> None:
     assert res.exit_code == 2 and "--record" in res.output
     res = CliRunner().invoke(app, ["compat", "serve", "--port", "70000"])
     assert res.exit_code == 2
+
+
+def test_clients_leaving_after_game_result_are_not_reported_lost() -> None:
+    """Four `guandan compat join` processes leave as soon as gameResult arrives. The host logged
+    each of them as "disconnected; the fallback bot plays this seat" at that normal finish: the
+    first client's close raced the broadcast of gameResult to the others."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    exe = str(Path(sys.executable).with_name("guandan"))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    server = subprocess.Popen([exe, "compat", "serve", "--port", str(port), "--games", "1", "--seed", "4"],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 20
+        while True:  # wait until it listens
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "compat serve did not start"
+                time.sleep(0.1)
+        clients = []
+        for i in range(4):
+            clients.append(subprocess.Popen([exe, "compat", "join", f"ws://127.0.0.1:{port}/game/c{i}",
+                                             "--bot", "heuristic", "--seed", str(i)],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+            time.sleep(0.1)  # connection order decides the seats
+        assert [c.wait(120) for c in clients] == [0, 0, 0, 0]
+        _out, err = server.communicate(timeout=30)
+    finally:
+        server.kill()
+    assert server.returncode == 0, err
+    assert [f"seat {i}: c{i} disconnected" in err for i in range(4)] == [True] * 4
+    assert "fallback" not in err, err

@@ -500,6 +500,7 @@ def test_pty_chinese_game_prompts_help_and_messages() -> None:
 
     child = spawn("--seed 1 --bot random --delay 0 --lang zh")
     child.expect_exact("你坐南边（0号位）")
+    child.expect_exact("官方规则 · 种子 1 · 机器人：随机。")  # not "规则 official" or "bots random"
     prompt = "你出牌（输入牌，p = 不出，h = 提示，? = 帮助，q = 退出）："
     child.expect_exact(prompt)
     child.sendline("?")
@@ -566,6 +567,9 @@ def test_chinese_mode_says_xiaowang_dawang_and_ju() -> None:
         assert lines[2].split() == ["3S", "4D", "SJ", "BJ", "BJ"]  # what is typed
         assert lines[1].index("小王") == lines[2].index("SJ")  # the columns line up (小王 is 4 cells wide)
         assert return_rule_text("any", False) == "还任意一张牌"
+        from guandan.terminal.game import _bot_words
+
+        assert _bot_words("hard:worlds=24") == "困难:worlds=24" and _bot_words("expert") == "专家"
         # the double tribute scenario: North pays 大王 to East (R46)
         deal2 = [cards("5H AS AD KS 3C"), cards("SJ 2S"), cards("BJ 4C 6D"), cards("7C 8C")]
         game = Game(hands=_two_deals(deal2), first_leader=1)

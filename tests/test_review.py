@@ -177,8 +177,12 @@ def test_guandan_review_json_on_a_simulated_record(tmp_path):
     assert any(e["evaluated"] for e in review["decisions"])
     # the table form runs too, and a bad record is an error with status 1
     table = runner.invoke(app, ["review", str(rec), "--budget", "worlds=1,candidates=2,belief=1,solver=0",
-                                "--workers", "0"])
+                                "--workers", "0"], env={"COLUMNS": "80"})
     assert table.exit_code == 0 and "Review: seat 0" in table.output
+    # at 80 columns every heading is whole and no line is longer
+    head = next(line for line in table.output.splitlines() if "played" in line and "mark" in line)
+    assert head.split() == ["#", "played", "win%", "lv", "best", "alt", "win%", "lv", "real", "real", "alt", "mark"]
+    assert max(len(line) for line in table.output.splitlines()) <= 80
     bad = tmp_path / "bad.jsonl"
     bad.write_text("{}\n")
     assert runner.invoke(app, ["review", str(bad)]).exit_code == 1

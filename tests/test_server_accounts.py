@@ -291,7 +291,7 @@ def test_profile_leaderboard_history_and_game(client: TestClient, app: FastAPI) 
         (recent,) = prof["recent_games"]
         assert recent["id"] == gid and recent["seat"] == seat and recent["won"] == (seat in win_seats)
         assert recent["preset"] == "anhui" and recent["finished_at"].endswith("Z")
-        assert set(recent) == {"id", "preset", "finished_at", "won", "seat", "levels", "deals"}
+        assert set(recent) == {"id", "preset", "finished_at", "won", "seat", "levels", "deals", "damaged"}
     assert client.get("/api/users/DAN").json()["user"]["games_played"] == 0
     assert_error(client.get("/api/users/nobody"), 404, "nobody")
 
@@ -370,6 +370,17 @@ def test_anhui_points_and_titles_accumulate(client: TestClient, app: FastAPI) ->
     store_game(app, synthetic_record(True, [([3, 1], "1-2")] * 15, 1), 1, [(pid, None), *bots])
     u = client.get("/api/me").json()["user"]
     assert (u["anhui_points"], u["anhui_title"]) == (59 - 60, "平民")
+    # An abandoned game (no game_over, no winner) rates nobody and counts no game, but its 5 finished
+    # deals won 1-3 by seat 0's team count: 5 * 2 = 10 points (issue 21 item 7), and the partner at
+    # seat 2 (a second account) gets the same.
+    register(client, "kim")
+    kid = user_id(app, "kim")
+    text = synthetic_record(True, [([2, 1, 0], "1-3")] * 5, 0)
+    text = "".join(line + "\n" for line in text.splitlines() if json.loads(line).get("type") != "game_over")
+    store_game(app, text, None, [(pid, None), (None, "random"), (kid, None), (None, "random")])
+    assert client.get("/api/users/kim").json()["user"]["anhui_points"] == 10
+    u = client.get("/api/users/pat").json()["user"]
+    assert (u["anhui_points"], u["games_played"], u["games_won"]) == (-1 + 10, 4, 1)
 
 
 def test_record_finished_game_checks_its_input(app: FastAPI) -> None:
@@ -401,3 +412,30 @@ def test_presets(client: TestClient) -> None:
     assert set(body["options"]) == set(body["presets"]["official"])
     assert "le10" in body["options"]["return_rule"]
     json.dumps(body)
+
+
+def test_points_ladder(client: TestClient, app: FastAPI) -> None:
+    """GET /api/ladder (issue 21 item 7): most Anhui points first, equal points share a place,
+    nobody with 0 points; the rating leaderboard is unchanged."""
+    from guandan.server import api_ladder
+
+    app.include_router(api_ladder.router)  # create_app includes it; this test's app has accounts only
+    ids = {}
+    for name in ("ann", "bob", "cat", "dan"):
+        register(client, name)
+        ids[name] = user_id(app, name)
+    bots = [(None, "random")] * 2
+    # ann and bob partners (seats 0 and 2): 30 deals won 1-2 -> +120 each (舉人)
+    store_game(app, synthetic_record(True, [([0, 2], "1-2")] * 30, 0), 0,
+               [(ids["ann"], None), bots[0], (ids["bob"], None), bots[1]])
+    # cat at seat 1: 3 deals won 1-3 -> +6 (秀才); dan plays only an official game: 0 points, not listed
+    store_game(app, synthetic_record(True, [([1, 0, 3], "1-3")] * 3, 1), 1,
+               [bots[0], (ids["cat"], None), bots[1], (None, "random")])
+    store_game(app, synthetic_record(False, [([0, 2], "1-2")] * 4, 0), 0,
+               [(ids["dan"], None), *bots, (None, "random")])
+    body = client.get("/api/ladder").json()
+    rows = [(p["name"], p["anhui_points"], p["anhui_title"], p["place"]) for p in body["players"]]
+    assert rows == [("ann", 120, "舉人", 1), ("bob", 120, "舉人", 1), ("cat", 6, "秀才", 3)]
+    assert [p["name"] for p in client.get("/api/ladder?limit=1").json()["players"]] == ["ann"]
+    assert client.get("/api/ladder?limit=0").status_code == 422
+    assert "dan" in [p["name"] for p in client.get("/api/leaderboard").json()["players"]]

@@ -49,13 +49,13 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
 )
 BACKENDS = ["sqlite", "postgresql"]
 TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
-          "tournaments", "tournament_directors", "tournament_audit"]
+          "tournaments", "tournament_directors", "tournament_audit", "tournament_tables"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
     "users": {
         "id", "name", "password_hash", "is_guest", "created_at", "rating_mu", "rating_sigma",
-        "games_played", "games_won", "anhui_points",
+        "games_played", "games_won", "anhui_points", "name_key",
     },
     "sessions": {"token", "user_id", "created_at", "expires_at"},
     "rooms": {

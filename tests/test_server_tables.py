@@ -360,7 +360,8 @@ def test_rooms_api_create_seat_bots_start_and_errors(live):
     # a person may take a bot's seat while the room waits
     st, data = s.call("POST", f"/api/rooms/{rid}/seat", carol, {"seat": 3})
     assert st == 200 and data["room"]["seats"][3] == {
-        "seat": 3, "kind": "person", "user": "carol", "bot": None, "difficulty": None, "connected": False}
+        "seat": 3, "kind": "person", "user": "carol", "bot": None, "difficulty": None, "connected": False,
+        "title": "秀才"}  # this room plays the anhui rules: a new account's title (0 points) is 秀才
     st, data = s.call("POST", f"/api/rooms/{rid}/start", bob)
     assert st == 403
     st, data = s.call("POST", f"/api/rooms/{rid}/start", alice)
@@ -818,3 +819,25 @@ def test_cli_serve_and_loadtest_bad_arguments_are_one_line():
     r = runner.invoke(app, ["loadtest", "--tables", "1", "--url", "http://127.0.0.1:9", "--url", "http://127.0.0.1:7"])
     assert r.exit_code == 2 and "cannot reach http://127.0.0.1:9" in r.output and "127.0.0.1:7" in r.output
     assert "Traceback" not in r.output
+
+
+def test_account_titles_at_the_table() -> None:
+    """Issue 21 item 7: the table names each person's title from their account's Anhui points plus
+    this game's, not from this game's points alone; bots have none; rules without points none."""
+    from guandan.server.table.info import RoomInfo, SeatInfo
+    from guandan.server.table.views import account_titles
+
+    # seat 0 has 120 points (舉人, 100-399), seat 2 has 98 (秀才, 0-99); the deal was won 1-2: +4 each
+    frame = {"points": [4, -4, 4, -4], "points_total": [4, -4, 4, -4], "titles_before": ["秀才"] * 4,
+             "titles": ["秀才", "平民", "秀才", "平民"]}
+    account_titles(frame, [120, None, 98, None])
+    assert frame["titles_before"] == ["舉人", None, "秀才", None]
+    assert frame["titles"] == ["舉人", None, "舉人", None]  # 98 + 4 = 102: seat 2 becomes 舉人
+    plain = {"result": "1-2"}
+    assert account_titles(plain, [5, None, 5, None]) == {"result": "1-2"}  # no points: unchanged
+    seats = [SeatInfo(0, 7, "ann", None, 450), SeatInfo(1, None, None, "normal"), SeatInfo(2, 8, "bob", None, -3),
+             SeatInfo(3, None, None, "normal")]
+    anhui = RoomInfo("r1", "t", "anhui", {"points": True}, "waiting", "ann", 7, 0, seats)
+    assert [s["title"] for s in anhui.summary()["seats"]] == ["九品主簿", None, "平民", None]
+    official = RoomInfo("r2", "t", "official", {"points": False}, "waiting", "ann", 7, 0, seats)
+    assert [s["title"] for s in official.summary()["seats"]] == [None] * 4

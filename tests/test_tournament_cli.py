@@ -93,6 +93,16 @@ def test_an_event_through_the_cli(tmp_path: Path) -> None:
     r = _run("show", state, "--log")
     assert r.exit_code == 0 and "decide" in r.output
     assert _run("standings", state).exit_code == 0
+    # at 80 columns nothing is cut: every heading whole, table 2's penalty shown, no line over 80
+    r = runner.invoke(app, ["tournament", "standings", state], env={"COLUMNS": "80"})
+    assert r.exit_code == 0, r.output
+    from rich.cells import cell_len  # a Chinese character takes two cells
+
+    assert max(cell_len(line) for line in r.output.splitlines()) <= 80, r.output
+    head = next(line for line in r.output.splitlines() if "pts" in line).split()
+    assert head == ["#", "id", "name", "pts", "net", "cum", "opp", "h2h", "seed", "W-D-L", "byes",
+                    "penalties"], r.output
+    assert "+2" in r.output and "net = 净积小分" in r.output
 
 
 def test_bad_files_give_clear_errors(tmp_path: Path) -> None:
@@ -134,6 +144,16 @@ def test_bots_event_through_the_arena(tmp_path: Path) -> None:
                 assert res is not None and 2 <= res.level_a <= 14 and 2 <= res.level_b <= 14
                 assert res.time_called == (res.passed_a is None)
     assert _run("bots", "--bots", "random,nobody", "--deals", "1").exit_code != 0
+
+
+def test_bots_event_title_counts_in_words() -> None:
+    # two entries, one Swiss round of one match of one deal: singular words, not "1 rounds"
+    r = _run("bots", "--bots", "random,random", "--format", "swiss", "--rounds", "1", "--deals", "1", "--seed", "5")
+    assert r.exit_code == 0, r.output
+    assert "swiss, 1 round, 1 deal per match" in r.output
+    r = _run("bots", "--bots", "random,random", "--format", "swiss", "--rounds", "2", "--deals", "2", "--seed", "5")
+    assert r.exit_code == 0, r.output
+    assert "swiss, 2 rounds, 2 deals per match" in r.output
 
 
 def _entries_csv(tmp_path: Path, names: list[str]) -> Path:

@@ -101,8 +101,6 @@ from guandan.core.cards import FACE_RANK, N_FACES, wild_face
 from guandan.core.plays import BOMB_TYPES, PASS_TYPE, PLAY_TYPES, SEQUENCE_TYPES, STRENGTH, PlayT, play_key
 
 if TYPE_CHECKING:  # pragma: no cover
-    import numpy as np
-
     from guandan.core.deal import Deal
     from guandan.core.match import Game
     from guandan.core.views import SeatView

@@ -10,8 +10,8 @@ from .output import error_text
 
 @app.command("arena")
 def arena_command(
-    agent_a: str = typer.Argument(..., help="Team A's agent (seats 0 and 2 first): " + AGENT_HELP),
-    agent_b: str = typer.Argument(..., help="Team B's agent (seats 1 and 3 first): " + AGENT_HELP),
+    agent_a: str = typer.Argument(..., metavar="AGENT_A", help="Team A's agent (seats 0 and 2 first): " + AGENT_HELP),
+    agent_b: str = typer.Argument(..., metavar="AGENT_B", help="Team B's agent (seats 1 and 3 first): " + AGENT_HELP),
     deals: int = typer.Option(
         100, "--deals", "-n", help="Boards: single deals at level 2, each played twice with seats swapped."
     ),

@@ -79,7 +79,7 @@ _HELP = (
              "(see guandan.rl.bench; needs the [rl] extra).")
 def bench_command(
     suite: Annotated[
-        str, typer.Argument(help="What to measure: 'engine' (default) or 'rl' (the research environment).")
+        str, typer.Argument(metavar="SUITE", help="What to measure: 'engine' (default) or 'rl' (the research environment).")
     ] = "engine",
     as_json: Annotated[bool, typer.Option("--json", help="Print the results as one JSON object.")] = False,
     repeat: Annotated[

@@ -97,7 +97,7 @@ def serve_command(
 
 @compat_app.command("join")
 def join_command(
-    url: str = typer.Argument(..., help="Host address, e.g. ws://127.0.0.1:23456/game/client1"),
+    url: str = typer.Argument(..., metavar="URL", help="Host address, e.g. ws://127.0.0.1:23456/game/client1"),
     bot: str = typer.Option("heuristic", "--bot", help="Bot that plays: " + AGENT_HELP),
     seed: int = typer.Option(None, "--seed", help="Bot seed."),
     delay: float = typer.Option(0.0, "--delay", min=0.0, help="Seconds to wait before each reply."),
@@ -138,7 +138,7 @@ def join_command(
 
 @compat_app.command("arena")
 def arena_command(
-    ours: str = typer.Argument(..., help="Our bot (any name make_agent knows, e.g. heuristic)."),
+    ours: str = typer.Argument(..., metavar="OURS", help="Our bot (any name make_agent knows, e.g. heuristic)."),
     opponent_cmd: str = typer.Option(
         ..., "--opponent-cmd", "-o",
         help="Command line that starts ONE seat of the protocol bot; {url} is replaced by the address it must "

@@ -109,7 +109,7 @@ class _Renderer:
 
 @app.command("replay")
 def replay_command(
-    file: Annotated[Path, typer.Argument(help="Game record (JSON Lines) to verify and show.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="Game record (JSON Lines) to verify and show.")],
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only verify; print one summary line.")] = False,
     unicode: Annotated[
         bool, typer.Option("--unicode/--no-unicode", help="Show cards as 10♥ instead of TH.")

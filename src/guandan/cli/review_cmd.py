@@ -20,7 +20,7 @@ BUDGET_HELP = (
 
 @app.command("review")
 def review_command(
-    record: Annotated[Path, typer.Argument(help="A game record (JSON Lines), e.g. from `guandan simulate --record DIR`, or a board play's record.")],
+    record: Annotated[Path, typer.Argument(metavar="RECORD", help="A game record (JSON Lines), e.g. from `guandan simulate --record DIR`, or a board play's record.")],
     deal: Annotated[int, typer.Option("--deal", "-d", min=1, help="Which deal of the record (1 = the first).")] = 1,
     seat: Annotated[int, typer.Option("--seat", "-s", min=0, max=3, help="The seat whose decisions are reviewed (0-3).")] = 0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the review as JSON (one entry per decision).")] = False,
@@ -110,10 +110,16 @@ def _print_table(out: Any, review: dict[str, Any]) -> None:
     result = "unfinished" if d["result"] is None else f"{d['result']}, team {d['winner_team']} won"
     title = (f"Review: seat {review['seat']} ({review['player']}), deal {d['number']} of {d['deals']} "
              f"(game {d['game']}, level {d['level']}; {result})")
-    t = Table(title=title, title_justify="left")
-    for col, just in (("#", "right"), ("played", "left"), ("win% lv", "right"), ("best alternative", "left"),
-                      ("win% lv", "right"), ("real: played", "right"), ("real: alt", "right"), ("mark", "left")):
-        t.add_column(col, justify=just)  # type: ignore[arg-type]
+    from rich import box
+
+    # no vertical rules, figures never wrapped, the moves wrap: readable at 80 columns
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    for col, just, wrap in (("#", "right", False), ("played", "left", True), ("win% lv", "right", False),
+                            ("best alt", "left", True), ("win% lv", "right", False),
+                            ("real", "right", False), ("real alt", "right", False),
+                            ("mark", "left", False)):
+        t.add_column(col, justify=just, no_wrap=not wrap, ratio=1 if wrap else None,  # type: ignore[arg-type]
+                     min_width=8 if wrap else None)
     for e in review["decisions"]:
         if not e["evaluated"]:
             t.add_row(str(e["index"] + 1), e["played_text"], "", "", "", "", "", e["note"] or "", style="dim")
@@ -128,4 +134,5 @@ def _print_table(out: Any, review: dict[str, Any]) -> None:
     out.print(t)
     b = review["budget"]
     out.print(f"win% lv: chance to win the deal and expected levels on {b['worlds']} worlds consistent with "
-              "what the seat saw; real: the same move on the real hands (a rollout, or solved exactly).")
+              "what the seat saw; best alt: the best alternative; real, real alt: the move played and the "
+              "alternative on the real hands (a rollout, or solved exactly).")

@@ -24,7 +24,7 @@ tournament_app = typer.Typer(
 )
 app.add_typer(tournament_app, name="tournament")
 
-STATE = typer.Argument(..., help="The tournament's state file (JSON, written by create).")
+STATE = typer.Argument(..., metavar="STATE", help="The tournament's state file (JSON, written by create).")
 BY_HELP = "Who does this (logged with the action)."
 AT_HELP = "When, logged with the action (default: now, UTC, ISO 8601)."
 
@@ -45,6 +45,17 @@ def _render(renderable: Any) -> str:
     with console.capture() as cap:
         console.print(renderable)
     return cap.get()
+
+
+#: column headings of the tie-breaks in the standings table, and their meaning (R58)
+TIEBREAK_HEADINGS = {"net": "net", "cumulative": "cum", "opponents": "opp", "head_to_head": "h2h", "seed": "seed"}
+TIEBREAK_WORDS = {
+    "net": "净积小分 (own level - opponent's)",
+    "cumulative": "累积小分 (own level - 2, +1 for passing A)",
+    "opponents": "opponents' field points",
+    "head_to_head": "head to head",
+    "seed": "seeding",
+}
 
 
 def _round_table(t: Any, number: int) -> Any:
@@ -169,7 +180,7 @@ def add_command(
 @tournament_app.command("withdraw")
 def withdraw_command(
     state: Path = STATE,
-    entry: int = typer.Argument(..., help="The entry id."),
+    entry: int = typer.Argument(..., metavar="ENTRY", help="The entry id."),
     reason: str = typer.Option(None, "--reason", help="Why (logged)."),
     by: str = typer.Option("cli", "--by", help=BY_HELP),
     at: str = typer.Option(None, "--at", help=AT_HELP),
@@ -397,9 +408,17 @@ def standings_command(
         return
     from rich.table import Table
 
-    tab = Table(title=f"{esc(t.name)}: standings" + (f" after round {round_no}" if round_no else ""))
-    for col in ("place", "id", "name", "field pts", *t.options.tiebreaks, "W-D-L", "byes", "penalties"):
-        tab.add_column(col)
+    from rich import box
+
+    # short headings and no vertical rules: the table fits 80 columns (a legend below explains them)
+    tab = Table(title=f"{esc(t.name)}: standings" + (f" after round {round_no}" if round_no else ""),
+                box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
+    tab.add_column("#", justify="right", no_wrap=True)
+    tab.add_column("id", justify="right", no_wrap=True)
+    tab.add_column("name", min_width=10, ratio=1)
+    for col in ("pts", *(TIEBREAK_HEADINGS[x] for x in t.options.tiebreaks), "W-D-L", "byes"):
+        tab.add_column(col, justify="right", no_wrap=True)
+    tab.add_column("penalties", ratio=1)
     for s in table:
         pen = "; ".join(f"r{p['round']} {'loses the match' if p.get('loses_match') else '+' + str(p['levels'])} "
                         f"{esc(p['reason'])}" for p in s.penalties)
@@ -407,6 +426,8 @@ def standings_command(
                     *("" if v is None else str(v) for v in s.tiebreaks), f"{s.wins}-{s.draws}-{s.losses}",
                     str(s.byes), pen)
     _console().print(tab)
+    legend = ", ".join(f"{TIEBREAK_HEADINGS[x]} = {TIEBREAK_WORDS[x]}" for x in t.options.tiebreaks)
+    _console().print(f"pts = field points (win 3, draw 2, loss 1, absent 0); {legend}", style="dim")
     _console().print("Prizes: " + ", ".join(f"{p['place']}. {esc(p['name'])}" for p in prizes))
 
 
@@ -514,7 +535,9 @@ def bots_command(
         return
     from rich.table import Table
 
-    tab = Table(title=f"bots event: {fmt}, {len(t.played)} rounds, {deals} deals per match")
+    n_rounds = len(t.played)
+    tab = Table(title=f"bots event: {fmt}, {n_rounds} round{'' if n_rounds == 1 else 's'}, "
+                      f"{deals} deal{'' if deals == 1 else 's'} per match")
     for col in ("place", "entry", "field pts", "net", "cumulative", "W-D-L"):
         tab.add_column(col)
     for s in standings(t):

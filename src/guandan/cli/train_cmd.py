@@ -158,19 +158,25 @@ def _report(res: Any, stats: Any, gen_seconds: float) -> None:
     )
 
 
-def _run(kind: str, out: Path, data_dir: Path | None, games: int, teacher_name: str, seed: int, epochs: int,
-         batch: int, lr: float, hidden: str, workers: int, games_per_shard: int, value_rate: float,
-         max_candidates: int, preset: str, rule: list[str] | None, resume: bool, init: Path | None,
-         threads: int) -> None:
+def _require_training() -> None:
+    """Exit with the install hint unless NumPy and PyTorch (the ``train`` extra) can be imported."""
     try:
         from guandan.agents.nets import require_numpy
 
         require_numpy()
-        from guandan.train.trainer import TrainConfig, require_torch
+        from guandan.train.trainer import require_torch
 
         require_torch()
     except ImportError as e:
         _fail(str(e))
+
+
+def _run(kind: str, out: Path, data_dir: Path | None, games: int, teacher_name: str, seed: int, epochs: int,
+         batch: int, lr: float, hidden: str, workers: int, games_per_shard: int, value_rate: float,
+         max_candidates: int, preset: str, rule: list[str] | None, resume: bool, init: Path | None,
+         threads: int) -> None:
+    _require_training()
+    from guandan.train.trainer import TrainConfig
     from guandan.train.selfplay import load_shards, named_agents
 
     if games < 1 or workers < 1 or games_per_shard < 1:
@@ -287,15 +293,8 @@ def train_expert_iteration_command(
     rounds' data and writes OUT/round-N/{value,policy}.npz, which the next
     round uses. Rerun the same command to resume.
     """
-    try:
-        from guandan.agents.nets import require_numpy
-
-        require_numpy()
-        from guandan.train.trainer import TrainConfig, require_torch
-
-        require_torch()
-    except ImportError as e:
-        _fail(str(e))
+    _require_training()
+    from guandan.train.trainer import TrainConfig
     from guandan.train.expert import expert_iteration
 
     if rounds < 1 or games < 1 or window < 1 or worlds < 1 or depth < 0 or not 0 < label_rate <= 1:

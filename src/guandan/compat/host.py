@@ -232,7 +232,7 @@ class CompatHost:
         self.links: list[SeatLink] = []
         self.started = asyncio.Event()
         self.done = asyncio.Event()
-        #: ``gameResult`` went out: clients may now leave
+        #: ``gameResult`` is being sent (or was): clients may now leave
         self.result_sent = False
         self.summary = RunSummary()
         bot_seed = seed if seed is not None else secrets.randbits(63)  # the fallback's play hides nothing
@@ -302,8 +302,10 @@ class CompatHost:
                 await self._play_game(g)
                 await self.broadcast({"type": "notify", "stage": "gameOver", "curTimes": g, "settingTimes": self.games})
             s = self.summary
-            await self.broadcast({"type": "notify", "stage": "gameResult", "victoryNum": s.victories, "draws": s.draws})
+            # set before sending: a client may leave the moment its own gameResult arrives, while
+            # the others' are still being sent, and that is a normal finish, not a lost seat
             self.result_sent = True
+            await self.broadcast({"type": "notify", "stage": "gameResult", "victoryNum": s.victories, "draws": s.draws})
             await asyncio.gather(*(link.close(1000, "run over") for link in self.links))
             for seat in s.mostly_fallback():
                 log.warning(

@@ -70,14 +70,19 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
 
 
 def normal_ci(scores: Sequence[float], z: float = Z95) -> tuple[float, float]:
-    """Normal-approximation interval for the mean of ``scores`` (clipped to ``[0, 1]``)."""
+    """Normal-approximation interval for the mean of ``scores`` (each in ``[0, 1]``; the result
+    clipped to ``[0, 1]``).
+
+    With one score, or when every score is the same (no spread to estimate from: ten boards all
+    won would give a zero-width interval at 1.0), the Wilson interval of ``sum(scores)``
+    successes in ``len(scores)`` trials is returned instead; no scores give ``(0.0, 1.0)``."""
     n = len(scores)
     if n == 0:
         return (0.0, 1.0)
     m = sum(scores) / n
-    if n == 1:
-        return (max(0.0, m), min(1.0, m))
-    var = sum((x - m) ** 2 for x in scores) / (n - 1)
+    var = sum((x - m) ** 2 for x in scores) / (n - 1) if n > 1 else 0.0
+    if var == 0.0:
+        return wilson(sum(scores), n, z)
     half = z * math.sqrt(var / n)
     return (max(0.0, m - half), min(1.0, m + half))
 

@@ -28,7 +28,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import api_accounts
+from . import api_accounts, api_ladder
 from .api_reviews import make_reviews_router
 from .api_rooms import make_rooms_router
 from .api_tournaments import make_tournaments_router
@@ -37,6 +37,7 @@ from .settings import Settings
 from .manager import TableManager
 from .reviews import ReviewService
 from .table.bots import shutdown_bot_pool
+from .tournament_rounds import OnlineRounds
 from .webapp import VERSION_HEADER, install_webapp
 from .ws import MAX_FRAME_BYTES, make_ws_router
 
@@ -65,9 +66,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         manager = manager_box["manager"]
         await manager.start()
+        await app.state.online_rounds.start()  # tournament tables: match clocks, results (issue 21)
         try:
             yield
         finally:
+            await app.state.online_rounds.shutdown()
             await manager.shutdown()
             # the searching bots' processes, before uvicorn re-raises SIGTERM (no atexit then)
             await asyncio.to_thread(shutdown_bot_pool, True)
@@ -92,7 +95,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_ws_router(session_factory, manager, settings))
     reviews = ReviewService(session_factory, settings)
     app.state.reviews = reviews
+    app.include_router(api_ladder.router)
     app.include_router(make_reviews_router(reviews))
+    app.state.online_rounds = OnlineRounds(session_factory, manager)
     app.include_router(make_tournaments_router())
     install_catch_all(app)
     app.add_middleware(GuardMiddleware, max_body_bytes=settings.max_body_bytes)

@@ -104,6 +104,24 @@ class RatingChange:
     points: int
 
 
+def _add_points_only(db: Session, game: GameRow, points: list[int] | None) -> None:
+    """Add each seated person's Anhui points of ``game``'s finished deals (nothing else changes);
+    a user seated twice counts once, at the first seat (as :func:`update_ratings`)."""
+    if points is None or not any(points):
+        return
+    seat_of: dict[int, int] = {}
+    for p in sorted(game.players, key=lambda p: p.seat):
+        if p.user_id is not None:
+            seat_of.setdefault(p.user_id, p.seat)
+    if not seat_of:
+        return
+    users = db.scalars(select(User).where(User.id.in_(seat_of)).with_for_update()
+                       .execution_options(populate_existing=True)).all()
+    for user in users:
+        user.anhui_points = (user.anhui_points or 0) + points[seat_of[user.id]]
+    db.flush()
+
+
 def update_ratings(db: Session, game: GameRow) -> list[RatingChange]:
     """Update the people of a finished game: rating, games played/won and Anhui points.
 
@@ -115,15 +133,19 @@ def update_ratings(db: Session, game: GameRow) -> list[RatingChange]:
     Args:
         db: session the ``game`` and its players belong to.
         game: a stored game with its players and ``winner_team`` (0 or 1).
+    An abandoned game (``winner_team`` ``None``) rates nobody and counts no game, but the Anhui
+    points of its finished deals are added all the same (issue 21 item 7: every finished deal
+    counts toward the ladder, whether or not the game reached its end).
+
     Returns:
-        The changes, one per person, in seat order; empty when ``winner_team`` is not 0 or 1
-        (an unfinished or abandoned game changes nothing).
+        The changes, one per person, in seat order; empty when ``winner_team`` is not 0 or 1.
     Raises:
         ValueError: the stored record is not JSON Lines.
     """
-    if game.winner_team not in (0, 1):
-        return []
     points = record_points(parse_record(game.record))
+    if game.winner_team not in (0, 1):
+        _add_points_only(db, game, points)
+        return []
     players = sorted(game.players, key=lambda p: p.seat)
     ids = {p.user_id for p in players if p.user_id is not None}
     # Lock the rows (PostgreSQL) and read fresh values, so that two games ending together add up.

@@ -158,7 +158,8 @@ def room_info(db: Any, room: Any) -> RoomInfo:
     for row in room.seats:
         if 0 <= row.seat < 4:
             user = row.user if row.user_id is not None else None
-            seats[row.seat] = SeatInfo(row.seat, row.user_id, user.name if user is not None else None, row.bot)
+            seats[row.seat] = SeatInfo(row.seat, row.user_id, user.name if user is not None else None, row.bot,
+                                       user.anhui_points if user is not None else None)
     owner = room.owner if room.owner_id is not None else None
     return RoomInfo(
         id=room.id,

@@ -47,6 +47,13 @@ def check_bot(bot: str) -> None:
         raise ValueError(msg) from None
 
 
+def _bot_words(bot: str) -> str:
+    """The bot's name in the player's language: its name or level translated, any options after
+    the first colon kept as typed (``hard:worlds=24`` -> ``困难:worlds=24`` in Chinese)."""
+    name, colon, options = bot.partition(":")
+    return tr(name) + colon + options
+
+
 def build_agent(name: str, seed: int) -> tuple[Agent, str | None]:
     """A bot by name, falling back to the random bot when ``heuristic`` cannot be imported.
 
@@ -117,7 +124,7 @@ def play_game(
     game = Game(rules, seed=seed)
     intro = Text(tr("pyguandan — you are South (seat 0); your partner is North (seat 2); East (seat 1) and West "
                     "(seat 3) play against you."), style="bold")
-    intro.append("\n" + tr("preset {preset} · seed {seed} · bots {bot}", preset=tr(preset), seed=seed, bot=tr(bot))
+    intro.append("\n" + tr("preset {preset} · seed {seed} · bots {bot}", preset=tr(preset), seed=seed, bot=_bot_words(bot))
                  + (tr(" · autoplay (demo)") if autoplay else "") + tr(". Type ? for help."), style="")
     console.print(intro)
     for note in notes:

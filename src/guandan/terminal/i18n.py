@@ -222,7 +222,7 @@ ZH: dict[str, str] = {
     # start
     "pyguandan — you are South (seat 0); your partner is North (seat 2); East (seat 1) and West (seat 3) play against you.":
         "pyguandan 掼蛋 —— 你坐南边（0号位）；北家（2号位）是你的对家；东家（1号位）和西家（3号位）是对手。",
-    "preset {preset} · seed {seed} · bots {bot}": "规则 {preset} · 种子 {seed} · 机器人 {bot}",
+    "preset {preset} · seed {seed} · bots {bot}": "{preset} · 种子 {seed} · 机器人：{bot}",
     " · autoplay (demo)": " · 自动演示",
     ". Type ? for help.": "。输入 ? 看帮助。",
     "note: ": "注意：",
@@ -233,6 +233,12 @@ ZH: dict[str, str] = {
     # bots and presets by their command-line names
     "heuristic": "启发式",
     "random": "随机",
+    "search": "搜索",
+    "policy": "策略网络",
+    "easy": "简单",
+    "normal": "普通",
+    "hard": "困难",
+    "expert": "专家",
     "official": "官方规则",
     "anhui": "安徽规则",
     "classic": "经典规则",

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from guandan.core.rules import RuleSet
+from guandan.core.scoring import anhui_title
 
 from .bots import bot_difficulty
 
@@ -30,12 +31,15 @@ def _preset_options(preset: str) -> dict[str, Any]:
 
 @dataclass
 class SeatInfo:
-    """One seat of a room: ``seat`` 0-3, the person (``user_id``, ``name``) or ``bot`` name, or empty."""
+    """One seat of a room: ``seat`` 0-3, the person (``user_id``, ``name``) or ``bot`` name, or empty.
+    ``points``: the person's accumulated Anhui points (``users.anhui_points``) when the room was
+    last loaded, ``None`` for a bot, an empty seat or unknown."""
 
     seat: int
     user_id: int | None = None
     name: str | None = None
     bot: str | None = None
+    points: int | None = None
 
     @property
     def filled(self) -> bool:
@@ -105,19 +109,31 @@ class RoomInfo:
             if k not in ("clock_lead_s", "clock_follow_s") and base.get(k, object()) != v
         }
 
+    def awards_points(self) -> bool:
+        """True when the room's rules award Anhui points (option ``points``, docs/rules.md 2.1)."""
+        return bool(self.options.get("points"))
+
+    def base_points(self) -> list[int | None]:
+        """Per seat, the account's Anhui points before this game (``None``: bot, empty, unknown)."""
+        return [s.points if s.user_id is not None else None for s in self.seats]
+
     def summary(self, connected: Iterable[bool] = (False,) * 4) -> dict[str, Any]:
         """The contract's ``room`` object (docs/table-contract.md section 1): id, name, preset,
         options, ``overrides``, status, owner, seats (``{seat, kind, user, bot, difficulty,
-        connected}``, ``bot`` being the difficulty), ``invite_url`` (a path), ``public_url``,
-        ``clocks`` (seconds or null, and ``default``) and ``next_room``."""
+        connected, title}``, ``bot`` being the difficulty, ``title`` the person's account title on
+        the Anhui points ladder in a room whose rules award points, else ``null``; issue 21 item 7),
+        ``invite_url`` (a path), ``public_url``, ``clocks`` (seconds or null, and ``default``) and
+        ``next_room``."""
         conn = list(connected)
         lead, follow = self.clocks
+        ladder = self.awards_points()
         seats = []
         for s in self.seats:
             diff = bot_difficulty(s.bot)
             kind = "person" if s.user_id is not None else "bot" if s.bot is not None else "empty"
+            title = anhui_title(s.points) if ladder and kind == "person" and s.points is not None else None
             seats.append({"seat": s.seat, "kind": kind, "user": s.name, "bot": diff, "difficulty": diff,
-                          "connected": bool(conn[s.seat])})
+                          "connected": bool(conn[s.seat]), "title": title})
         return {
             "id": self.id,
             "name": self.name,

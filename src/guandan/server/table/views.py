@@ -168,6 +168,33 @@ def deal_result_frame(ev: dict[str, Any], ended: Any, game_number: int, deal_num
     return frame
 
 
+def account_titles(frame: dict[str, Any], base: list[int | None]) -> dict[str, Any]:
+    """Turn a frame's game-only Anhui titles into account titles (issue 21 item 7), in place.
+
+    The table used to name titles from the current game's running points, so a player high on
+    the ladder showed as 秀才. With ``base`` (per seat the account's points before this game,
+    ``None`` for a bot or an empty seat) each person's ``titles`` become ``anhui_title(base +
+    points_total)`` and ``titles_before`` ``anhui_title(base + points_total - points)``; seats
+    without an account get ``None``. A frame without ``points_total`` (rules awarding no points)
+    is returned unchanged.
+
+    Args:
+        frame: a ``deal_result`` frame (:func:`deal_result_frame`) or a ``game_over`` summary
+            (:func:`game_summary`). base: four entries.
+    Returns:
+        ``frame``.
+    """
+    total = frame.get("points_total")
+    if not isinstance(total, list) or len(total) != 4:
+        return frame
+    frame["titles"] = [None if b is None else anhui_title(b + total[s]) for s, b in enumerate(base)]
+    if "titles_before" in frame:
+        deal = frame.get("points") or [0, 0, 0, 0]
+        frame["titles_before"] = [None if b is None else anhui_title(b + total[s] - deal[s])
+                                  for s, b in enumerate(base)]
+    return frame
+
+
 def game_summary(game: Game) -> dict[str, Any]:
     """The ``summary`` of the ``game_over`` frame (contract section 8): ``deals`` played, final team
     ``levels``, and one entry per deal (``deal``, ``level``, ``finish_order``, ``result``,

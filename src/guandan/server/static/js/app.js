@@ -24,14 +24,15 @@
 //                seat-0..seat-3 (seat cards), seat-btn-0..seat-btn-3 (take/move to a seat),
 //                bot-kind (select: heuristic | random), fill-bots-btn, leave-btn, start-btn
 //   table:       table, levels, deal-level, wilds, a-fails, points, finish-order,
-//                seat-panel-0..3, card-count-0..3, auto-badge-0..3, seat-offline-0..3, turn-clock,
+//                seat-panel-0..3, card-count-0..3, auto-badge-0..3, seat-offline-0..3, seat-title-0..3 (the
+//                account's Anhui title in rooms awarding points), turn-clock,
 //                trick-seat-0..3, phase-prompt, tribute-events, actions-bar,
 //                hand, hand-card (data-card="TH", data-index = position in the sorted hand;
 //                class "selected" when selected), play-btn, pass-btn, hint-btn, clear-btn,
 //                reading-chooser, reading-option (data-reading="type:rank"), reading-cancel,
 //                result-panel, result-finish-order, result-code, result-winner,
 //                result-upgrade, result-levels, result-a-fails, result-points (table:
-//                per seat, this deal and total; Anhui only), result-close, game-over-panel, replay-link,
+//                per seat, this deal and total; Anhui only; result-title-0..3 its titles), result-close, game-over-panel, replay-link,
 //                game-over-banner, replay-link-banner
 //   table view:  menu-btn, room-drawer (drawer-close, drawer-lang, drawer-lobby, room-rules),
 //                last-trick-btn, last-trick (last-trick-row, data-seat), tracker-btn, tracker-panel
@@ -52,11 +53,15 @@
 //                game-replay-link, game-partner, game-opponents, game-levels, game-result,
 //                download-record (also on the replay page)
 //   not found:   not-found, not-found-home
-//   leaderboard: leaderboard, leaderboard-row
+//   leaderboard: leaderboard, leaderboard-row, board-tab-rating, board-tab-points; the points ladder
+//                (?by=points): ladder, ladder-row
 //   tournaments: tournament-list, tournament-item (data-tournament="{id}"), tournament-status,
 //                create-tournament-form, create-tournament-name, create-tournament-preset,
 //                create-tournament-format, create-tournament-rounds, create-tournament-minutes,
+//                create-tournament-venue (select: tables | online), create-tournament-late,
 //                create-tournament-btn
+//   online:      table-link (a pairing row's link to its room), match-clock (round, table and the
+//                match clock at a tournament table), delayed-spectating (a spectator's panel there)
 //   tournament:  tournament-title, tournament-error, standings-table, standings-row (data-entry),
 //                standings-fp, prize-list, round-section (data-round), pairing-row (data-table,
 //                data-status), print-round-btn, print-btn, export-csv, export-json
@@ -70,7 +75,7 @@
 //   replay:      replay-first, replay-prev-deal, replay-prev, replay-next, replay-next-deal,
 //                replay-last, replay-play, replay-step, replay-desc, replay-table, replay-rules,
 //                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card), replay-review
-//                (opens the review of the deal shown)
+//                (opens the review of the deal shown), replay-damaged (the stored record is damaged)
 //   review:      review-page, review-title, review-back, review-deal-prev, review-deal,
 //                review-deal-next, review-seat-0..3 (aria-pressed), review-progress,
 //                review-progress-bar, review-error, review-summary, review-view-seat,

@@ -1,4 +1,5 @@
-// Profile, history and leaderboard pages (GET /api/users/{name}, /api/history, /api/leaderboard).
+// Profile, history and leaderboard pages (GET /api/users/{name}, /api/history, /api/leaderboard,
+// /api/ladder).
 
 import { fmtDate, fmtPct, h, link, replaceChildren } from "./dom.js";
 import { get } from "./api.js";
@@ -328,73 +329,120 @@ export function mountHistory(el, _params, ctx) {
   };
 }
 
-/** Mount the leaderboard. */
+/** Mount the leaderboard: two tabs, the rating (GET /api/leaderboard) and the points ladder
+ * (比赛积分制, GET /api/ladder; issue 21 item 7). `?by=points` opens the ladder. */
 export function mountLeaderboard(el, _params, _ctx) {
   let destroyed = false;
-  let players = null;
+  let by = new URLSearchParams(location.search).get("by") === "points" ? "points" : "rating";
+  const loaded = { rating: null, points: null };
+  const failed = { rating: null, points: null };
 
-  function render() {
-    if (destroyed) return;
-    if (players === null) {
-      replaceChildren(el, h("p", { class: "muted" }, t("loading")));
-      return;
-    }
-    replaceChildren(
-      el,
+  function tabs() {
+    const tab = (key, label) =>
       h(
-        "section",
-        { class: "card-panel", testid: "leaderboard" },
-        h("h1", {}, t("leaderboard_title")),
-        h("p", { class: "hint rating-help" }, t("rating_explained")),
-        players.length
-          ? h(
-              "table",
-              { class: "data-table" },
-              h(
-                "thead",
-                {},
-                h(
-                  "tr",
-                  {},
-                  h("th", {}, t("col_rank")),
-                  h("th", {}, t("col_player")),
-                  h("th", {}, t("profile_rating")),
-                  h("th", {}, t("profile_games")),
-                  h("th", {}, t("profile_won")),
-                  h("th", {}, t("profile_win_rate")),
-                ),
-              ),
-              h(
-                "tbody",
-                {},
-                players.map((u, i) =>
-                  h(
-                    "tr",
-                    { testid: "leaderboard-row" },
-                    h("td", {}, String(i + 1)),
-                    h("td", {}, link(`/profile/${encodeURIComponent(u.name)}`, u.name)),
-                    h("td", {}, u.rating === undefined || u.rating === null ? "–" : String(u.rating)),
-                    h("td", {}, String(u.games_played ?? 0)),
-                    h("td", {}, String(u.games_won ?? 0)),
-                    h("td", {}, fmtPct(winRate(u))),
-                  ),
-                ),
-              ),
-            )
-          : h("p", { class: "muted" }, t("leaderboard_empty")),
+        "button",
+        {
+          type: "button",
+          class: "btn tab-btn" + (by === key ? " active" : ""),
+          role: "tab",
+          "aria-selected": by === key ? "true" : "false",
+          testid: key === "points" ? "board-tab-points" : "board-tab-rating",
+          onclick: () => {
+            if (by === key) return;
+            by = key;
+            history.replaceState(history.state, "", key === "points" ? "/leaderboard?by=points" : "/leaderboard");
+            load();
+          },
+        },
+        label,
+      );
+    return h("div", { class: "tab-row", role: "tablist" }, tab("rating", t("board_by_rating")), tab("points", t("board_by_points")));
+  }
+
+  function ratingTable(players) {
+    return h(
+      "table",
+      { class: "data-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, t("col_rank")), h("th", {}, t("col_player")), h("th", {}, t("profile_rating")), h("th", {}, t("profile_games")), h("th", {}, t("profile_won")), h("th", {}, t("profile_win_rate")))),
+      h(
+        "tbody",
+        {},
+        players.map((u, i) =>
+          h(
+            "tr",
+            { testid: "leaderboard-row" },
+            h("td", {}, String(i + 1)),
+            h("td", {}, link(`/profile/${encodeURIComponent(u.name)}`, u.name)),
+            h("td", {}, u.rating === undefined || u.rating === null ? "–" : String(u.rating)),
+            h("td", {}, String(u.games_played ?? 0)),
+            h("td", {}, String(u.games_won ?? 0)),
+            h("td", {}, fmtPct(winRate(u))),
+          ),
+        ),
       ),
     );
   }
 
-  get("/api/leaderboard")
-    .then((d) => {
-      players = Array.isArray(d.players) ? d.players : [];
-      render();
-    })
-    .catch((e) => {
-      if (!destroyed) replaceChildren(el, h("p", { class: "error-text" }, errText(e)));
-    });
-  render();
+  function pointsTable(players) {
+    return h(
+      "table",
+      { class: "data-table" },
+      h("thead", {}, h("tr", {}, h("th", {}, t("col_rank")), h("th", {}, t("col_player")), h("th", {}, t("col_points")), h("th", {}, t("col_title")))),
+      h(
+        "tbody",
+        {},
+        players.map((u) =>
+          h(
+            "tr",
+            { testid: "ladder-row" },
+            h("td", {}, String(u.place ?? "")),
+            h("td", {}, link(`/profile/${encodeURIComponent(u.name)}`, u.name)),
+            h("td", {}, String(u.anhui_points ?? 0)),
+            h("td", { title: u.anhui_title || "" }, anhuiTitleText(u.anhui_title)),
+          ),
+        ),
+      ),
+    );
+  }
+
+  function render() {
+    if (destroyed) return;
+    const players = loaded[by];
+    let body;
+    if (failed[by]) body = h("p", { class: "error-text" }, errText(failed[by]));
+    else if (players === null) body = h("p", { class: "muted" }, t("loading"));
+    else if (!players.length) body = h("p", { class: "muted" }, t(by === "points" ? "ladder_empty" : "leaderboard_empty"));
+    else body = by === "points" ? pointsTable(players) : ratingTable(players);
+    replaceChildren(
+      el,
+      h(
+        "section",
+        { class: "card-panel", testid: by === "points" ? "ladder" : "leaderboard" },
+        h("h1", {}, t("leaderboard_title")),
+        tabs(),
+        h("p", { class: "hint rating-help" }, t(by === "points" ? "ladder_explained" : "rating_explained")),
+        body,
+      ),
+    );
+  }
+
+  function load() {
+    const key = by;
+    render();
+    if (loaded[key] !== null) return;
+    failed[key] = null;
+    get(key === "points" ? "/api/ladder" : "/api/leaderboard")
+      .then((d) => {
+        loaded[key] = Array.isArray(d.players) ? d.players : [];
+        render();
+      })
+      .catch((e) => {
+        failed[key] = e;
+        render();
+      });
+  }
+
+  load();
   return {
     destroy() {
       destroyed = true;

@@ -8,6 +8,7 @@ import { miniCards, rankLabel } from "../cards.js";
 import { placeLabel, seatName, teamName, teamOf, teamTag } from "../table.js";
 import { isOwner, mySeat, names, resultPhrase, SEATS, seated } from "./model.js";
 import { clockText, closeBtn, reducedMotion } from "./widgets.js";
+import { anhuiTitleText } from "../pages.js";
 
 function levelPair(levels) {
   return Array.isArray(levels) ? `${t("team_a")} ${rankLabel(levels[0])} · ${t("team_b")} ${rankLabel(levels[1])}` : "";
@@ -128,7 +129,7 @@ function pointsTable(nm, r) {
           h("td", {}, teamTag(s), " ", seatName(nm, s)),
           h("td", {}, signed(pts[s])),
           h("td", {}, tot[s] === undefined ? "" : String(tot[s])),
-          titles.length ? h("td", {}, titlesBefore[s] && titlesBefore[s] !== titles[s] ? `${titlesBefore[s]} → ${titles[s]}` : titles[s] || "") : null,
+          titles.length ? h("td", { testid: `result-title-${s}` }, titlesBefore[s] && titlesBefore[s] !== titles[s] ? `${anhuiTitleText(titlesBefore[s])} → ${anhuiTitleText(titles[s])}` : titles[s] ? anhuiTitleText(titles[s]) : "") : null,
         ),
       ),
     ),

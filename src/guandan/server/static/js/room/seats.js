@@ -10,6 +10,7 @@ import { placeLabel, seatName, seatNo, teamName, teamOf, teamTag } from "../tabl
 import { botName, DIFFICULTIES, difficultyName } from "../rules.js";
 import { asArray, isOwner, mySeat, names, roomSeats } from "./model.js";
 import { clockRing, clockText } from "./widgets.js";
+import { anhuiTitleText } from "../pages.js";
 
 /** The four seat cards; in the waiting room (waiting) with a button to take an empty seat. */
 export function seatCards(store, actions, waiting) {
@@ -33,6 +34,7 @@ export function seatCards(store, actions, waiting) {
           { class: "seat-occupant" },
           occupant,
           mine ? h("span", { class: "badge" }, t("seat_you")) : null,
+          s.title ? h("span", { class: "badge ladder-title", title: s.title }, anhuiTitleText(s.title)) : null,
           offline ? h("span", { class: "badge offline", testid: `seat-offline-${s.seat}` }, t("seat_offline")) : null,
         ),
         waiting && ctx.me && empty
@@ -155,6 +157,7 @@ export function seatPanel(store, s, pos) {
         place >= 0 ? h("span", { class: `badge place place-${place + 1}` }, placeLabel(place)) : null,
         st.auto[s] ? h("span", { class: "badge auto", testid: `auto-badge-${s}`, title: t("auto_title") }, t("auto_badge")) : null,
         roomSeat && roomSeat.bot ? h("span", { class: "badge bot-level" }, difficultyName(roomSeat.difficulty || roomSeat.bot, getLang())) : null,
+        roomSeat && roomSeat.title ? h("span", { class: "badge ladder-title", testid: `seat-title-${s}`, title: roomSeat.title }, anhuiTitleText(roomSeat.title)) : null,
         offline ? h("span", { class: "badge offline", testid: `seat-offline-${s}` }, t("seat_offline")) : null,
       ),
       turn && !clockHere ? h("div", { class: "turn-line" }, t("turn")) : null,
