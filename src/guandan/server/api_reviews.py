@@ -58,7 +58,7 @@ def make_reviews_router(service: ReviewService) -> APIRouter:
         s = _positive(seat or "")
         if s is None or s > 3:
             raise error(400, "seat must be 0, 1, 2 or 3", "bad_seat")
-        game = public_game(db, gid)
+        game = public_game(db, gid, user)
         try:
             record = parse_record(game.record)
         except ValueError:
