@@ -158,4 +158,5 @@ class RoomInfo:
             "public_url": self.public_url,
             "clocks": {"lead_s": lead, "follow_s": follow, "default": bool(self.default_clocks)},
             "next_room": self.next_room,
+            "board_room": self.board is not None,
         }

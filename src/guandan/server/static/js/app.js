@@ -73,7 +73,8 @@
 //                challenge-frequencies, challenge-results, challenge-result-row, challenge-leaderboard,
 //                challenge-lb-day, challenge-lb-week, challenge-leaderboard-table,
 //                challenge-leaderboard-row, challenge-leaderboard-empty, challenge-history,
-//                challenge-history-row; lobby-challenge, lobby-challenge-link (the lobby's link)
+//                challenge-history-row; lobby-challenge, lobby-challenge-link (the lobby's link); challenge-back
+//                (a board room's game-over panel)
 //   organiser:   organiser-panel, org-pair-btn, org-repair-btn, org-entry-form, org-player1,
 //                org-player2, org-club, org-rating, org-entry-add, org-csv, org-csv-btn,
 //                org-result-form, org-result-table (value "round:table"), org-level-a, org-level-b,
