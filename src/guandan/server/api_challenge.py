@@ -107,7 +107,6 @@ def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) ->
         ValueError: a bad challenge setting (:class:`ChallengeConfig`).
     """
     config = _config(settings)
-    grace_s = float(getattr(settings, "challenge_start_grace_s", START_GRACE_S))
     router = APIRouter()
 
     def today() -> ChallengeInfo:
@@ -150,6 +149,7 @@ def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) ->
             raise error(409, f"you have played board {n} of today's challenge; each board is played once",
                         "board_played", {"board": n})
         if await manager.run_db(store.mark_playing, started.room):
+            grace_s = float(getattr(settings, "challenge_start_grace_s", START_GRACE_S))
             await manager.start_game(started.room, grace_s=grace_s)
         return {"room": started.room, "created": started.created, "board": n}
 
