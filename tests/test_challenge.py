@@ -398,3 +398,63 @@ def test_own_board_review_starts_for_its_player_only(served: Any) -> None:
     assert body["status"] == "done", body
     # the reviewed decisions are the player's own plays of the board (seat 0)
     assert body["result"]["decisions"], body["result"].keys()
+
+
+def test_a_board_in_progress_survives_a_restart_and_its_player_comes_back(tmp_path: Path) -> None:
+    """The server stops while the player is to act; the next server restores the board room from
+    its stored board record (the deal, the exchange, the plays so far), and the player, back on
+    the table's websocket, hands the seat to 托管: the deal ends and its result is stored. A board
+    abandoned through the rooms API scores the worst result."""
+    from browser_helpers import LiveServer
+    from websockets.sync.client import connect
+
+    from guandan.duplicate import OneDealGame
+    from guandan.duplicate.board_records import replay_board_lines
+    from guandan.server import models
+
+    db = tmp_path / "restart.db"
+    settings = {"challenge_boards": 2, "challenge_start_grace_s": 0.0}
+    first = LiveServer(db, settings=settings)  # the bot never covers the absent player
+    try:
+        eve = _account(first, "eve")
+        room = eve.post("/api/challenge/boards/1/play", json={}).json()["room"]
+        end = time.monotonic() + 60
+        while True:
+            table = first.app.state.manager.tables.get(room)
+            if table is not None and table.game is not None and table.game.to_act() == 0 and table.seq >= 0:
+                break
+            assert time.monotonic() < end
+            time.sleep(0.05)
+        time.sleep(0.3)  # nothing moves while seat 0 is to act
+        events_before = [dict(ev) for ev in first.app.state.manager.tables[room].game.events]
+        cookies = dict(eve.cookies)
+    finally:
+        first.stop()
+    second = LiveServer(db, settings=settings)
+    try:
+        table = second.app.state.manager.tables[room]
+        assert isinstance(table.game, OneDealGame) and not table.game.over
+        assert table.game.events == events_before and table.game.to_act() == 0
+        eve = httpx.Client(base_url=second.base, timeout=60, cookies=cookies)
+        assert eve.get("/api/challenge/today").json()["boards"][0] == {"number": 1, "status": "playing", "room": room}
+        ws_url = second.base.replace("http://", "ws://") + f"/ws/rooms/{room}"
+        cookie = "; ".join(f"{k}={v}" for k, v in cookies.items())
+        with connect(ws_url, additional_headers={"Cookie": cookie, "Origin": second.base}) as ws:
+            state = json.loads(ws.recv(timeout=10))
+            assert state["type"] == "state" and state["seat"] == 0 and state["room"]["board_room"] is True
+            ws.send(json.dumps({"type": "auto", "on": True}))
+            row = _wait_played(eve, 1)
+        with second.app.state.session_factory() as s:
+            record = s.get(models.GameRow, row["game"]).record
+        replay = replay_board_lines([ln for ln in record.splitlines() if ln.strip()], one_deal=True)
+        assert replay.complete and [dict(ev) for _, ev in replay.events][: len(events_before)] == events_before
+        assert row["result"] == {True: 1, False: -1}[replay.game.deal.result.winner_team == 0] * \
+            abs(row["result"])  # the side's sign follows the deal's winner (R35)
+        # a board its player abandons (the rooms API's abandon, alone with bots) scores the worst
+        # result of the official table: the opponents' 1-2, -3 (R35)
+        room2 = eve.post("/api/challenge/boards/2/play", json={}).json()["room"]
+        assert eve.post(f"/api/rooms/{room2}/abandon", json={}).status_code == 200
+        assert _wait_played(eve, 2)["result"] == -3
+        assert eve.post("/api/challenge/boards/2/play", json={}).json()["code"] == "board_played"
+    finally:
+        second.stop()
