@@ -33,7 +33,6 @@ import httpx
 import pytest
 
 from guandan.agents.heuristic import HeuristicAgent
-from guandan.core.cards import card_text
 from guandan.core.deal import PLAY
 from guandan.core.views import seat_view
 from guandan.duplicate import deal_board_set
@@ -49,7 +48,6 @@ from guandan.server.challenge import (
     week_days,
     week_standings,
 )
-
 
 # -- the deciding code ---------------------------------------------------------------------------
 
@@ -200,11 +198,10 @@ def test_published_once_per_day_under_concurrent_requests_sqlite(tmp_path: Path)
 
 
 def test_published_once_per_day_under_concurrent_requests_postgres() -> None:
-    from cluster_helpers import fresh_database
+    from cluster_helpers import PG_URL, fresh_database
     from sqlalchemy import create_engine, text
 
     from guandan.server.db import normalize_url
-    from cluster_helpers import PG_URL
 
     try:
         with create_engine(normalize_url(PG_URL)).connect() as c:
@@ -279,8 +276,9 @@ def test_a_board_is_played_once_per_account_and_a_left_board_is_played_out(serve
     assert row["result"] in (-3, -2, -1, 1, 2, 3) and row["pct"] == 50.0 and row["game"]
     again = ann.post("/api/challenge/boards/1/play", json={})
     assert again.status_code == 409 and again.json()["code"] == "board_played"
-    from guandan.server import models
     from sqlalchemy import func, select
+
+    from guandan.server import models
 
     with served.app.state.session_factory() as db:
         assert db.scalar(select(func.count()).select_from(models.ChallengePlayRow)
@@ -344,6 +342,7 @@ def test_nothing_of_a_board_shows_before_it_is_played(served: Any) -> None:
     assert room not in texts["/api/rooms"] and game_id not in [g["id"] for g in
                                                                 json.loads(texts["/api/users/ann2"])["recent_games"]]
     # the board room's websocket refuses anyone but its player
+    from websockets.exceptions import ConnectionClosed
     from websockets.sync.client import connect
 
     cookie = "; ".join(f"{k}={v}" for k, v in bob.cookies.items())
@@ -351,16 +350,18 @@ def test_nothing_of_a_board_shows_before_it_is_played(served: Any) -> None:
     with connect(ws_url, additional_headers={"Cookie": cookie, "Origin": served.base}) as ws:
         first = json.loads(ws.recv(timeout=10))
         assert first["type"] == "error" and first["reason"] == "board_private"
-        with pytest.raises(Exception):
-            ws.recv(timeout=10)  # closed
+        with pytest.raises(ConnectionClosed) as closed:
+            ws.recv(timeout=10)
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 4404
     # the player sees the board and every result on it, and the replay of their game
     mine = ann.get(f"/api/challenge/days/{day}/boards/2")
     assert mine.status_code == 200 and mine.json()["board"] == board
     assert [r["name"] for r in mine.json()["results"]] == ["ann2"]
     assert ann.get(f"/api/games/{game_id}").status_code == 200
     # the day closes: everything is public
-    from guandan.server import models
     from sqlalchemy import update
+
+    from guandan.server import models
 
     with served.app.state.session_factory() as db:
         db.execute(update(models.Room).where(models.Room.board.is_not(None))
