@@ -459,3 +459,42 @@ def test_a_board_in_progress_survives_a_restart_and_its_player_comes_back(tmp_pa
         assert eve.post("/api/challenge/boards/2/play", json={}).json()["code"] == "board_played"
     finally:
         second.stop()
+
+
+def test_the_score_tables_follow_the_stored_results_incrementally(tmp_path: Path) -> None:
+    """``ChallengeStore.scores`` keeps the day's tables in memory: a result stored later (even one
+    committed late with an older time) is in the next answer, and the percentages are those of
+    the hand-worked field +3, +1, +1, -2 (100, 50, 50, 0 %)."""
+    from datetime import timedelta
+
+    from guandan.server import models
+    from guandan.server.challenge_store import ChallengeStore
+    from guandan.server.db import make_engine, make_session_factory, migrate
+
+    engine = make_engine(f"sqlite:///{tmp_path / 's.db'}")
+    migrate(engine)
+    store = ChallengeStore(make_session_factory(engine))
+    ch = store.get_or_create(date(2026, 12, 4), ChallengeConfig(boards=2))
+    now = models.utcnow()
+    with store.session_factory() as db:
+        users = [models.User(name=f"p{i}", is_guest=False) for i in range(4)]
+        db.add_all(users)
+        db.flush()
+        ids = [u.id for u in users]
+
+        def play(i: int, result: int, at: datetime) -> None:
+            db.add(models.ChallengePlayRow(challenge_id=ch.id, board=1, user_id=ids[i], seat=0, ranked=True,
+                                           result=result, started_at=at, finished_at=at))
+
+        play(0, 3, now)
+        play(1, 1, now + timedelta(seconds=1))
+        db.commit()
+        with store.scores(ch) as (scores, names):
+            assert [scores.percentage(1, ids[i]) for i in (0, 1)] == [100.0, 0.0] and names[ids[1]] == "p1"
+        play(2, 1, now + timedelta(seconds=2))
+        play(3, -2, now - timedelta(hours=1))  # committed late, with a time long before the newest
+        db.commit()
+    with store.scores(ch) as (scores, _names):
+        assert [scores.percentage(1, i) for i in ids] == [100.0, 50.0, 50.0, 0.0]
+        assert scores.tables[1].n == 4 and len(scores) == 4
+    engine.dispose()

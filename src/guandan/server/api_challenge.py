@@ -13,9 +13,10 @@
 * ``POST /api/challenge/boards/{n}/play`` -- start board ``n`` of today's challenge, or go back to
   it: ``{room, created}``; 401 without an account (a guest account plays unranked); 409
   ``board_played`` when the account has finished it (a board is played once per account).
-* ``GET /api/challenge/days/{day}/boards/{n}`` -- a board the viewer may see: ``{board (its JSON,
-  every hand), frequencies: [{result, count, pct}], results: [{name, result, pct, game,
-  replay_url, review_url}]}``; 404 ``board_hidden`` otherwise (nothing about it is shown).
+* ``GET /api/challenge/days/{day}/boards/{n}?limit=200`` -- a board the viewer may see: ``{board
+  (its JSON, every hand), frequencies: [{result, count, pct}], results: [{name, ranked, result, pct,
+  game, replay_url, review_url}]}`` (the best ``limit`` results, and the viewer's); 404
+  ``board_hidden`` otherwise (nothing about it is shown).
 * ``GET /api/challenge/leaderboard?period=day|week&day=YYYY-MM-DD&limit=`` -- the day's or the
   ISO week's standings (average percentage, boards), ranked plays only: ``{period, day, days,
   standings: [{rank, name, pct, boards}], me}``.
@@ -28,10 +29,11 @@ Errors are the server's ``{"error", "code", "params"}``; the UI translates the c
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+
+from guandan.duplicate import DayScores
 
 from .api_accounts import error, iso
 from .auth import CurrentUser, RequiredUser
@@ -41,7 +43,6 @@ from .challenge import (
     board_visible,
     challenge_day,
     closes_at,
-    day_scores,
     is_closed,
     parse_day,
     standings_json,
@@ -65,26 +66,22 @@ def _config(settings: Any) -> ChallengeConfig:
     )
 
 
-def _day_json(ch: ChallengeInfo, plays: list[Play], viewer: Any, closed: bool) -> dict[str, Any]:
-    """The day view of ``ch`` for ``viewer`` (a ``User`` or ``None``): module docstring."""
+def _day_json(ch: ChallengeInfo, scores: DayScores, mine: list[Play], viewer: Any, closed: bool) -> dict[str, Any]:
+    """The day view of ``ch`` for ``viewer`` (a ``User`` or ``None``; ``mine``: the viewer's
+    plays): module docstring."""
     vid = viewer.id if viewer is not None else None
-    scores = day_scores(ch.n_boards, plays)
-    mine = {p.board: p for p in plays if vid is not None and p.player == vid}
-    counts: dict[int, int] = {}
-    for p in plays:
-        if p.ranked and p.result is not None:
-            counts[p.board] = counts.get(p.board, 0) + 1
+    by_board = {p.board: p for p in mine}
     boards = []
     for n in range(1, ch.n_boards + 1):
-        p = mine.get(n)
+        p = by_board.get(n)
         row: dict[str, Any] = {"number": n, "status": "open" if p is None else "played" if p.finished else "playing",
                                "room": p.room if p is not None and not p.finished else None}
-        if board_visible(n, vid, plays, closed):
+        if board_visible(n, vid, mine, closed):
             pct = scores.percentage(n, vid) if p is not None and p.ranked and p.finished else None
             row.update(result=p.result if p is not None else None, pct=None if pct is None else round(pct, 2),
                        game=p.game if p is not None else None,
                        review_url=f"/review/{p.game}?deal=1&seat=0" if p is not None and p.game else None,
-                       results=counts.get(n, 0))
+                       results=scores.tables[n].n)
         boards.append(row)
     st = scores.standing(vid) if vid is not None else None
     me = None
@@ -124,17 +121,20 @@ def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) ->
                         {"day": day.isoformat()})
         return ch
 
+    def day_view(ch: ChallengeInfo, user: Any) -> dict[str, Any]:
+        mine = store.plays(ch, user_id=user.id) if user is not None else []
+        with store.scores(ch) as (scores, _names):
+            return _day_json(ch, scores, mine, user, is_closed(ch.day, utcnow()))
+
     @router.get("/api/challenge/today")
     def get_today(user: CurrentUser) -> Any:
         """Today's challenge for the viewer (published now if it is the day's first request)."""
-        ch = today()
-        return _day_json(ch, store.plays(ch), user, is_closed(ch.day, utcnow()))
+        return day_view(today(), user)
 
     @router.get("/api/challenge/days/{day}")
     def get_day(day: str, user: CurrentUser) -> Any:
         """A published day's challenge for the viewer; 404 ``no_challenge``."""
-        ch = published(day)
-        return _day_json(ch, store.plays(ch), user, is_closed(ch.day, utcnow()))
+        return day_view(published(day), user)
 
     @router.post("/api/challenge/boards/{number}/play")
     async def play(number: str, user: RequiredUser, request: Request) -> Any:
@@ -154,28 +154,29 @@ def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) ->
         return {"room": started.room, "created": started.created, "board": n}
 
     @router.get("/api/challenge/days/{day}/boards/{number}")
-    def get_board(day: str, number: str, user: CurrentUser) -> Any:
-        """A board's deal and every result on it, for a viewer who may see it; 404 ``board_hidden``."""
+    def get_board(day: str, number: str, user: CurrentUser,
+                  limit: Annotated[int, Query(ge=1, le=1000)] = 200) -> Any:
+        """A board's deal and its results (the best ``limit``, and the viewer's), for a viewer who
+        may see it; 404 ``board_hidden``."""
         ch = published(day)
         n = int(number) if number.isdigit() and len(number) <= 3 else 0
-        plays = store.plays(ch)
-        if not 1 <= n <= ch.n_boards or not board_visible(n, user.id if user else None, plays,
+        mine = store.plays(ch, user_id=user.id) if user is not None else []
+        if not 1 <= n <= ch.n_boards or not board_visible(n, user.id if user else None, mine,
                                                           is_closed(ch.day, utcnow())):
             raise error(404, "this board is shown to those who have played it, and to everyone once the day closes",
                         "board_hidden", {"board": number[:8]})
-        scores = day_scores(ch.n_boards, plays)
-        table = scores.tables[n]
-        results = []
-        for p in plays:
-            if p.board != n or p.result is None:
-                continue
-            pct = scores.percentage(n, p.player) if p.ranked else None
-            results.append({"name": p.name, "ranked": p.ranked, "result": p.result,
-                            "pct": None if pct is None else round(pct, 2), "game": p.game,
-                            "replay_url": f"/replay/{p.game}" if p.game else None,
-                            "review_url": f"/review/{p.game}?deal=1&seat=0" if p.game else None})
-        results.sort(key=lambda r: (-r["result"], r["name"]))
-        freq = [{"result": v, "count": c, "pct": round(table.percentage(v), 2)} for v, c in table.frequencies()]
+        listed = store.plays(ch, board=n, finished=True, limit=limit)
+        own = [p for p in mine if p.board == n and p.finished and p not in listed]
+        with store.scores(ch) as (scores, _names):
+            table = scores.tables[n]
+            results = []
+            for p in listed + own:
+                pct = scores.percentage(n, p.player) if p.ranked and p.player in scores.results[n] else None
+                results.append({"name": p.name, "ranked": p.ranked, "result": p.result,
+                                "pct": None if pct is None else round(pct, 2), "game": p.game,
+                                "replay_url": f"/replay/{p.game}" if p.game else None,
+                                "review_url": f"/review/{p.game}?deal=1&seat=0" if p.game else None})
+            freq = [{"result": v, "count": c, "pct": round(table.percentage(v), 2)} for v, c in table.frequencies()]
         return {"day": ch.day.isoformat(), "number": n, "board": ch.boards[n - 1], "frequencies": freq,
                 "results": results}
 
@@ -186,19 +187,28 @@ def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) ->
         if period not in ("day", "week"):
             raise error(400, 'period must be "day" or "week"', "bad_period")
         d = challenge_day(utcnow()) if day is None else published(day).day
-        days: list[date] = [d] if period == "day" else week_days(d)
-        chs = [today()] if period == "day" and day is None else store.in_days(days)
-        names: dict[Any, str] = {}
-        tables = []
-        for ch in chs:
-            plays = store.plays(ch)
-            names.update((p.player, p.name) for p in plays)
-            tables.append(day_scores(ch.n_boards, plays))
-        standings = week_standings(tables)
-        me = next((s for s in standings if user is not None and s.player == user.id), None)
+        chs = [today()] if period == "day" and day is None else \
+            store.in_days([d] if period == "day" else week_days(d))
+        vid = user.id if user is not None else None
+        if period == "day":
+            with store.scores(chs[0]) as (scores, names):
+                lines = scores.leaderboard(0, limit)
+                me = scores.standing(vid) if vid is not None else None
+                out = standings_json(lines, names)
+                mine = standings_json([me], names)[0] if me is not None else None
+        else:
+            names: dict[Any, str] = {}
+            tables = []
+            for ch in chs:
+                with store.scores(ch) as (scores, day_names):
+                    names.update(day_names)
+                    tables.append(scores)
+            standings = week_standings(tables)
+            out = standings_json(standings[:limit], names)
+            found = next((s for s in standings if s.player == vid), None) if vid is not None else None
+            mine = standings_json([found], names)[0] if found is not None else None
         return {"period": period, "day": d.isoformat(), "days": [c.day.isoformat() for c in chs],
-                "standings": standings_json(standings[:limit], names),
-                "me": None if me is None else standings_json([me], names)[0]}
+                "standings": out, "me": mine}
 
     @router.get("/api/challenge/me")
     def history(user: RequiredUser) -> Any:
@@ -207,22 +217,20 @@ def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) ->
         total = 0.0
         count = 0
         for ch in store.user_days(user.id):
-            plays = store.plays(ch)
-            scores = day_scores(ch.n_boards, plays)
-            st = scores.standing(user.id)
-            mine = []
-            for p in plays:
-                if p.player != user.id:
-                    continue
-                pct = scores.percentage(p.board, p.player) if p.ranked and p.finished else None
-                mine.append({"board": p.board, "result": p.result, "pct": None if pct is None else round(pct, 2),
-                             "game": p.game})
-                if pct is not None:
-                    total += pct
-                    count += 1
-            out.append({"day": ch.day.isoformat(), "pct": round(st.pct, 2) if st else None,
-                        "boards": st.boards if st else 0, "rank": st.rank if st else None,
-                        "field": len(scores), "plays": mine})
+            mine = store.plays(ch, user_id=user.id)
+            with store.scores(ch) as (scores, _names):
+                st = scores.standing(user.id)
+                rows = []
+                for p in mine:
+                    pct = scores.percentage(p.board, p.player) if p.ranked and p.finished else None
+                    rows.append({"board": p.board, "result": p.result, "pct": None if pct is None else round(pct, 2),
+                                 "game": p.game})
+                    if pct is not None:
+                        total += pct
+                        count += 1
+                out.append({"day": ch.day.isoformat(), "pct": round(st.pct, 2) if st else None,
+                            "boards": st.boards if st else 0, "rank": st.rank if st else None,
+                            "field": len(scores), "plays": rows})
         return {"days": out, "average": round(total / count, 2) if count else None, "boards": count}
 
     return router

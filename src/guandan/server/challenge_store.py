@@ -27,22 +27,29 @@ from __future__ import annotations
 import json
 import logging
 import secrets
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from guandan.core.deal import DealResult
 from guandan.core.rules import RuleSet
+from guandan.duplicate import DayScores
 from guandan.duplicate.board_records import replay_board_lines
 
 from . import models
 from .challenge import PLAYER_SEAT, ChallengeConfig, Play, closes_at, deal_boards, player_result
 
 log = logging.getLogger("guandan.server.challenge")
+
+#: How much older than the newest result seen a result may be when it is committed (the time is
+#: taken just before the commit); an older straggler makes :meth:`ChallengeStore.scores` rebuild.
+_LAG = timedelta(seconds=5)
 
 __all__ = ["ChallengeInfo", "ChallengeStore", "PlayStart", "worst_result"]
 
@@ -89,6 +96,23 @@ def worst_result(rules: RuleSet) -> int:
     return player_result(rules, DealResult((1, 3), (5, 0, 5, 0)), PLAYER_SEAT)
 
 
+class _Scores:
+    """One challenge's score tables in memory (:meth:`ChallengeStore.scores`)."""
+
+    def __init__(self, scores: DayScores) -> None:
+        self.lock = threading.Lock()
+        self.scores = scores
+        self.names: dict[int, str] = {}
+        self.seen: set[int] = set()
+        self.newest: datetime | None = None
+
+    def reset(self, n_boards: int) -> None:
+        self.scores = DayScores(range(1, n_boards + 1))
+        self.names = {}
+        self.seen = set()
+        self.newest = None
+
+
 def _info(row: Any) -> ChallengeInfo:
     return ChallengeInfo(row.id, date.fromisoformat(row.day), row.preset, row.bots, json.loads(row.boards))
 
@@ -102,6 +126,8 @@ class ChallengeStore:
 
     def __init__(self, session_factory: Callable[[], Any]) -> None:
         self.session_factory = session_factory
+        self._cache: dict[int, _Scores] = {}
+        self._lock = threading.Lock()
 
     # -- challenges ---------------------------------------------------------------------------
     def find(self, day: date) -> ChallengeInfo | None:
@@ -238,16 +264,69 @@ class ChallengeStore:
                       room_id, str(e).splitlines()[0] if str(e) else type(e).__name__)
         return worst_result(rules)
 
-    def plays(self, challenge: ChallengeInfo) -> list[Play]:
-        """Every play of ``challenge`` (results settled first: :meth:`settle`), board then start order."""
+    def plays(self, challenge: ChallengeInfo, *, user_id: int | None = None, board: int | None = None,
+              finished: bool = False, limit: int | None = None) -> list[Play]:
+        """Plays of ``challenge`` (results settled first: :meth:`settle`), board then start order;
+        only ``user_id``'s, only ``board``'s, only finished ones (best result first), at most ``limit``."""
         self.settle(challenge)
+        t = models.ChallengePlayRow
+        q = (select(t, models.User.name).join(models.User, models.User.id == t.user_id)
+             .where(t.challenge_id == challenge.id))
+        if user_id is not None:
+            q = q.where(t.user_id == user_id)
+        if board is not None:
+            q = q.where(t.board == board)
+        if finished:
+            q = q.where(t.result.is_not(None)).order_by(t.result.desc(), t.id)
+        else:
+            q = q.order_by(t.board, t.id)
+        if limit is not None:
+            q = q.limit(limit)
         with self.session_factory() as db:
-            rows = db.execute(
-                select(models.ChallengePlayRow, models.User.name)
-                .join(models.User, models.User.id == models.ChallengePlayRow.user_id)
-                .where(models.ChallengePlayRow.challenge_id == challenge.id)
-                .order_by(models.ChallengePlayRow.board, models.ChallengePlayRow.id)).all()
+            rows = db.execute(q).all()
             return [Play(p.board, p.user_id, name, bool(p.ranked), p.result, p.room_id, p.game_id) for p, name in rows]
+
+    @contextmanager
+    def scores(self, challenge: ChallengeInfo) -> Iterator[tuple[DayScores, dict[int, str]]]:
+        """The day's score tables (:func:`guandan.server.challenge.day_scores` of the ranked,
+        finished plays) and the players' names, held for the ``with`` block (a lock: the tables
+        do not change meanwhile).
+
+        Kept in memory per challenge and brought up to date incrementally: a result never changes
+        once stored, so only the rows finished since the last call are read and added (the rows
+        whose ``finished_at`` is at most :data:`_LAG` before the newest one seen, skipping those
+        already counted); when the number of finished rows still differs from the tables' (a row
+        committed later than that with an older time), the tables are rebuilt from every row. Each process of a
+        cluster keeps its own and reads the same rows.
+        """
+        self.settle(challenge)
+        t = models.ChallengePlayRow
+        with self._lock:
+            cached = self._cache.get(challenge.id)
+            if cached is None:
+                cached = self._cache[challenge.id] = _Scores(DayScores(range(1, challenge.n_boards + 1)))
+        with cached.lock:
+            where = (t.challenge_id == challenge.id, t.result.is_not(None), t.ranked.is_(True))
+            with self.session_factory() as db:
+                total = db.scalar(select(func.count()).select_from(t).where(*where)) or 0
+                for full in (False, True):
+                    if total == len(cached.seen):
+                        break
+                    if full:
+                        cached.reset(challenge.n_boards)
+                    q = (select(t.id, t.board, t.user_id, t.result, t.finished_at, models.User.name)
+                         .join(models.User, models.User.id == t.user_id).where(*where))
+                    if not full and cached.newest is not None:
+                        q = q.where(t.finished_at >= cached.newest - _LAG)
+                    for pid, board, uid, result, at, name in db.execute(q).all():
+                        if pid in cached.seen:
+                            continue
+                        cached.scores.add(board, uid, result)
+                        cached.seen.add(pid)
+                        cached.names[uid] = name
+                        if at is not None and (cached.newest is None or at > cached.newest):
+                            cached.newest = at
+            yield cached.scores, cached.names
 
     def user_days(self, user_id: int, limit: int = 30) -> list[ChallengeInfo]:
         """The challenges ``user_id`` played a board of, newest first (at most ``limit``)."""

@@ -408,6 +408,10 @@ class ChallengePlayRow(Base):
         CheckConstraint("board >= 1", name="board"),
         CheckConstraint("seat >= 0 AND seat <= 3", name="seat"),
         Index("uq_challenge_plays_key", "challenge_id", "board", "user_id", unique=True),
+        #: the plays still to settle (result NULL) and the count of results (ChallengeStore.scores)
+        Index("ix_challenge_plays_results", "challenge_id", "result", "ranked"),
+        #: the results stored since the last read (ChallengeStore.scores)
+        Index("ix_challenge_plays_finished", "challenge_id", "finished_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)

@@ -81,6 +81,8 @@ def upgrade() -> None:
         sa.CheckConstraint("seat >= 0 AND seat <= 3", name=op.f("ck_challenge_plays_seat")),
     )
     op.create_index("uq_challenge_plays_key", "challenge_plays", ["challenge_id", "board", "user_id"], unique=True)
+    op.create_index("ix_challenge_plays_results", "challenge_plays", ["challenge_id", "result", "ranked"])
+    op.create_index("ix_challenge_plays_finished", "challenge_plays", ["challenge_id", "finished_at"])
     op.create_index("ix_challenge_plays_user_id", "challenge_plays", ["user_id"])
     op.create_index("ix_challenge_plays_room_id", "challenge_plays", ["room_id"])
 
