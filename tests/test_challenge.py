@@ -16,7 +16,8 @@
   finished game's replay, record and review, the first player's profile, the rooms list, and
   opens the board room's websocket: no card of board k, no first leader and no result of it
   appears (404 / refused); after the day closes everything is public;
-* the review of one's own board (a board record) starts at once for its player, not for others.
+* the review of one's own board (a board record) starts at once for its player from their own seat
+  (another seat: 403 ``review_own_seat`` until the day closes), not at all for others.
 """
 
 from __future__ import annotations
@@ -388,6 +389,8 @@ def test_own_board_review_starts_for_its_player_only(served: Any) -> None:
     row = _wait_played(cat, 3)
     assert row["review_url"] == f"/review/{row['game']}?deal=1&seat=0"
     assert dan.post(f"/api/games/{row['game']}/deals/1/review?seat=0", json={}).status_code == 404
+    other = cat.post(f"/api/games/{row['game']}/deals/1/review?seat=1", json={})
+    assert other.status_code == 403 and other.json()["code"] == "review_own_seat"
     r = cat.post(f"/api/games/{row['game']}/deals/1/review?seat=0", json={})
     assert r.status_code in (200, 202), r.text
     job = r.json()["job"]

@@ -51,7 +51,7 @@ log = logging.getLogger("guandan.server.challenge")
 #: taken just before the commit); an older straggler makes :meth:`ChallengeStore.scores` rebuild.
 _LAG = timedelta(seconds=5)
 
-__all__ = ["ChallengeInfo", "ChallengeStore", "PlayStart", "worst_result"]
+__all__ = ["ChallengeInfo", "ChallengeStore", "PlayStart", "own_seat_only", "secret_room", "worst_result"]
 
 
 @dataclass(frozen=True)
@@ -353,3 +353,18 @@ def secret_room(db: Any, room_id: str | None, viewer_id: int | None, now: dateti
     seated = db.execute(select(models.RoomSeat.seat).where(models.RoomSeat.room_id == room_id,
                                                            models.RoomSeat.user_id == viewer_id)).first()
     return seated is None
+
+
+def own_seat_only(db: Any, room_id: str | None, viewer_id: int | None, now: datetime) -> int | None:
+    """The seat from which ``viewer_id`` may review the game of room ``room_id`` when only that
+    seat's view is allowed: the room is still secret at ``now`` (a challenge board before the day
+    closes: its player reviews it from their own seat). ``None``: any seat (a public game).
+    A viewer who holds no seat never gets here (:func:`secret_room` hides the game)."""
+    if room_id is None:
+        return None
+    row = db.execute(select(models.Room.secret_until).where(models.Room.id == room_id)).first()
+    if row is None or row[0] is None or now >= row[0]:
+        return None
+    seat = db.execute(select(models.RoomSeat.seat).where(models.RoomSeat.room_id == room_id,
+                                                         models.RoomSeat.user_id == viewer_id)).first()
+    return seat[0] if seat is not None else 0

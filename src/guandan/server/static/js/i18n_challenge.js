@@ -63,6 +63,7 @@ export const CHALLENGE_EN = {
   err_board_hidden: "This board is shown only to those who have played it, until the day's challenge closes.",
   err_bad_period: "Choose the day's or the week's leaderboard.",
   err_board_private: "Only its player can open a board of the daily challenge.",
+  err_review_own_seat: "Until the day's challenge closes, a board is reviewed from its player's seat only.",
 };
 
 export const CHALLENGE_ZH = {
@@ -125,4 +126,5 @@ export const CHALLENGE_ZH = {
   err_board_hidden: "在当天挑战截止之前，这副牌只对打过它的人显示。",
   err_bad_period: "请选择今日或本周排行榜。",
   err_board_private: "每日挑战的牌局只有其玩家本人可以打开。",
+  err_review_own_seat: "当天挑战截止之前，牌局只能从玩家本人的座位复盘。",
 };
