@@ -8,7 +8,8 @@
   (each hand = dealt - paid + received, R45-R47) and the first leader to act; the game is over at
   the deal's end with ``deal_end`` as its last event (no next deal, no game_over, nobody rated);
 * publishing once per day under concurrent requests: 8 threads on SQLite and on PostgreSQL
-  store one challenge and all answer its boards;
+  store one challenge and all answer its boards; two server processes on one PostgreSQL database
+  publish one day and start a board once for an account starting it on both at once;
 * on a live server (SQLite file, uvicorn): a board is played once per account (two concurrent
   starts answer one room; a finished board is refused 409 ``board_played``); a board left alone
   is played to its end by the bot (托管) and that result counts; a guest plays unranked;
@@ -501,3 +502,55 @@ def test_the_score_tables_follow_the_stored_results_incrementally(tmp_path: Path
         assert [scores.percentage(1, i) for i in ids] == [100.0, 50.0, 50.0, 0.0]
         assert scores.tables[1].n == 4 and len(scores) == 4
     engine.dispose()
+
+
+def test_two_processes_on_one_database_start_a_board_once() -> None:
+    """Two server processes on one PostgreSQL database: the day is published once, and the same
+    account starting the same board on both at once gets one room (the unique play row); the
+    finished board is refused on either."""
+    from browser_helpers import LiveServer
+    from cluster_helpers import PG_URL, fresh_database
+    from sqlalchemy import create_engine, func, select, text
+
+    from guandan.server import models
+    from guandan.server.db import normalize_url
+
+    try:
+        with create_engine(normalize_url(PG_URL)).connect() as c:
+            c.execute(text("SELECT 1"))
+    except Exception as e:  # noqa: BLE001
+        pytest.skip(f"PostgreSQL is not reachable at {PG_URL}: {e}")
+    settings = {"challenge_boards": 2, "challenge_start_grace_s": 0.0}
+    with fresh_database() as url:
+        one = LiveServer(None, db_url=url, away_grace_s=0.05, settings=settings)
+        two = LiveServer(None, db_url=url, away_grace_s=0.05, settings=settings)
+        try:
+            reg = httpx.Client(base_url=one.base, timeout=60)
+            assert reg.post("/api/register", json={"name": "twin", "password": "pw-twin-123"}).status_code == 200
+            clients = [httpx.Client(base_url=srv.base, timeout=60, cookies=dict(reg.cookies)) for srv in (one, two)]
+            days = [c.get("/api/challenge/today").json() for c in clients]
+            assert days[0]["day"] == days[1]["day"]
+            barrier = threading.Barrier(2)
+            answers: list[Any] = [None, None]
+
+            def start(i: int) -> None:
+                barrier.wait()
+                answers[i] = clients[i].post("/api/challenge/boards/1/play", json={})
+
+            threads = [threading.Thread(target=start, args=(i,)) for i in (0, 1)]
+            for th in threads:
+                th.start()
+            for th in threads:
+                th.join(60)
+            assert [a.status_code for a in answers] == [200, 200], [a.text for a in answers]
+            assert answers[0].json()["room"] == answers[1].json()["room"]
+            assert sorted(a.json()["created"] for a in answers) == [False, True]
+            _wait_played(clients[0], 1)
+            for c in clients:
+                assert c.post("/api/challenge/boards/1/play", json={}).json()["code"] == "board_played"
+            with one.app.state.session_factory() as db:
+                assert db.scalar(select(func.count()).select_from(models.ChallengeRow)) == 1
+                assert db.scalar(select(func.count()).select_from(models.ChallengePlayRow)) == 1
+        finally:
+            one.stop()
+            two.stop()
