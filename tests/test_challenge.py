@@ -554,3 +554,29 @@ def test_two_processes_on_one_database_start_a_board_once() -> None:
         finally:
             one.stop()
             two.stop()
+
+
+def test_a_board_under_a_points_preset_moves_no_account_points(tmp_path: Path) -> None:
+    """Under the Anhui preset a board's result is the side's per-deal points (section 2.1), kept in
+    the challenge only: the account's Anhui points (public on the ladder and the profile) and
+    rating do not move, so they cannot show the result before the day closes. Before the fix the
+    points of the deal were added to the account."""
+    from browser_helpers import LiveServer
+    from sqlalchemy import select
+
+    from guandan.server import models
+
+    srv = LiveServer(tmp_path / "anhui.db", away_grace_s=0.05,
+                     settings={"challenge_boards": 1, "challenge_preset": "anhui", "challenge_start_grace_s": 0.0})
+    try:
+        fay = _account(srv, "fay")
+        assert fay.get("/api/challenge/today").json()["preset"] == "anhui"
+        assert fay.post("/api/challenge/boards/1/play", json={}).status_code == 200
+        row = _wait_played(fay, 1)
+        assert row["result"] in (-4, -2, -1, 1, 2, 4)  # Anhui per-deal points of seat 0 (section 2.1)
+        with srv.app.state.session_factory() as db:
+            user = db.scalars(select(models.User).where(models.User.name == "fay")).one()
+            assert user.anhui_points == 0 and user.games_played == 0
+            assert user.rating_mu == models.DEFAULT_MU
+    finally:
+        srv.stop()
