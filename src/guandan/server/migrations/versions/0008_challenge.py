@@ -29,10 +29,13 @@ def _ts() -> sa.DateTime:
 
 
 def upgrade() -> None:
-    """Add the two ``rooms`` columns and create the two challenge tables."""
-    with op.batch_alter_table("rooms") as batch:
-        batch.add_column(sa.Column("board", sa.Text(), nullable=True))
-        batch.add_column(sa.Column("secret_until", _ts(), nullable=True))
+    """Add the two ``rooms`` columns and create the two challenge tables.
+
+    The columns are added and dropped in place (``ALTER TABLE``; SQLite 3.35 or later drops a
+    column in place), never by rebuilding ``rooms``: on SQLite a rebuild drops the old table,
+    which, with foreign keys on, deletes the rows that refer to it (seats, live record lines)."""
+    op.add_column("rooms", sa.Column("board", sa.Text(), nullable=True))
+    op.add_column("rooms", sa.Column("secret_until", _ts(), nullable=True))
     op.create_table(
         "challenges",
         sa.Column("id", sa.Integer(), primary_key=True, autoincrement=True),
@@ -91,6 +94,5 @@ def downgrade() -> None:
     """Drop the challenge tables and the two ``rooms`` columns."""
     op.drop_table("challenge_plays")
     op.drop_table("challenges")
-    with op.batch_alter_table("rooms") as batch:
-        batch.drop_column("secret_until")
-        batch.drop_column("board")
+    op.drop_column("rooms", "secret_until")
+    op.drop_column("rooms", "board")
