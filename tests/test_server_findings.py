@@ -223,7 +223,7 @@ def test_simple_cross_origin_posts_cannot_change_anything(serve):
     paths = ["/api/quick", "/api/guest", "/api/logout", "/api/register", "/api/login", "/api/rooms",
              f"/api/rooms/{waiting}/start", f"/api/rooms/{playing}/abandon", f"/api/rooms/{empty}/bots",
              f"/api/rooms/{empty}/seat", f"/api/rooms/{waiting}/leave", f"/api/rooms/{playing}/again",
-             "/api/games/1/deals/1/review?seat=0"]
+             "/api/games/1/deals/1/review?seat=0", "/api/challenge/boards/1/play"]
     tournament = ["/api/tournaments", "/api/tournaments/1/entries", "/api/tournaments/1/entries/1/withdraw",
                   "/api/tournaments/1/codirectors", "/api/tournaments/1/rounds", "/api/tournaments/1/results",
                   "/api/tournaments/1/penalties"]

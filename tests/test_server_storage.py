@@ -49,7 +49,8 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
 )
 BACKENDS = ["sqlite", "postgresql"]
 TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
-          "tournaments", "tournament_directors", "tournament_audit", "tournament_tables"]
+          "tournaments", "tournament_directors", "tournament_audit", "tournament_tables", "challenges",
+          "challenge_plays"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
@@ -60,7 +61,7 @@ CONTRACT_COLUMNS = {
     "sessions": {"token", "user_id", "created_at", "expires_at"},
     "rooms": {
         "id", "name", "preset", "options", "owner_id", "status", "seed", "record", "created_at", "updated_at",
-        "default_clocks",
+        "default_clocks", "board", "secret_until",
     },
     "room_seats": {"room_id", "seat", "user_id", "bot"},
     "games": {"id", "room_id", "preset", "record", "winner_team", "finished_at"},
@@ -71,6 +72,9 @@ CONTRACT_COLUMNS = {
                     "version", "created_at", "updated_at"},
     "tournament_directors": {"tournament_id", "user_id"},
     "tournament_audit": {"id", "tournament_id", "user_id", "at", "operation", "version", "before", "after"},
+    "challenges": {"id", "day", "preset", "bots", "n_boards", "boards", "created_at"},
+    "challenge_plays": {"id", "challenge_id", "board", "user_id", "seat", "ranked", "room_id", "game_id", "result",
+                        "started_at", "finished_at"},
 }
 
 

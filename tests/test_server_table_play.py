@@ -680,7 +680,6 @@ def test_migration_0002_keeps_existing_rooms(tmp_path):
     from sqlalchemy import text
 
     from guandan.server import db as gdb
-    from guandan.server import models
 
     url = f"sqlite:///{tmp_path / 'old.db'}"
     eng = gdb.make_engine(url)
@@ -693,9 +692,9 @@ def test_migration_0002_keeps_existing_rooms(tmp_path):
                 "VALUES ('old00001', 'old', 'official', '{}', 'waiting', 1, '', '2025-01-01', '2025-01-01')"))
         gdb.migrate(eng, "0002")
         assert gdb.current_revision(eng) == "0002"
-        with gdb.make_session_factory(eng)() as session:
-            room = session.get(models.Room, "old00001")
-            assert room is not None and room.name == "old" and room.default_clocks is False
+        with eng.connect() as conn:  # the columns of 0002 (the model has later ones, e.g. 0008's board)
+            row = conn.execute(text("SELECT name, default_clocks FROM rooms WHERE id = 'old00001'")).first()
+            assert row is not None and row[0] == "old" and not row[1]
         from alembic import command
 
         with eng.begin() as conn:  # and back down

@@ -9,6 +9,7 @@ from .boards import (
     BoardError,
     BoardPlay,
     BoardTribute,
+    OneDealGame,
     deal_board,
     deal_board_set,
     play_board,
@@ -25,7 +26,7 @@ from .matchpoints import (
 )
 
 __all__ = [
-    "BOARD_FORMAT", "BOARD_VERSION", "Board", "BoardError", "BoardPlay", "BoardTribute",
+    "BOARD_FORMAT", "BOARD_VERSION", "Board", "BoardError", "BoardPlay", "BoardTribute", "OneDealGame",
     "deal_board", "deal_board_set", "play_board", "side_result",
     "SINGLE_RESULT_PCT", "BoardTable", "DayScores", "Standing", "matchpoints", "percentages",
     "week_leaderboard",

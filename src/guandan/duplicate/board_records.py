@@ -52,6 +52,8 @@ def _canon(obj: Any) -> str:
 def replay_board_lines(
     lines: Sequence[str],
     on_event: Callable[[int, dict[str, Any], Game], None] | None = None,
+    *,
+    one_deal: bool = False,
 ) -> ReplayResult:
     """Replay and verify a board play's record (module docstring).
 
@@ -59,6 +61,8 @@ def replay_board_lines(
         lines: the record's lines, header first.
         on_event: called as ``(line number, recorded event, game)`` after each event is verified
             (as :func:`guandan.records.replay_lines` does).
+        one_deal: replay into a :class:`~guandan.duplicate.boards.OneDealGame` (over at the
+            deal's end; a live table restored from its stored lines).
     Returns:
         A :class:`~guandan.records.ReplayResult`; ``complete`` is true when the record reaches
         the deal's ``deal_end``.
@@ -79,7 +83,7 @@ def replay_board_lines(
         raise RecordError(1, "not a board record (no 'board' in the header)")
     try:
         board = Board.from_json(header["board"], check=False)
-        game = board.start_game()
+        game = board.start_game(one_deal=one_deal)
     except BoardError as e:
         raise RecordError(1, f"bad board: {e}") from None
     if board.rules != rules:

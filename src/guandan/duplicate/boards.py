@@ -60,7 +60,7 @@ BOARD_VERSION = 1
 HAND_SIZE = 27
 
 __all__ = [
-    "BOARD_FORMAT", "BOARD_VERSION", "Board", "BoardError", "BoardPlay", "BoardTribute",
+    "BOARD_FORMAT", "BOARD_VERSION", "Board", "BoardError", "BoardPlay", "BoardTribute", "OneDealGame",
     "deal_board", "deal_board_set", "play_board", "side_result",
 ]
 
@@ -332,11 +332,14 @@ class Board:
                              f"{rank_char(self.levels[head & 1])} (R7), not {shown}")
 
     # -- starting the deal -------------------------------------------------------------------
-    def start_game(self) -> Game:
+    def start_game(self, *, one_deal: bool = False) -> Game:
         """A :class:`~guandan.core.match.Game` at the start of the board's play phase: the deal
         dealt, the board's tribute paid and returned (or the anti-tribute shown), the first
         leader to act. Its events hold the deal, tribute and return actions like any game's.
 
+        Args:
+            one_deal: a :class:`OneDealGame`, over when the board's deal ends (a table that
+                plays the board, the daily challenge); else a game that deals on after it.
         Raises:
             BoardError: the tribute does not follow from the previous result and the hands
                 (R44-R49), or the leader is not the one R49 names.
@@ -345,7 +348,8 @@ class Board:
         prev = t.prev_result() if t is not None else None
         draws = _BoardDraws(t.tributes if t else (), prev.first if prev else None)
         try:
-            game = Game.from_start(self.rules, self.hands, self.level, self.levels, prev=prev,
+            game = (OneDealGame if one_deal else Game).from_start(
+                self.rules, self.hands, self.level, self.levels, prev=prev,
                                    first_leader=None if t is not None else self.first_leader, rng=draws)
         except (GuandanError, ValueError) as e:
             raise BoardError(f"board {self.number} cannot start: {e}") from None
@@ -491,6 +495,34 @@ class Board:
         if check:
             board.start_game()
         return board
+
+
+# -- a game of one deal -------------------------------------------------------------------------
+
+
+class OneDealGame(Game):
+    """A game that is over as soon as its deal ends (a board is one deal, scored on its own).
+
+    The deal's ``deal_end`` event is the last event: no next deal is dealt and no ``game_over``
+    event follows, even when the deal passes A (R37): a board's result is
+    :func:`side_result`, not a game's winner, so :attr:`winner` stays ``None``. The finished
+    deal stays :attr:`deal` (its hands left, finishing order and result can be read).
+    """
+
+    _ending = False
+
+    def _new_deal(self) -> None:
+        if self._ending:
+            return  # the board's deal ended: nothing is dealt after it
+        super()._new_deal()
+
+    def _settle(self) -> None:
+        n = len(self.events)  # the deal_end event goes here
+        self._ending = True
+        super()._settle()
+        del self.events[n + 1:]
+        self.over = True
+        self.winner = None
 
 
 # -- results -------------------------------------------------------------------------------------

@@ -43,7 +43,7 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request, 
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from guandan.server.errors import error_body
@@ -54,7 +54,8 @@ from guandan.core.scoring import anhui_title
 from guandan.server import auth
 from guandan.server.auth import AuthError, CurrentUser, RequiredUser
 from guandan.server.db import DbSession, SessionFactory, make_engine, make_session_factory, migrate
-from guandan.server.models import NAME_MAX, GamePlayer, GameRow, User
+from guandan.server.challenge_store import secret_room
+from guandan.server.models import NAME_MAX, GamePlayer, GameRow, Room, User, utcnow
 from guandan.server.games import record_finished_game  # noqa: F401 - importable from here too
 from guandan.server.table.bots import bot_difficulty
 from guandan.server.ratings import display_rating, parse_record, team_of
@@ -387,7 +388,10 @@ def _find_or_404(db: Session, name: str) -> User:
     return user
 
 
-def _game_summaries(db: Session, user: User, limit: int, before: int | None = None) -> list[dict[str, Any]]:
+def _game_summaries(db: Session, user: User, limit: int, before: int | None = None,
+                    public: bool = False) -> list[dict[str, Any]]:
+    """``user``'s stored games, newest first; ``public``: leave out the games still secret to
+    others (daily-challenge boards before the day closes: :func:`public_game`)."""
     q = (
         select(GamePlayer.seat, GameRow)
         .join(GameRow, GameRow.id == GamePlayer.game_id)
@@ -395,6 +399,9 @@ def _game_summaries(db: Session, user: User, limit: int, before: int | None = No
         .order_by(GameRow.id.desc())
         .limit(limit)
     )
+    if public:
+        secret = select(Room.id).where(Room.secret_until.is_not(None), Room.secret_until > utcnow())
+        q = q.where(or_(GameRow.room_id.is_(None), GameRow.room_id.not_in(secret)))
     if before is not None:
         q = q.where(GameRow.id < before)
     out = []
@@ -498,7 +505,7 @@ def history_row(game: dict[str, Any], players: list[dict[str, Any]], outcome: di
 def profile(name: str, db: DbSession) -> Any:
     """A player's profile: ``{user, win_rate, recent_games}`` (last 20 games, newest first); 404 unknown."""
     user = _find_or_404(db, name)
-    games = _game_summaries(db, user, 20)
+    games = _game_summaries(db, user, 20, public=True)
     recent = [{k: g[k] for k in ("id", "preset", "finished_at", "won", "seat")} for g in games]
     for g, r in zip(games, recent):
         r.update(record_outcome(g["_record"]), damaged=record_damaged(g["_record"]))
@@ -540,27 +547,31 @@ def history(
     return {"games": rows}
 
 
-def public_game(db: Session, game_id: int) -> GameRow:
+def public_game(db: Session, game_id: int, viewer: User | None = None) -> GameRow:
     """The stored game that the replay shows: the one access rule of ``GET /api/games/{id}``,
     ``GET /api/games/{id}/record`` and the reviews (:mod:`guandan.server.api_reviews`), so that
     a review never shows a game the replay does not. Every stored game (finished or abandoned)
-    is public; games in progress are not stored here.
+    is public, except a game whose room is secret (a daily-challenge board before the day
+    closes: :func:`guandan.server.challenge_store.secret_room`), which only its own seats
+    (``viewer``) see; games in progress are not stored here.
 
     Raises:
-        HTTPException: 404 ``no_game`` for an id out of range or not stored.
+        HTTPException: 404 ``no_game`` for an id out of range, not stored, or secret to ``viewer``
+            (the same answer: a secret game's existence is not revealed either).
     """
     if game_id < 1 or game_id > 2**31 - 1:
         raise error(404, "no such game", "no_game", {"game": game_id})
     game = db.get(GameRow, game_id)
-    if game is None:
+    if game is None or secret_room(db, game.room_id, viewer.id if viewer is not None else None, utcnow()):
         raise error(404, f"no game {game_id}", "no_game", {"game": game_id})
     return game
 
 
 @router.get("/api/games/{game_id}")
-def game_detail(game_id: int, db: DbSession) -> Any:
-    """A stored game for the replay viewer: ``{id, preset, record, players, winner_team, ...}``; 404 unknown."""
-    game = public_game(db, game_id)
+def game_detail(game_id: int, db: DbSession, user: CurrentUser) -> Any:
+    """A stored game for the replay viewer: ``{id, preset, record, players, winner_team, ...}``; 404 unknown
+    (or secret: :func:`public_game`)."""
+    game = public_game(db, game_id, user)
     damaged = record_damaged(game.record)
     if not damaged:
         try:
@@ -583,10 +594,10 @@ def game_detail(game_id: int, db: DbSession) -> Any:
 
 
 @router.get("/api/games/{game_id}/record")
-def game_record(game_id: int, db: DbSession) -> Response:
+def game_record(game_id: int, db: DbSession, user: CurrentUser) -> Response:
     """Download a stored game as the JSON Lines record that ``guandan replay`` reads:
-    ``application/x-ndjson``, attachment ``game-<id>.jsonl``; 404 ``no_game``."""
-    game = public_game(db, game_id)
+    ``application/x-ndjson``, attachment ``game-<id>.jsonl``; 404 ``no_game`` (or secret: :func:`public_game`)."""
+    game = public_game(db, game_id, user)
     text = game.record if game.record.endswith("\n") else game.record + "\n"
     return Response(
         content=text.encode("utf-8"),

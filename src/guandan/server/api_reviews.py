@@ -11,7 +11,8 @@
 Errors (the server's shape, :mod:`guandan.server.errors`): 404 ``no_game`` (the access rule of the
 replay, :func:`guandan.server.api_accounts.public_game`: a game the replay does not show has no
 review), 409 ``game_unfinished`` (the record has no ``game_over``: an abandoned game), 404
-``no_deal``, 400 ``bad_seat``, 401 ``login_required`` (a review to compute needs an account), 429
+``no_deal``, 400 ``bad_seat``, 403 ``review_own_seat`` (a daily-challenge board before the day
+closes is reviewed only from its player's seat), 401 ``login_required`` (a review to compute needs an account), 429
 ``review_running`` / ``reviews_busy`` (limits, :mod:`guandan.server.reviews`), 404 ``no_review``.
 
 The handlers are plain functions (FastAPI runs them in its thread pool): the database and the job
@@ -27,7 +28,9 @@ from fastapi.responses import JSONResponse
 
 from guandan.server.api_accounts import error, public_game
 from guandan.server.auth import CurrentUser
+from guandan.server.challenge_store import own_seat_only
 from guandan.server.db import DbSession
+from guandan.server.models import utcnow
 from guandan.server.ratings import parse_record
 from guandan.server.reviews import ReviewBusy, ReviewService, record_deals
 
@@ -58,7 +61,12 @@ def make_reviews_router(service: ReviewService) -> APIRouter:
         s = _positive(seat or "")
         if s is None or s > 3:
             raise error(400, "seat must be 0, 1, 2 or 3", "bad_seat")
-        game = public_game(db, gid)
+        game = public_game(db, gid, user)
+        own = own_seat_only(db, game.room_id, user.id if user is not None else None, utcnow())
+        if own is not None and s != own:
+            # a daily-challenge board before the day closes: its player reviews it from their own seat
+            raise error(403, "until the day's challenge closes, a board is reviewed from its player's seat",
+                        "review_own_seat", {"seat": own})
         try:
             record = parse_record(game.record)
         except ValueError:

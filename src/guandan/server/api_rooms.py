@@ -220,12 +220,13 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
 
     @router.get("/api/rooms")
     def list_rooms(request: Request) -> Any:
-        """Rooms waiting or being played, most recently updated first (at most 100)."""
+        """Rooms waiting or being played, most recently updated first (at most 100); board rooms
+        (the daily challenge) are never listed."""
         with session_factory() as db:
             rooms = db.scalars(
                 select(models.Room)
                 .options(defer(models.Room.record))  # a damaged record may not even be UTF-8
-                .where(models.Room.status.in_((WAITING, PLAYING, DAMAGED)))
+                .where(models.Room.status.in_((WAITING, PLAYING, DAMAGED)), models.Room.board.is_(None))
                 .order_by(models.Room.updated_at.desc())
                 .limit(LIST_LIMIT)
             ).all()

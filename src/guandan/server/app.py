@@ -29,9 +29,11 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import api_accounts, api_ladder
+from .api_challenge import make_challenge_router
 from .api_reviews import make_reviews_router
 from .api_rooms import make_rooms_router
 from .api_tournaments import make_tournaments_router
+from .challenge_store import ChallengeStore
 from .hardening import GuardMiddleware, install_catch_all
 from .settings import Settings
 from .manager import TableManager
@@ -43,7 +45,7 @@ from .ws import MAX_FRAME_BYTES, make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
 PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/review/{game_id}", "/leaderboard",
-         "/history", "/login", "/tournaments", "/tournaments/{tournament_id}")
+         "/history", "/login", "/tournaments", "/tournaments/{tournament_id}", "/challenge")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -99,6 +101,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_reviews_router(reviews))
     app.state.online_rounds = OnlineRounds(session_factory, manager)
     app.include_router(make_tournaments_router())
+    app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings))
     install_catch_all(app)
     app.add_middleware(GuardMiddleware, max_body_bytes=settings.max_body_bytes)
     app.mount("/static", StaticFiles(directory=str(settings.static_dir)), name="static")

@@ -42,7 +42,9 @@ def record_finished_game(
     winner_team: int | None,
     players: Sequence[Any],
 ) -> GameRow:
-    """Store a finished game (``games`` + ``game_players`` rows) and update the people's ratings.
+    """Store a finished game (``games`` + ``game_players`` rows) and update the people's ratings
+    (not for a board room's game, the daily challenge: its result counts in the challenge only, and
+    an account's points would show it before the day closes).
 
     Flushes but does not commit: call it inside the caller's transaction (e.g.
     ``with session_scope(factory) as db: record_finished_game(db, ...)``).
@@ -84,7 +86,8 @@ def record_finished_game(
         game.players.append(GamePlayer(seat=s, user_id=user_id, bot=bot))
     db.add(game)
     db.flush()
-    update_ratings(db, game)
+    if room is None or getattr(room, "board", None) is None:
+        update_ratings(db, game)  # a daily-challenge board moves no rating and no Anhui points
     return game
 
 

@@ -122,6 +122,18 @@ class TableManager:
         url = getattr(self.settings, "public_url", None)
         return url.rstrip("/") if isinstance(url, str) and url else None
 
+    def board_game(self, board: dict[str, Any]) -> Any:
+        """A board room's game (:func:`guandan.server.board_rooms.board_game`)."""
+        from .board_rooms import board_game
+
+        return board_game(board)
+
+    def replay_board(self, lines: list[str]) -> Any:
+        """A board room's record replayed (:func:`guandan.server.board_rooms.replay_board`)."""
+        from .board_rooms import replay_board
+
+        return replay_board(lines)
+
     def next_room(self, room_id: str) -> str | None:
         """The room "play again" created from ``room_id`` while this server runs (any process of
         a cluster), or ``None``."""
@@ -282,9 +294,14 @@ class TableManager:
         if info is not None:
             await table.refresh(info)
 
-    async def start_game(self, room_id: str) -> Table:
+    async def start_game(self, room_id: str, grace_s: float = 0.0) -> Table:
         """Start the game of ``room_id`` (its four seats filled; the caller checked the owner).
 
+        Args:
+            room_id: the room.
+            grace_s: seconds during which an absent person is not yet replaced by the bot (a
+                page still opening the room: the daily challenge starts a board before its page
+                connects); single process only.
         Returns:
             The live table.
         Raises:
@@ -301,6 +318,8 @@ class TableManager:
         if table is None:
             table = Table(self, info)
             self.tables[room_id] = table
+        if grace_s > 0:
+            table.restored_grace_until = max(table.restored_grace_until, time.monotonic() + grace_s)
         await table.begin(info)
         await self.writer.wait(room_id)  # the started game is stored when the API answers
         return table

@@ -3,8 +3,9 @@
 The tables are exactly those of the server contract: ``users``, ``sessions``, ``rooms``,
 ``room_seats``, ``games``, ``game_players`` and ``game_events`` (the live games, one row per record
 line: issue 10, :mod:`guandan.server.gamestore`), ``reviews`` (the computed reviews of deals
-of finished games: issue 22, :mod:`guandan.server.reviews`), and the tournaments run on the site:
-``tournaments``, ``tournament_directors`` and ``tournament_audit`` (:mod:`guandan.server.tournament_store`).
+of finished games: issue 22, :mod:`guandan.server.reviews`), the tournaments run on the site:
+``tournaments``, ``tournament_directors`` and ``tournament_audit`` (:mod:`guandan.server.tournament_store`),
+and the daily duplicate challenge: ``challenges`` and ``challenge_plays`` (:mod:`guandan.server.challenge_store`).
 The schema itself is created by the Alembic
 migrations in :mod:`guandan.server.migrations` (see :func:`guandan.server.db.migrate`), never by
 ``metadata.create_all``; a test checks that the two agree.
@@ -177,6 +178,11 @@ class Room(Base):
     updated_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow, onupdate=utcnow)
     #: the R53 default clocks (60 s / 30 s) apply if the game starts with more than one person
     default_clocks: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
+    #: a board room (the daily challenge): the board's JSON text (``Board.to_json``); NULL otherwise
+    board: Mapped[str | None] = mapped_column(Text, nullable=True)
+    #: until this time only the room's seats may see its game (watch, replay, review, history):
+    #: a challenge board is secret until the day's challenge closes; NULL: public
+    secret_until: Mapped[datetime | None] = mapped_column(nullable=True)
 
     owner: Mapped[User | None] = relationship()
     seats: Mapped[list[RoomSeat]] = relationship(
@@ -372,3 +378,52 @@ class TournamentTableRow(Base):
     #: a drawn knock-out match (R58): its result (JSON) while the extra deal at level 2 is played in
     #: ``room_id`` (a new room, the same seats)
     pending: Mapped[str | None] = mapped_column(Text, nullable=True)
+
+
+class ChallengeRow(Base):
+    """One day's duplicate challenge (issue 22): its boards, dealt once from the secure random
+    source. ``day`` (the UTC date, ISO text ``YYYY-MM-DD``) is unique, so two processes creating
+    the day's challenge at once store one (the second insert fails and reads the first)."""
+
+    __tablename__ = "challenges"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    day: Mapped[str] = mapped_column(String(10), nullable=False, unique=True)
+    preset: Mapped[str] = mapped_column(String(32), nullable=False)
+    bots: Mapped[str] = mapped_column(String(16), nullable=False)
+    n_boards: Mapped[int] = mapped_column(Integer, nullable=False)
+    #: the boards' JSON: a list of ``Board.to_json`` objects, numbered 1..n_boards
+    boards: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+
+
+class ChallengePlayRow(Base):
+    """One account's play of one board of a day's challenge. The unique key (challenge, board,
+    user) makes a second start of the same board fail: a board is played once per account.
+    ``result`` (the player's side's :func:`~guandan.duplicate.boards.side_result`) is set when the
+    deal ends; ``ranked`` is false for guests (their plays are not in the field)."""
+
+    __tablename__ = "challenge_plays"
+    __table_args__ = (
+        CheckConstraint("board >= 1", name="board"),
+        CheckConstraint("seat >= 0 AND seat <= 3", name="seat"),
+        Index("uq_challenge_plays_key", "challenge_id", "board", "user_id", unique=True),
+        #: the plays still to settle (result NULL) and the count of results (ChallengeStore.scores)
+        Index("ix_challenge_plays_results", "challenge_id", "result", "ranked"),
+        #: the results stored since the last read (ChallengeStore.scores)
+        Index("ix_challenge_plays_finished", "challenge_id", "finished_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    challenge_id: Mapped[int] = mapped_column(ForeignKey("challenges.id", ondelete="CASCADE"), nullable=False)
+    board: Mapped[int] = mapped_column(Integer, nullable=False)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
+    seat: Mapped[int] = mapped_column(Integer, nullable=False)
+    ranked: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    room_id: Mapped[str | None] = mapped_column(ForeignKey("rooms.id", ondelete="SET NULL"), nullable=True, index=True)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"), nullable=True)
+    result: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    started_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+    user: Mapped[User] = relationship()

@@ -115,13 +115,16 @@ def budget_key(spec: str) -> tuple[Budget, str]:
 
 
 def record_deals(record: Sequence[dict[str, Any]]) -> tuple[int, bool]:
-    """The number of deals in a parsed record and whether the game is over (a ``game_over`` event).
+    """The number of deals in a parsed record and whether the game is over (a ``game_over`` event;
+    for a board play's record, :mod:`guandan.duplicate.board_records`, its one deal's ``deal_end``).
 
     Args:
         record: the record's JSON objects (header first).
     """
     deals = sum(1 for ev in record if isinstance(ev, dict) and ev.get("type") == "deal")
-    over = any(isinstance(ev, dict) and ev.get("type") == "game_over" for ev in record)
+    end = "deal_end" if record and isinstance(record[0], dict) and isinstance(record[0].get("board"), dict) \
+        else "game_over"
+    over = any(isinstance(ev, dict) and ev.get("type") == end for ev in record)
     return deals, over
 
 

@@ -173,7 +173,18 @@ def room_info(db: Any, room: Any) -> RoomInfo:
         seats=seats,
         record="" if "record" in _unloaded(room) else (room.record or ""),
         default_clocks=bool(getattr(room, "default_clocks", False)),
+        board=_board_json(getattr(room, "board", None)),
     )
+
+
+def _board_json(text: Any) -> dict[str, Any] | None:
+    """A board room's board (``rooms.board``, JSON text), or ``None`` for any other room."""
+    if not text:
+        return None
+    import json
+
+    value = json.loads(text)
+    return value if isinstance(value, dict) else None
 
 
 def _unloaded(room: Any) -> set[str]:

@@ -78,6 +78,10 @@ class Settings:
             have; a second one is refused with 409 ``quick_game_running`` (0: no limit).
         quick_games_per_address: live quick games one client address may have started (all
             accounts; 429 ``too_many_quick_games``; 0: no limit). See :mod:`guandan.server.quickgames`.
+        challenge_boards, challenge_preset, challenge_bots: how each day's duplicate challenge is
+            made (:mod:`guandan.server.challenge`): 12 boards, the ``official`` preset, bots at
+            level ``normal``; ``challenge_start_grace_s``: seconds a just-started board waits
+            for its player's page before the bot covers an absent player (20).
     """
 
     db_url: str = field(default_factory=lambda: os.environ.get("GUANDAN_DATABASE_URL", DEFAULT_DB_URL))
@@ -110,3 +114,7 @@ class Settings:
     review_jobs_max: int = 4
     quick_games_per_account: int = 1
     quick_games_per_address: int = 4
+    challenge_boards: int = 12
+    challenge_preset: str = "official"
+    challenge_bots: str = "normal"
+    challenge_start_grace_s: float = 20.0

@@ -322,6 +322,13 @@ def make_ws_router(
             await websocket.send_text(frame_json(error_frame(f"no room {room_id!r}", "no_room", {"room": room_id[:16]})))
             await websocket.close(code=CLOSE_NO_ROOM)
             return
+        if table.info.board is not None and table.info.seat_of(user_id) is None:
+            # a daily-challenge board is secret until the day closes: nobody watches it (its record
+            # is public once the day closes: replay and review)
+            await websocket.send_text(frame_json(error_frame("only its player may open a board of the daily challenge",
+                                                             "board_private", {"room": room_id[:16]})))
+            await websocket.close(code=CLOSE_NO_ROOM)
+            return
         address = websocket.client.host if websocket.client is not None else "unknown"
         refusal = _over_cap(manager, table, address, settings, user_id)
         if refusal is not None:

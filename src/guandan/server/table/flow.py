@@ -144,7 +144,8 @@ class Table:
     def _sync_lines(self) -> None:
         assert self.game is not None
         if not self._lines:
-            self._lines.append(dumps(record_header(self.game, self.info.preset, self.info.player_names())))
+            header = record_header(self.game, self.info.preset, self.info.player_names())
+            self._lines.append(dumps(self.info.with_board(header)))  # a board room: a board record
         for ev in self.game.events[len(self._lines) - 1 :]:
             self._lines.append(dumps(ev))
 
@@ -237,6 +238,8 @@ class Table:
         hands; the record stores every deal's hands (``"seed": null``, ``"hands": "explicit"``)
         and a restart replays from them. ``settings.seeded_deals`` (tests only) deals from
         ``random.Random(room seed)`` instead."""
+        if self.info.board is not None:  # a board room: the board's one deal (TableHost.board_game)
+            return self.manager.board_game(self.info.board)
         if getattr(self.manager.settings, "seeded_deals", False):
             return Game(self.info.rules, seed=self.info.seed, max_games=1)
         return Game(self.info.rules, rng=secrets.SystemRandom(), max_games=1)
@@ -267,7 +270,7 @@ class Table:
             self._sync_lines()
             self._queued = 1
             return
-        result = replay_lines(lines)
+        result = self.manager.replay_board(lines) if self.info.board is not None else replay_lines(lines)
         self.game = result.game
         self._lines = []
         self._sync_lines()
@@ -567,7 +570,7 @@ class Table:
         game = self.game
         assert game is not None
         self.info.status = FINISHED
-        winner = game.winner if game.winner is not None or game.time_called else 0  # R58: a draw on time
+        winner = game.winner if game.winner is not None or game.time_called or self.info.board else 0  # R58
         self.final = {"winner_team": winner, "game_id": None,
                       "summary": account_titles(game_summary(game), self.info.base_points())}
         self._schedule()

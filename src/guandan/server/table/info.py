@@ -76,6 +76,9 @@ class RoomInfo:
     public_url: str | None = None
     #: the room created by "play again", once there is one
     next_room: str | None = None
+    #: a board room (the daily challenge): the board's JSON (``Board.to_json``); its game is that
+    #: board's one deal, its record a board record, and nobody but its seats may watch it
+    board: dict[str, Any] | None = None
 
     @property
     def rules(self) -> RuleSet:
@@ -86,6 +89,14 @@ class RoomInfo:
     def clocks(self) -> tuple[float | None, float | None]:
         """``(lead_s, follow_s)`` move clocks in seconds, ``None`` = no clock (R53)."""
         return self.options.get("clock_lead_s"), self.options.get("clock_follow_s")
+
+    def with_board(self, header: dict[str, Any]) -> dict[str, Any]:
+        """A record header of this room: a board room's gets the board (``"board"``, a board record
+        of :mod:`guandan.duplicate.board_records`, which a restart replays from the board); the
+        header is returned (changed in place)."""
+        if self.board is not None:
+            header["board"] = self.board
+        return header
 
     def seat_of(self, user_id: int | None) -> int | None:
         """The seat held by ``user_id``, or ``None``."""
@@ -147,4 +158,5 @@ class RoomInfo:
             "public_url": self.public_url,
             "clocks": {"lead_s": lead, "follow_s": follow, "default": bool(self.default_clocks)},
             "next_room": self.next_room,
+            "board_room": self.board is not None,
         }

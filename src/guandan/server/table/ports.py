@@ -101,5 +101,13 @@ class TableHost(Protocol):
     def public_url(self) -> str | None:
         """The server's public URL (invite links), or ``None``."""
 
+    def board_game(self, board: dict[str, Any]) -> Any:
+        """A board room's game: the board's (``Board.to_json``) one deal at the start of play,
+        over when that deal ends (raises ``BoardError`` for a bad board)."""
+
+    def replay_board(self, lines: list[str]) -> Any:
+        """A board room's stored record replayed (a ``ReplayResult`` whose game is over at the
+        deal's end; raises ``RecordError`` when it does not replay)."""
+
 
 __all__ = ["FrameSink", "Ownership", "RecordSink", "TableHost"]

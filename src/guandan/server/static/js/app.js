@@ -2,13 +2,13 @@
 //
 // Routes (path routing; the server serves index.html for each, and "#/room/x" style hashes work
 // too for a static preview): /  /room/{id}  /profile/{name}  /replay/{id}  /review/{id}?deal=N&seat=S
-// /leaderboard  /history  /tournaments  /tournaments/{id}
+// /leaderboard  /history  /tournaments  /tournaments/{id}  /challenge
 // (/login?next=/room/x shows the lobby, which asks to sign in when nobody is signed in, and goes
 // back to the path in `next` once signed in; the header's sign-in link for signed-out people
 // leads there from any page)
 //
 // Stable data-testid attributes for browser tests:
-//   header:      lang-switch (select: "zh" | "en"), nav-lobby, nav-tournaments, nav-leaderboard, nav-history,
+//   header:      lang-switch (select: "zh" | "en"), nav-lobby, nav-challenge, nav-tournaments, nav-leaderboard, nav-history,
 //                nav-profile, nav-login (signed out: opens the sign-in form, then comes back),
 //                user-name, logout-btn, toast (one-line messages, errors)
 //   sign-in:     login-form, login-name, login-password, login-btn, register-btn, guest-btn
@@ -65,6 +65,16 @@
 //   tournament:  tournament-title, tournament-error, standings-table, standings-row (data-entry),
 //                standings-fp, prize-list, round-section (data-round), pairing-row (data-table,
 //                data-status), print-round-btn, print-btn, export-csv, export-json
+//   challenge:   challenge-page, challenge-head, challenge-title, challenge-error, challenge-sign-in,
+//                challenge-guest-note, challenge-me, challenge-boards, challenge-board (data-board,
+//                data-status: open | playing | played), challenge-board-status, challenge-board-result,
+//                challenge-board-pct, challenge-play-btn, challenge-resume-link, challenge-results-btn,
+//                challenge-review-link, challenge-board-panel, challenge-board-close,
+//                challenge-frequencies, challenge-results, challenge-result-row, challenge-leaderboard,
+//                challenge-lb-day, challenge-lb-week, challenge-leaderboard-table,
+//                challenge-leaderboard-row, challenge-leaderboard-empty, challenge-history,
+//                challenge-history-row; lobby-challenge, lobby-challenge-link (the lobby's link); challenge-back
+//                (a board room's game-over panel)
 //   organiser:   organiser-panel, org-pair-btn, org-repair-btn, org-entry-form, org-player1,
 //                org-player2, org-club, org-rating, org-entry-add, org-csv, org-csv-btn,
 //                org-result-form, org-result-table (value "round:table"), org-level-a, org-level-b,
@@ -94,6 +104,7 @@ import { mountReplay } from "./replay.js";
 import { mountReview } from "./review.js";
 import { mountHistory, mountLeaderboard, mountProfile, notFoundPage } from "./pages.js";
 import { mountTournament, mountTournaments } from "./tournaments.js";
+import { mountChallenge } from "./challenge.js";
 import { errText } from "./auth.js";
 import { registerServiceWorker } from "./pwa.js";
 
@@ -107,6 +118,7 @@ const ROUTES = [
   [/^\/tournaments\/?$/, mountTournaments, () => ({})],
   [/^\/tournaments\/([0-9]+)\/?$/, mountTournament, (m) => ({ id: m[1] })],
   [/^\/history\/?$/, mountHistory, () => ({})],
+  [/^\/challenge\/?$/, mountChallenge, () => ({})],
   [/^\/login\/?$/, mountLobby, () => ({})],
 ];
 
@@ -245,6 +257,7 @@ function renderHeader() {
       "nav",
       { class: "nav" },
       nav("/", "nav_lobby", "nav-lobby"),
+      nav("/challenge", "nav_challenge", "nav-challenge"),
       nav("/tournaments", "nav_tournaments", "nav-tournaments"),
       nav("/leaderboard", "nav_leaderboard", "nav-leaderboard"),
       me ? nav("/history", "nav_history", "nav-history") : null,

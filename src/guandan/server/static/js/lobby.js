@@ -2,7 +2,7 @@
 // their rules in words, create a room (preset + rule changes + move clocks, on by default), and
 // join by invite link. Contract: docs/table-contract.md sections 1, 2, 9 and 10.
 
-import { h, replaceChildren, toast } from "./dom.js";
+import { h, link, replaceChildren, toast } from "./dom.js";
 import { get, getConfig, post, roomTitle } from "./api.js";
 import { t } from "./i18n.js";
 import { authForm, errText } from "./auth.js";
@@ -433,10 +433,17 @@ export function mountLobby(el, _params, ctx) {
     );
   }
 
+  function challengePanel() {
+    return h("section", { class: "card-panel challenge-panel", testid: "lobby-challenge" },
+      h("h2", {}, t("ch_lobby_title")),
+      h("p", { class: "hint" }, t("ch_lobby_text")),
+      link("/challenge", t("ch_lobby_btn"), { class: "btn primary", testid: "lobby-challenge-link" }));
+  }
+
   function render() {
     clearInterval(refreshTimer);
     if (!ctx.me) {
-      replaceChildren(el, h("div", { class: "lobby narrow" }, quickPanel(ctx, isDestroyed), authForm((user) => ctx.setMe(user)), joinForm()));
+      replaceChildren(el, h("div", { class: "lobby narrow" }, quickPanel(ctx, isDestroyed), challengePanel(), authForm((user) => ctx.setMe(user)), joinForm()));
       return;
     }
     replaceChildren(
@@ -460,7 +467,7 @@ export function mountLobby(el, _params, ctx) {
             roomList,
           ),
         ),
-        h("div", { class: "lobby-side" }, createForm(), joinForm()),
+        h("div", { class: "lobby-side" }, challengePanel(), createForm(), joinForm()),
       ),
     );
     drawRooms();

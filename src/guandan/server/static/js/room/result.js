@@ -196,7 +196,10 @@ function gameOverPart(store, actions, g, kv) {
     h(
       "div",
       { class: "btn-row" },
-      isOwner(store) && !next ? h("button", { type: "button", class: "btn primary", testid: "again-btn", onclick: actions.onPlayAgain }, t("play_again")) : null,
+      st.room && st.room.board_room ? link("/challenge", t("ch_back"), { class: "btn primary", testid: "challenge-back" }) : null,
+      isOwner(store) && !next && !(st.room && st.room.board_room)
+        ? h("button", { type: "button", class: "btn primary", testid: "again-btn", onclick: actions.onPlayAgain }, t("play_again"))
+        : null,
       next ? h("button", { type: "button", class: "btn primary", testid: "again-follow", onclick: () => actions.followTo(next) }, t("play_again_join")) : null,
       g.game_id !== undefined && g.game_id !== null ? link(`/replay/${g.game_id}`, t("watch_replay"), { testid: "replay-link", class: "btn" }) : null,
       g.game_id !== undefined && g.game_id !== null
