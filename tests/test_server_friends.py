@@ -218,7 +218,7 @@ def test_invitation_flow_and_errors(app: Any) -> None:
     refused(alice.post("/api/friends/invitations", json={"name": "bob", "room_id": "zzzzzzzz"}), 404, "no_room")
     other = room_of(carol)
     befriend(carol, bob, "bob", "carol")
-    refused(alice.post("/api/friends/invitations", json={"name": "bob", "room_id": other}), 403, "not_seated")
+    refused(alice.post("/api/friends/invitations", json={"name": "bob", "room_id": other}), 403, "invite_not_seated")
     r = alice.post("/api/friends/invitations", json={"name": "bob", "room_id": room})
     assert r.status_code == 201, r.text
     inv = r.json()["invitation"]

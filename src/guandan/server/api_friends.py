@@ -16,7 +16,7 @@ list or a profile page can add a friend by the name it shows.
 * ``POST /api/friends/remove {name}`` -> ``{ok, name}`` (a friendship, or my own pending request);
   404 ``not_friends``.
 * ``POST /api/friends/invitations {name, room_id}`` -> ``{invitation: {id, to, room_id, expires_at}}``
-  (201). Errors: 404 ``not_friends`` / ``no_room``, 403 ``not_seated``, 409 ``room_not_waiting`` /
+  (201). Errors: 404 ``not_friends`` / ``no_room``, 403 ``invite_not_seated``, 409 ``room_not_waiting`` /
   ``already_seated`` / ``already_invited``.
 * ``POST /api/friends/invitations/{id}/dismiss`` -> ``{ok}``; 404 ``no_invitation``.
 

@@ -24,7 +24,7 @@ The rules
   status is ``waiting`` or ``playing``; an offline friend shows no table. Only the room's id, name
   and status are given: never a card, a hand or a score.
 * **Invitations**: I may invite an accepted friend to a room in which I sit and which is still
-  ``waiting`` (``not_seated``, ``room_not_waiting``, ``not_friends``); the friend must not already
+  ``waiting`` (``invite_not_seated``, ``room_not_waiting``, ``not_friends``); the friend must not already
   sit in it (``already_seated``). One live invitation per friend per room (``already_invited``).
   An invitation lives :data:`INVITE_TTL_S` seconds; it disappears when it expires, when the room
   starts or is deleted, when the friend sits down in the room or dismisses it, or when the
@@ -197,7 +197,7 @@ def check_invite(relation: str, friend_name: str, room_status: str | None, i_sit
         pending: whether a live invitation of the friend to this room exists.
         room_id: the room's id (for the error's ``params``).
     Raises:
-        FriendError: ``not_friends`` (404), ``no_room`` (404), ``not_seated`` (403),
+        FriendError: ``not_friends`` (404), ``no_room`` (404), ``invite_not_seated`` (403),
             ``room_not_waiting`` (409), ``already_seated`` (409), ``already_invited`` (409).
     """
     if relation != FRIENDS:
@@ -205,7 +205,7 @@ def check_invite(relation: str, friend_name: str, room_status: str | None, i_sit
     if room_status is None:
         raise FriendError(404, "no_room", f"no room {room_id!r}", {"room": room_id[:16]})
     if not i_sit:
-        raise FriendError(403, "not_seated", "invite friends to a room you sit in", {"room": room_id})
+        raise FriendError(403, "invite_not_seated", "invite friends to a room you sit in", {"room": room_id})
     if room_status != "waiting":
         raise FriendError(409, "room_not_waiting", "the game in this room has started: no more invitations",
                           {"room": room_id})

@@ -143,7 +143,7 @@ def invite(db: Session, me: User, name: object, room_id: object, now: datetime) 
     An expired or dead invitation of the friend to the room is replaced.
 
     Raises:
-        FriendError: ``guest_no_friends`` (403), ``not_friends``/``no_room`` (404), ``not_seated``
+        FriendError: ``guest_no_friends`` (403), ``not_friends``/``no_room`` (404), ``invite_not_seated``
             (403), ``room_not_waiting``/``already_seated``/``already_invited`` (409).
     """
     rules.check_may_have_friends(_account(me))

@@ -44,6 +44,15 @@
 //                result-lobby, drawer-tribute-events, reopen-result-btn, result-main (the
 //                essentials), result-details (the scrolling finish order, hands and points),
 //                result-more (its "more ↓" cue, shown while more lies below)
+//   friends:     friends-panel (lobby side column), friends-online, friends-guest, friend-invites,
+//                friend-invite (data-room), friend-invite-join, friend-invite-dismiss, friend-requests,
+//                friend-request (data-name), friend-accept, friend-decline, friend-list, friend-item
+//                (data-name, data-online "1"/"0"), friend-dot, friend-table (link to the friend's room),
+//                friend-remove, friend-outgoing, friend-sent, friend-cancel, friend-add-form,
+//                friend-add-name, friend-add-btn, friend-board, friend-board-row (data-name);
+//                profile-add-friend (profile; data-state add/sent/accept/friends); waiting room:
+//                invite-friends, invite-friend-btn, invite-friend-list, invite-friend (data-name),
+//                invite-friend-none; game over: game-over-players, game-over-player
 //   profile:     profile, profile-games, profile-won, profile-win-rate, profile-rating,
 //                rating-help, profile-anhui-title, anhui-ladder, anhui-title, recent-games, game-row
 //   history:     history, history-list, game-row (data-game="{id}"; a click opens the replay),

@@ -4,9 +4,11 @@
 // own line as `key: "text",` so the test can read the keys without a JavaScript parser.
 // Placeholders are written {name} and filled by t(key, {name: value}).
 // Longer than ~800 lines on purpose: two flat string tables, one entry per line, no logic.
-// The tournament pages' strings sit in i18n_tournament.js, in the same format, merged below.
+// The tournament pages' strings sit in i18n_tournament.js, in the same format, merged below; the
+// friends' strings (friends.js) likewise in i18n_friends.js.
 
 import { TOURNAMENT_EN, TOURNAMENT_ZH } from "./i18n_tournament.js";
+import { FRIENDS_EN, FRIENDS_ZH } from "./i18n_friends.js";
 
 const EN = {
   app_title: "Guandan",
@@ -878,7 +880,7 @@ const ZH = {
 };
 
 /** The string tables by language code. */
-export const STRINGS = { en: { ...EN, ...TOURNAMENT_EN }, zh: { ...ZH, ...TOURNAMENT_ZH } };
+export const STRINGS = { en: { ...EN, ...TOURNAMENT_EN, ...FRIENDS_EN }, zh: { ...ZH, ...TOURNAMENT_ZH, ...FRIENDS_ZH } };
 
 /** Supported languages, in switch order. */
 export const LANGS = ["zh", "en"];

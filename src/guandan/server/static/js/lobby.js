@@ -6,6 +6,7 @@ import { h, replaceChildren, toast } from "./dom.js";
 import { get, getConfig, post, roomTitle } from "./api.js";
 import { t } from "./i18n.js";
 import { authForm, errText } from "./auth.js";
+import { friendsPanel } from "./friends.js";
 import {
   CLOCK_OPTIONS,
   DIFFICULTIES,
@@ -203,6 +204,7 @@ export function mountLobby(el, _params, ctx) {
   let refreshTimer = null;
   let presets = null;
   let lastRooms = null;
+  let friends = null;
   const isDestroyed = () => destroyed;
   const roomList = h("div", { class: "room-list", testid: "room-list" }, t("loading"));
 
@@ -425,6 +427,8 @@ export function mountLobby(el, _params, ctx) {
 
   function render() {
     clearInterval(refreshTimer);
+    if (friends) friends.destroy();
+    friends = ctx.me ? friendsPanel(ctx) : null;
     if (!ctx.me) {
       replaceChildren(el, h("div", { class: "lobby narrow" }, quickPanel(ctx, isDestroyed), authForm((user) => ctx.setMe(user)), joinForm()));
       return;
@@ -450,7 +454,7 @@ export function mountLobby(el, _params, ctx) {
             roomList,
           ),
         ),
-        h("div", { class: "lobby-side" }, createForm(), joinForm()),
+        h("div", { class: "lobby-side" }, friends.el, createForm(), joinForm()),
       ),
     );
     drawRooms();
@@ -463,6 +467,7 @@ export function mountLobby(el, _params, ctx) {
     destroy() {
       destroyed = true;
       clearInterval(refreshTimer);
+      if (friends) friends.destroy();
     },
     onMe: render,
     onLang: render,
