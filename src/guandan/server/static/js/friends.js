@@ -40,10 +40,13 @@ async function act(path, body, done) {
 }
 
 /**
- * The lobby's friends panel. ctx: the app context ({me, navigate}). Returns {el, destroy()}.
+ * The lobby's friends panel. ctx: the app context ({me, navigate}). Returns {el, invites, destroy()}:
+ * `el` the panel (side column), `invites` the bar of invitations to rooms, which the lobby puts
+ * above both columns so that a phone shows it without scrolling (hidden while there are none).
  */
 export function friendsPanel(ctx) {
   const el = h("section", { class: "card-panel friends-panel", testid: "friends-panel" });
+  const invites = h("div", { class: "friend-invites-bar", hidden: true });
   let data = null;
   let timer = null;
   let destroyed = false;
@@ -87,8 +90,12 @@ export function friendsPanel(ctx) {
     );
   }
 
+  function drawInvitations(list) {
+    invites.hidden = !list.length;
+    replaceChildren(invites, list.length ? invitationsEl(list) : null);
+  }
+
   function invitationsEl(list) {
-    if (!list.length) return null;
     return h(
       "div",
       { class: "friend-block friend-invites", testid: "friend-invites" },
@@ -138,7 +145,7 @@ export function friendsPanel(ctx) {
       "div",
       { class: "friend-row", testid: "friend-item", dataset: { name: f.name, online: f.online ? "1" : "0" } },
       h("span", { class: `friend-dot${f.online ? " on" : ""}`, testid: "friend-dot", role: "img", "aria-label": t(f.online ? "fr_online" : "fr_offline"), title: t(f.online ? "fr_online" : "fr_offline") }),
-      h("span", { class: "friend-name" }, profileLink(f.name), h("span", { class: "friend-rating muted" }, ` ${f.rating}`)),
+      h("span", { class: "friend-name" }, profileLink(f.name)),
       where,
       h(
         "button",
@@ -192,10 +199,10 @@ export function friendsPanel(ctx) {
     const friends = Array.isArray(data.friends) ? data.friends : [];
     const online = friends.filter((f) => f.online).length;
     const outgoing = Array.isArray(data.outgoing) ? data.outgoing : [];
+    drawInvitations(Array.isArray(data.invitations) ? data.invitations : []);
     replaceChildren(
       el,
       h("div", { class: "panel-head" }, h("h2", {}, t("fr_title")), h("span", { class: "muted small", testid: "friends-online" }, t("fr_online_count", { n: online, total: friends.length }))),
-      invitationsEl(Array.isArray(data.invitations) ? data.invitations : []),
       requestsEl(Array.isArray(data.incoming) ? data.incoming : []),
       h(
         "div",
@@ -234,6 +241,7 @@ export function friendsPanel(ctx) {
   }
   return {
     el,
+    invites,
     refresh,
     redraw: draw,
     destroy() {

@@ -77,7 +77,7 @@ export const FRIENDS_ZH = {
   fr_cancel: "撤回",
   fr_remove: "删除好友",
   fr_remove_confirm: "确定把 {name} 从好友中删除吗？",
-  fr_board: "好友排行榜（积分）",
+  fr_board: "好友排行榜（等级分）",
   fr_invited_you: "{name} 邀请你加入 {room}",
   fr_join: "加入",
   fr_dismiss: "忽略",

@@ -438,6 +438,7 @@ export function mountLobby(el, _params, ctx) {
       h(
         "div",
         { class: "lobby" },
+        friends.invites,
         h(
           "div",
           { class: "lobby-main" },
