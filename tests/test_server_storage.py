@@ -49,13 +49,13 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
 )
 BACKENDS = ["sqlite", "postgresql"]
 TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
-          "tournaments", "tournament_directors", "tournament_audit"]
+          "tournaments", "tournament_directors", "tournament_audit", "friend_links", "friend_invites"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
     "users": {
         "id", "name", "password_hash", "is_guest", "created_at", "rating_mu", "rating_sigma",
-        "games_played", "games_won", "anhui_points",
+        "games_played", "games_won", "anhui_points", "last_seen_at",
     },
     "sessions": {"token", "user_id", "created_at", "expires_at"},
     "rooms": {
@@ -71,6 +71,8 @@ CONTRACT_COLUMNS = {
                     "version", "created_at", "updated_at"},
     "tournament_directors": {"tournament_id", "user_id"},
     "tournament_audit": {"id", "tournament_id", "user_id", "at", "operation", "version", "before", "after"},
+    "friend_links": {"user_low", "user_high", "requester_id", "status", "created_at"},
+    "friend_invites": {"id", "room_id", "from_id", "to_id", "created_at", "expires_at"},
 }
 
 
