@@ -180,3 +180,46 @@ def test_add_friend_from_a_profile(open_page: Callable[..., Any], server: Any) -
     b.goto("/profile/pete")  # one's own profile: no button
     tid(b, "profile").wait_for()
     assert tid(b, "profile-add-friend").count() == 0
+
+
+def test_game_over_players_link_to_profiles(open_page: Callable[..., Any], server: Any) -> None:
+    """The game-over panel lists the other people of the game as links to their profiles (where
+    "Add friend" is); bots and oneself are left out, and a game with nobody else shows nothing."""
+    page = open_page("over", "en-US")
+    page.goto("/")
+    out = page.evaluate(
+        """async () => {
+          const F = await import('/static/js/friends.js');
+          const seats = [{seat: 0, user: 'me'}, {seat: 1, bot: 'normal'}, {seat: 2, user: 'zoe'}, {seat: 3, user: 'li lei'}];
+          const el = F.gamePlayersLinks(seats, 'me');
+          const alone = F.gamePlayersLinks([{seat: 0, user: 'me'}, {seat: 1, bot: 'easy'}], 'me');
+          return {links: [...el.querySelectorAll('a')].map(a => [a.textContent, a.getAttribute('href')]),
+                  text: el.textContent, alone};
+        }"""
+    )
+    assert out["links"] == [["zoe", "/profile/zoe"], ["li lei", "/profile/li%20lei"]]
+    assert out["text"] == "Players: zoe, li lei" and out["alone"] is None
+
+
+def test_lobby_polls_friends_every_20_s_and_pauses_when_hidden(open_page: Callable[..., Any], server: Any) -> None:
+    """The lobby reads GET /api/friends every 20 s while the tab is visible, not while it is hidden,
+    and at once when it shows again (the page's clock is Playwright's fake clock)."""
+    page = open_page("poll", "en-US")
+    page.clock.install()
+    page.goto("/")
+    register(page, "polly", PASSWORD)
+    tid(page, "friend-list").wait_for()
+    calls: list[str] = []
+    page.on("request", lambda r: calls.append(r.url) if r.url.endswith("/api/friends") else None)
+    page.clock.run_for(20_500)
+    page.wait_for_timeout(300)
+    assert len(calls) == 1, calls
+    page.evaluate("""() => { Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});
+                             document.dispatchEvent(new Event('visibilitychange')); }""")
+    page.clock.run_for(60_000)
+    page.wait_for_timeout(300)
+    assert len(calls) == 1, calls  # hidden: three periods, no request
+    page.evaluate("""() => { Object.defineProperty(document, 'hidden', {configurable: true, get: () => false});
+                             document.dispatchEvent(new Event('visibilitychange')); }""")
+    page.wait_for_timeout(500)
+    assert len(calls) == 2, calls  # shown again: read at once

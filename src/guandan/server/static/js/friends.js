@@ -9,7 +9,7 @@
 
 import { h, link, replaceChildren, toast } from "./dom.js";
 import { get, post } from "./api.js";
-import { t } from "./i18n.js";
+import { getLang, t } from "./i18n.js";
 import { errText } from "./auth.js";
 
 export const POLL_MS = 20000;
@@ -300,12 +300,13 @@ const inviteBoxes = new Map();
 /**
  * The waiting room's "Invite a friend" control for room `roomId`: a button that opens the list of
  * online friends not seated here, each with an Invite button (POST /api/friends/invitations). The
- * same element is given back for the same room, so the seats' re-renders keep it open.
+ * same element is given back for the same room and language, so the seats' re-renders keep it open.
  * Returns null for guests and signed-out visitors.
  */
 export function inviteControl(ctx, roomId) {
   if (!ctx.me || ctx.me.is_guest) return null;
-  const cached = inviteBoxes.get(roomId);
+  const key = `${roomId}:${getLang()}`; // a new language draws a new control
+  const cached = inviteBoxes.get(key);
   if (cached) return cached;
   inviteBoxes.clear(); // one room at a time
   const list = h("div", { class: "invite-list", testid: "invite-friend-list", hidden: true });
@@ -350,7 +351,7 @@ export function inviteControl(ctx, roomId) {
     if (open) fill();
   });
   const box = h("div", { class: "invite-friends", testid: "invite-friends" }, toggle, list);
-  inviteBoxes.set(roomId, box);
+  inviteBoxes.set(key, box);
   return box;
 }
 
