@@ -344,3 +344,36 @@ def test_open_table_socket_keeps_the_account_online(app: Any) -> None:
             time.sleep(0.05)
         f = alice.get("/api/friends").json()["friends"][0]
     assert f["online"] is True and f["table"]["room_id"] == room
+
+
+def test_block_and_unblock(app: Any) -> None:
+    alice, bob, carol = person(app, "alice"), person(app, "bob"), person(app, "carol")
+    befriend(alice, bob, "bob", "alice")
+    room = room_of(bob)
+    bob.post("/api/friends/invitations", json={"name": "alice", "room_id": room})
+    # alice blocks bob: the friendship and bob's invitation end; only alice sees the block
+    assert alice.post("/api/friends/block", json={"name": "BOB"}).json() == {"ok": True, "name": "bob"}
+    a, b = alice.get("/api/friends").json(), bob.get("/api/friends").json()
+    assert a["friends"] == [] and a["invitations"] == [] and a["blocked"] == [{"name": "bob"}]
+    assert b["friends"] == [] and b["blocked"] == [] and b["outgoing"] == [] and b["incoming"] == []
+    # no request either way while the block stands
+    assert refused(bob.post("/api/friends/requests", json={"name": "alice"}), 403,
+                   "request_blocked")["params"] == {"name": "alice"}
+    refused(alice.post("/api/friends/requests", json={"name": "bob"}), 409, "you_blocked")
+    refused(bob.post("/api/friends/invitations", json={"name": "alice", "room_id": room}), 404, "not_friends")
+    refused(alice.post("/api/friends/block", json={"name": "bob"}), 409, "already_blocked")
+    refused(alice.post("/api/friends/block", json={"name": "alice"}), 400, "friend_self")
+    refused(alice.post("/api/friends/block", json={"name": "nobody"}), 404, "no_user")
+    refused(alice.post("/api/friends/remove", json={"name": "bob"}), 404, "not_friends")
+    refused(bob.post("/api/friends/accept", json={"name": "alice"}), 404, "no_request")
+    # bob blocking alice back changes nothing; bob cannot lift alice's block
+    assert bob.post("/api/friends/block", json={"name": "alice"}).json() == {"ok": True, "name": "alice"}
+    refused(bob.post("/api/friends/unblock", json={"name": "alice"}), 404, "not_blocked")
+    # blocking a pending request from carol ends it
+    carol.post("/api/friends/requests", json={"name": "alice"})
+    alice.post("/api/friends/block", json={"name": "carol"})
+    assert carol.get("/api/friends").json()["outgoing"] == []
+    # alice lifts her block: bob may ask again
+    assert alice.post("/api/friends/unblock", json={"name": "bob"}).json() == {"ok": True, "name": "bob"}
+    assert [x["name"] for x in alice.get("/api/friends").json()["blocked"]] == ["carol"]
+    assert bob.post("/api/friends/requests", json={"name": "alice"}).json()["outcome"] == "requested"

@@ -7,14 +7,17 @@ Every endpoint needs a registered account (401 ``login_required`` without a sess
 list or a profile page can add a friend by the name it shows.
 
 * ``GET /api/friends`` -> :func:`~guandan.server.friends_store.overview`'s ``{friends, incoming,
-  outgoing, invitations, leaderboard}`` (the lobby polls it every 20 s while the tab is visible).
+  outgoing, blocked, invitations, leaderboard}`` (the lobby polls it every 20 s while the tab is visible).
 * ``POST /api/friends/requests {name}`` -> ``{outcome: "requested" | "accepted", name}`` (a request
   to someone who asked me first is accepted at once). Errors: 400 ``friend_self`` / ``guest_target``,
-  404 ``no_user``, 409 ``already_friends`` / ``request_pending`` / ``too_many_friends``.
+  404 ``no_user``, 409 ``already_friends`` / ``request_pending`` / ``you_blocked`` / ``too_many_friends``, 403 ``request_blocked``.
 * ``POST /api/friends/accept {name}``, ``POST /api/friends/decline {name}`` -> ``{ok, name}``; 404
   ``no_request``.
 * ``POST /api/friends/remove {name}`` -> ``{ok, name}`` (a friendship, or my own pending request);
   404 ``not_friends``.
+* ``POST /api/friends/block {name}`` -> ``{ok, name}`` (ends a friendship or request, no request
+  either way until unblocked; 400 ``friend_self`` / ``guest_target``, 404 ``no_user``, 409
+  ``already_blocked``); ``POST /api/friends/unblock {name}`` -> ``{ok, name}`` (404 ``not_blocked``).
 * ``POST /api/friends/invitations {name, room_id}`` -> ``{invitation: {id, to, room_id, expires_at}}``
   (201). Errors: 404 ``not_friends`` / ``no_room``, 403 ``invite_not_seated``, 409 ``room_not_waiting`` /
   ``already_seated`` / ``already_invited``.
@@ -126,6 +129,25 @@ def make_friends_router() -> APIRouter:
             raise _refused(e) from None
         db.commit()
         return {"ok": True, "name": other.name}
+
+    def blocking(body: NameBody, db: Any, user: Any, on: bool) -> Any:
+        try:
+            other = store.block(db, user, body.name) if on else store.unblock(db, user, body.name)
+        except FriendError as e:
+            db.rollback()
+            raise _refused(e) from None
+        db.commit()
+        return {"ok": True, "name": other.name}
+
+    @router.post("/api/friends/block")
+    def block(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
+        """Block ``name``: no friend request either way until I unblock them."""
+        return blocking(body, db, user, True)
+
+    @router.post("/api/friends/unblock")
+    def unblock(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
+        """Lift my block of ``name``."""
+        return blocking(body, db, user, False)
 
     @router.post("/api/friends/invitations")
     def invite(body: InviteBody, db: DbSession, user: RequiredUser) -> Any:

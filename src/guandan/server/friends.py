@@ -15,6 +15,13 @@ The rules
 * **Accept / decline** act on a pending request addressed to me (``no_request`` otherwise);
   declining deletes it, and the other may ask again later. **Remove** ends a friendship or takes
   back my own pending request (``not_friends`` when there is neither).
+* **Block**: I may block any registered account but myself; it ends a friendship or a request
+  between us and the invitations between us. While the block stands, no request goes either way:
+  mine is refused with ``you_blocked`` (unblock first), theirs with ``request_blocked``. Only the
+  blocker sees the block (in the ``blocked`` list) and may lift it (``unblock``; ``not_blocked``
+  otherwise). A pair holds one link: when the other has blocked me already, my block changes
+  nothing (requests are refused both ways all the same) and ``already_blocked`` answers a second
+  block of mine.
 * **Presence** is shown to accepted friends only, never to strangers or to a pending request's
   other side. A friend is *online* when the account was seen in the last :data:`ONLINE_WINDOW_S`
   seconds: "seen" is an authenticated HTTP request or a message on an open table websocket (the
@@ -52,6 +59,8 @@ MAX_FRIENDS = 200
 
 #: Relation of two accounts as seen from "me": no link, friends, a request I sent, a request I received.
 NONE, FRIENDS, I_ASKED, THEY_ASKED = "none", "friends", "i_asked", "they_asked"
+#: ... I blocked the other; the other blocked me.
+I_BLOCKED, BLOCKED_ME = "i_blocked", "blocked_me"
 
 
 class FriendError(Exception):
@@ -109,7 +118,8 @@ def decide_request(me: Account, target: Account | None, relation: str, count: in
     Raises:
         FriendError: ``guest_no_friends`` (403), ``no_user`` (404), ``friend_self`` (400),
             ``guest_target`` (400), ``already_friends`` (409), ``request_pending`` (409),
-            ``too_many_friends`` (409, more than :data:`MAX_FRIENDS`).
+            ``you_blocked`` (409), ``request_blocked`` (403), ``too_many_friends`` (409, more than
+            :data:`MAX_FRIENDS`).
     """
     check_may_have_friends(me)
     if target is None:
@@ -126,6 +136,11 @@ def decide_request(me: Account, target: Account | None, relation: str, count: in
                           {"name": target.name})
     if relation == THEY_ASKED:
         return "accepted"
+    if relation == I_BLOCKED:
+        raise FriendError(409, "you_blocked", f"you blocked {target.name}: unblock them first", {"name": target.name})
+    if relation == BLOCKED_ME:
+        raise FriendError(403, "request_blocked", f"{target.name} does not accept friend requests from you",
+                          {"name": target.name})
     if count >= MAX_FRIENDS:
         raise FriendError(409, "too_many_friends", f"at most {MAX_FRIENDS} friends and requests",
                           {"max": MAX_FRIENDS})
@@ -150,6 +165,37 @@ def check_remove(relation: str, name: str) -> None:
     """
     if relation not in (FRIENDS, I_ASKED):
         raise FriendError(404, "not_friends", f"{name} is not your friend", {"name": name[:40]})
+
+
+def check_block(me: Account, target: Account | None, relation: str, wanted: str = "") -> bool:
+    """Whether blocking ``target`` writes a block (``False``: the other has blocked me already, and
+    that block stands for both).
+
+    Raises:
+        FriendError: ``guest_no_friends`` (403), ``no_user`` (404), ``friend_self`` (400),
+            ``guest_target`` (400), ``already_blocked`` (409).
+    """
+    check_may_have_friends(me)
+    if target is None:
+        raise FriendError(404, "no_user", f"no account is named {wanted!r}", {"name": wanted[:40]})
+    if target.id == me.id:
+        raise FriendError(400, "friend_self", "you cannot block yourself")
+    if target.is_guest:
+        raise FriendError(400, "guest_target", f"{target.name} is a guest account: guests cannot have friends",
+                          {"name": target.name})
+    if relation == I_BLOCKED:
+        raise FriendError(409, "already_blocked", f"you have already blocked {target.name}", {"name": target.name})
+    return relation != BLOCKED_ME
+
+
+def check_unblock(relation: str, name: str) -> None:
+    """Raise unless I have blocked ``name``.
+
+    Raises:
+        FriendError: 404 ``not_blocked``.
+    """
+    if relation != I_BLOCKED:
+        raise FriendError(404, "not_blocked", f"you have not blocked {name}", {"name": name[:40]})
 
 
 def is_online(last_seen: datetime | None, now: datetime) -> bool:
@@ -240,7 +286,7 @@ def leaderboard(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["FRIENDS", "INVITE_TTL_S", "I_ASKED", "MAX_FRIENDS", "NONE", "ONLINE_WINDOW_S", "TABLE_STATUSES",
-           "THEY_ASKED", "TOUCH_EVERY_S", "Account", "FriendError", "check_answer", "check_invite",
-           "check_may_have_friends", "check_remove", "decide_request", "invitation_live", "invite_expiry",
+__all__ = ["BLOCKED_ME", "FRIENDS", "INVITE_TTL_S", "I_ASKED", "I_BLOCKED", "MAX_FRIENDS", "NONE", "ONLINE_WINDOW_S", "TABLE_STATUSES",
+           "THEY_ASKED", "TOUCH_EVERY_S", "Account", "FriendError", "check_answer", "check_block", "check_invite",
+           "check_may_have_friends", "check_remove", "check_unblock", "decide_request", "invitation_live", "invite_expiry",
            "is_online", "leaderboard", "touch_due", "visible_table"]

@@ -47,11 +47,13 @@ def _link(db: Session, a: int, b: int) -> FriendLink | None:
 
 def relation_of(link: FriendLink | None, me_id: int) -> str:
     """My relation to the other side of ``link``: :data:`~guandan.server.friends.NONE`, ``FRIENDS``,
-    ``I_ASKED`` or ``THEY_ASKED``."""
+    ``I_ASKED``, ``THEY_ASKED``, ``I_BLOCKED`` or ``BLOCKED_ME``."""
     if link is None:
         return rules.NONE
     if link.status == "accepted":
         return rules.FRIENDS
+    if link.status == "blocked":
+        return rules.I_BLOCKED if link.requester_id == me_id else rules.BLOCKED_ME
     return rules.I_ASKED if link.requester_id == me_id else rules.THEY_ASKED
 
 
@@ -126,8 +128,56 @@ def remove_friend(db: Session, me: User, name: object) -> User:
     rules.check_remove(relation_of(link, me.id), wanted)
     assert link is not None and other is not None
     db.delete(link)
-    db.execute(delete(FriendInvite).where(or_(and_(FriendInvite.from_id == me.id, FriendInvite.to_id == other.id),
-                                              and_(FriendInvite.from_id == other.id, FriendInvite.to_id == me.id))))
+    _drop_invitations(db, me.id, other.id)
+    db.flush()
+    return other
+
+
+def _drop_invitations(db: Session, a: int, b: int) -> None:
+    db.execute(delete(FriendInvite).where(or_(and_(FriendInvite.from_id == a, FriendInvite.to_id == b),
+                                              and_(FriendInvite.from_id == b, FriendInvite.to_id == a))))
+
+
+def block(db: Session, me: User, name: object) -> User:
+    """Block the account named ``name`` (rules: :func:`~guandan.server.friends.check_block`): a
+    friendship or request between us ends, and the invitations between us go.
+
+    Returns:
+        The other account.
+    Raises:
+        FriendError: see :func:`~guandan.server.friends.check_block`.
+    """
+    wanted = name if isinstance(name, str) else ""
+    other = user_by_name(db, wanted)
+    link = _link(db, me.id, other.id) if other is not None and other.id != me.id else None
+    writes = rules.check_block(_account(me), _account(other) if other is not None else None,
+                               relation_of(link, me.id), wanted)
+    assert other is not None
+    if writes:
+        if link is None:
+            low, high = _pair(me.id, other.id)
+            db.add(FriendLink(user_low=low, user_high=high, requester_id=me.id, status="blocked"))
+        else:
+            link.requester_id = me.id
+            link.status = "blocked"
+    _drop_invitations(db, me.id, other.id)
+    db.flush()
+    return other
+
+
+def unblock(db: Session, me: User, name: object) -> User:
+    """Lift my block of the account named ``name``.
+
+    Raises:
+        FriendError: ``guest_no_friends`` (403), ``not_blocked`` (404).
+    """
+    rules.check_may_have_friends(_account(me))
+    wanted = name if isinstance(name, str) else ""
+    other = user_by_name(db, wanted)
+    link = _link(db, me.id, other.id) if other is not None and other.id != me.id else None
+    rules.check_unblock(relation_of(link, me.id), wanted)
+    assert link is not None and other is not None
+    db.delete(link)
     db.flush()
     return other
 
@@ -263,7 +313,7 @@ def overview(db: Session, me: User, now: datetime) -> dict[str, Any]:
 
     Returns:
         ``{friends: [{name, rating, games_played, online, table}], incoming: [{name, rating, sent_at}],
-        outgoing: [{name, sent_at}], invitations: [{id, from, room_id, room_name, sent_at, expires_at}],
+        outgoing: [{name, sent_at}], blocked: [{name}] (blocked by me), invitations: [{id, from, room_id, room_name, sent_at, expires_at}],
         leaderboard: [{rank, name, rating, games_played, me}]}``; ``table`` is ``{room_id, room_name,
         status}`` or ``null`` (:func:`~guandan.server.friends.visible_table`); friends sorted online
         first, then by name.
@@ -278,10 +328,14 @@ def overview(db: Session, me: User, now: datetime) -> dict[str, Any]:
     friends: list[dict[str, Any]] = []
     incoming: list[dict[str, Any]] = []
     outgoing: list[dict[str, Any]] = []
+    blocked: list[dict[str, Any]] = []
     for ln in links:
         other = others[_other(ln, me.id)]
         rating = display_rating(other.rating_mu, other.rating_sigma)
-        if ln.status == "accepted":
+        if ln.status == "blocked":
+            if ln.requester_id == me.id:  # a block by the other is not shown to me
+                blocked.append({"name": other.name})
+        elif ln.status == "accepted":
             online = rules.is_online(other.last_seen_at, now)
             friends.append({"name": other.name, "rating": rating, "games_played": other.games_played,
                             "online": online, "table": rules.visible_table(online, tables.get(other.id, []))})
@@ -292,11 +346,12 @@ def overview(db: Session, me: User, now: datetime) -> dict[str, Any]:
     friends.sort(key=lambda f: (not f["online"], f["name"].lower()))
     incoming.sort(key=lambda f: f["sent_at"], reverse=True)
     outgoing.sort(key=lambda f: f["name"].lower())
+    blocked.sort(key=lambda f: f["name"].lower())
     board = rules.leaderboard(
         [{"name": me.name, "rating": display_rating(me.rating_mu, me.rating_sigma), "games_played": me.games_played,
           "me": True}]
         + [{"name": f["name"], "rating": f["rating"], "games_played": f["games_played"], "me": False} for f in friends])
-    return {"friends": friends, "incoming": incoming, "outgoing": outgoing,
+    return {"friends": friends, "incoming": incoming, "outgoing": outgoing, "blocked": blocked,
             "invitations": _live_invitations(db, me, now), "leaderboard": board}
 
 
@@ -344,5 +399,5 @@ class SocketSeen:
         task.add_done_callback(self.tasks.discard)
 
 
-__all__ = ["SocketSeen", "answer_request", "dismiss", "invite", "mark_seen", "overview", "purge_invitations",
-           "relation_of", "remove_friend", "send_request", "touch", "touch_id", "user_by_name"]
+__all__ = ["SocketSeen", "answer_request", "block", "dismiss", "invite", "mark_seen", "overview", "purge_invitations",
+           "relation_of", "remove_friend", "send_request", "touch", "touch_id", "unblock", "user_by_name"]

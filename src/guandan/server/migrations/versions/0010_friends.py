@@ -2,7 +2,7 @@
 
 ``users.last_seen_at`` is the last authenticated request or table-socket message of the account
 (written at most every 30 s), from which friends see who is online. ``friend_links`` holds one row per
-pair of accounts (a pending request or a friendship); ``friend_invites`` the invitations of friends to
+pair of accounts (a pending request, a friendship or a block); ``friend_invites`` the invitations of friends to
 waiting rooms, one per friend per room, deleted with their room. Rules: :mod:`guandan.server.friends`.
 
 Revision ID: 0010
@@ -39,7 +39,7 @@ def upgrade() -> None:
         sa.Column("status", sa.String(16), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.CheckConstraint("user_low < user_high", name=op.f("ck_friend_links_pair_order")),
-        sa.CheckConstraint("status IN ('pending', 'accepted')", name=op.f("ck_friend_links_status")),
+        sa.CheckConstraint("status IN ('pending', 'accepted', 'blocked')", name=op.f("ck_friend_links_status")),
     )
     op.create_index("ix_friend_links_user_high", "friend_links", ["user_high"])
     op.create_table(

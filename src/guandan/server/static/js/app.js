@@ -46,7 +46,8 @@
 //                result-more (its "more ↓" cue, shown while more lies below)
 //   friends:     friends-panel (lobby side column), friends-online, friends-guest, friend-invites,
 //                friend-invite (data-room), friend-invite-join, friend-invite-dismiss, friend-requests,
-//                friend-request (data-name), friend-accept, friend-decline, friend-list, friend-item
+//                friend-request (data-name), friend-accept, friend-decline, friend-block, friend-blocked,
+//                friend-blocked-item (data-name), friend-unblock, friend-list, friend-item
 //                (data-name, data-online "1"/"0"), friend-dot, friend-table (link to the friend's room),
 //                friend-remove, friend-outgoing, friend-sent, friend-cancel, friend-add-form,
 //                friend-add-name, friend-add-btn, friend-board, friend-board-row (data-name);

@@ -131,6 +131,18 @@ export function friendsPanel(ctx) {
             { class: "friend-actions" },
             h("button", { type: "button", class: "btn small primary", testid: "friend-accept", onclick: () => act("/api/friends/accept", { name: r.name }, load) }, t("fr_accept")),
             h("button", { type: "button", class: "btn small", testid: "friend-decline", onclick: () => act("/api/friends/decline", { name: r.name }, load) }, t("fr_decline")),
+            h(
+              "button",
+              {
+                type: "button",
+                class: "btn small",
+                testid: "friend-block",
+                onclick: () => {
+                  if (window.confirm(t("fr_block_confirm", { name: r.name }))) act("/api/friends/block", { name: r.name }, load);
+                },
+              },
+              t("fr_block"),
+            ),
           ),
         ),
       ),
@@ -186,6 +198,23 @@ export function friendsPanel(ctx) {
     );
   }
 
+  function blockedEl(list) {
+    if (!list.length) return null;
+    return h(
+      "details",
+      { class: "friend-block friend-blocked", testid: "friend-blocked" },
+      h("summary", {}, t("fr_blocked", { n: list.length })),
+      list.map((x) =>
+        h(
+          "div",
+          { class: "friend-row", testid: "friend-blocked-item", dataset: { name: x.name } },
+          h("span", { class: "friend-name" }, x.name),
+          h("button", { type: "button", class: "btn small", testid: "friend-unblock", onclick: () => act("/api/friends/unblock", { name: x.name }, load) }, t("fr_unblock")),
+        ),
+      ),
+    );
+  }
+
   function draw() {
     if (destroyed) return;
     if (guest) {
@@ -226,6 +255,7 @@ export function friendsPanel(ctx) {
         : null,
       addForm(),
       boardEl(Array.isArray(data.leaderboard) ? data.leaderboard : []),
+      blockedEl(Array.isArray(data.blocked) ? data.blocked : []),
     );
   }
 
