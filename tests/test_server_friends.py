@@ -377,3 +377,28 @@ def test_block_and_unblock(app: Any) -> None:
     assert alice.post("/api/friends/unblock", json={"name": "bob"}).json() == {"ok": True, "name": "bob"}
     assert [x["name"] for x in alice.get("/api/friends").json()["blocked"]] == ["carol"]
     assert bob.post("/api/friends/requests", json={"name": "alice"}).json()["outcome"] == "requested"
+
+
+def test_a_failed_presence_write_does_not_fail_the_request(tmp_path: Any) -> None:
+    """Presence is best effort: on a database that refuses the write (a read-only SQLite file here),
+    ``touch`` logs, rolls back and answers ``False`` instead of failing the request it rides on."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.orm import Session
+
+    from guandan.server import db as gdb
+
+    path = tmp_path / "ro.db"
+    gdb.migrate(f"sqlite:///{path}")
+    engine = gdb.make_engine(f"sqlite:///{path}")
+    with Session(engine) as db:
+        db.add(User(name="reader", is_guest=False))
+        db.commit()
+    engine.dispose()
+    ro = create_engine(f"sqlite:///file:{path}?mode=ro&uri=true")
+    try:
+        with Session(ro) as db:
+            user = db.scalars(select(User).where(User.name == "reader")).one()
+            assert friends_store.touch(db, user, T0) is False
+            assert user.name == "reader" and user.last_seen_at is None
+    finally:
+        ro.dispose()

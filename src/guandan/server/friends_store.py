@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from guandan.server import friends as rules
@@ -242,15 +243,23 @@ def touch(db: Session, user: User, now: datetime | None = None) -> bool:
     :data:`~guandan.server.friends.TOUCH_EVERY_S` seconds: the ``UPDATE`` only writes when the stored
     ``last_seen_at`` is older, so concurrent processes write once. The caller commits.
 
+    Presence is best effort: a database error of the write (a busy SQLite file, a lock timeout) is
+    logged and rolled back, and the request goes on.
+
     Returns:
-        Whether a write was issued.
+        Whether a write was issued (and is to be committed).
     """
     now = now or utcnow()
     if not rules.touch_due(user.last_seen_at, now):
         return False
     limit = now - timedelta(seconds=rules.TOUCH_EVERY_S)
-    db.execute(update(User).where(User.id == user.id, or_(User.last_seen_at.is_(None), User.last_seen_at <= limit))
-               .values(last_seen_at=now).execution_options(synchronize_session=False))
+    try:
+        db.execute(update(User).where(User.id == user.id, or_(User.last_seen_at.is_(None), User.last_seen_at <= limit))
+                   .values(last_seen_at=now).execution_options(synchronize_session=False))
+    except SQLAlchemyError:
+        logging.getLogger(__name__).warning("presence: marking account %s seen failed", user.id, exc_info=True)
+        db.rollback()
+        return False
     user.last_seen_at = now
     return True
 
