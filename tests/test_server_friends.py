@@ -402,3 +402,29 @@ def test_a_failed_presence_write_does_not_fail_the_request(tmp_path: Any) -> Non
             assert user.name == "reader" and user.last_seen_at is None
     finally:
         ro.dispose()
+
+
+def test_crossed_requests_at_the_same_moment_make_one_friendship(app: Any) -> None:
+    """Two people asking each other at the same moment: one request is stored, the other finds it and
+    accepts it (the pair's primary key refuses a second row; the API retries once). Never two rows,
+    never an error."""
+    import threading
+
+    for round_ in range(4):
+        x, y = f"xav{round_}", f"yan{round_}"
+        cx, cy = person(app, x), person(app, y)
+        barrier = threading.Barrier(2)
+        answers: dict[str, Any] = {}
+
+        def ask(client: TestClient, me: str, other: str) -> None:
+            barrier.wait()
+            r = client.post("/api/friends/requests", json={"name": other})
+            answers[me] = (r.status_code, r.json())
+
+        threads = [threading.Thread(target=ask, args=(cx, x, y)), threading.Thread(target=ask, args=(cy, y, x))]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
+        assert sorted(a[1]["outcome"] for a in answers.values()) == ["accepted", "requested"], answers
+        assert [f["name"] for f in cx.get("/api/friends").json()["friends"]] == [y]
