@@ -428,3 +428,25 @@ def test_crossed_requests_at_the_same_moment_make_one_friendship(app: Any) -> No
             th.join()
         assert sorted(a[1]["outcome"] for a in answers.values()) == ["accepted", "requested"], answers
         assert [f["name"] for f in cx.get("/api/friends").json()["friends"]] == [y]
+
+
+def test_every_friends_error_code_has_chinese_and_english_words() -> None:
+    """Each code the friends' code raises is translated in both languages (i18n.js and
+    i18n_friends.js, merged by the UI), with the same placeholders, and the Chinese has no English."""
+    from pathlib import Path
+
+    from test_ui_static import i18n_tables
+
+    src = Path(rules.__file__).parent
+    codes = set()
+    for name in ("friends.py", "friends_store.py", "api_friends.py"):
+        codes |= set(re.findall(r'FriendError\(\d+, "([a-z_]+)"', (src / name).read_text(encoding="utf-8")))
+        codes |= set(re.findall(r'error\(\d+, [^\n]*?"([a-z_]+)",\s*\n?\s*\{', (src / name).read_text(encoding="utf-8")))
+    assert {"guest_no_friends", "friend_self", "no_user", "already_friends", "request_pending", "no_request",
+            "not_friends", "invite_not_seated", "already_invited", "request_blocked", "no_invitation"} <= codes
+    tables = i18n_tables()
+    for code in sorted(codes):
+        en, zh = tables["en"].get(f"err_{code}"), tables["zh"].get(f"err_{code}")
+        assert en and zh, code
+        assert set(re.findall(r"\{(\w+)\}", en)) == set(re.findall(r"\{(\w+)\}", zh)), code
+        assert not re.search(r"[A-Za-z]{2,}", re.sub(r"\{\w+\}", "", zh)), (code, zh)
