@@ -291,7 +291,7 @@ def test_profile_leaderboard_history_and_game(client: TestClient, app: FastAPI) 
         (recent,) = prof["recent_games"]
         assert recent["id"] == gid and recent["seat"] == seat and recent["won"] == (seat in win_seats)
         assert recent["preset"] == "anhui" and recent["finished_at"].endswith("Z")
-        assert set(recent) == {"id", "preset", "finished_at", "won", "seat", "levels", "deals"}
+        assert set(recent) == {"id", "preset", "finished_at", "won", "seat", "levels", "deals", "damaged"}
     assert client.get("/api/users/DAN").json()["user"]["games_played"] == 0
     assert_error(client.get("/api/users/nobody"), 404, "nobody")
 

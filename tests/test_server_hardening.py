@@ -257,14 +257,19 @@ def test_concurrent_guesses_cannot_pass_the_limit(serve):
     assert statuses.count(401) + statuses.count(429) + statuses.count(503) == 30, statuses
 
 
-def test_per_account_limit_over_all_addresses():
-    lim = auth.LoginLimiter(max_failures=10, window_s=300, account_failures=30, address_failures=100)
+def test_per_account_backoff_over_all_addresses_never_locks_a_new_address_out():
+    # issue 26 item 4: the per-account count slows the addresses that failed, it never refuses
+    # an address that has not (it used to answer 429 to the owner's correct password)
+    lim = auth.LoginLimiter(max_failures=10, window_s=300, account_failures=10, address_failures=100)
     for i in range(30):
         lim.attempt(f"10.0.0.{i}", "Target", now=1.0)
+    lim.attempt("10.0.1.1", "ＴＡＲＧＥＴ", now=2.0)  # a new address is checked
+    # and once it failed, it waits 2 ** (31 - 10) s, capped at 60 s, after its failure
     with pytest.raises(auth.AuthError) as exc:
-        lim.attempt("10.0.1.1", "ＴＡＲＧＥＴ", now=2.0)
-    assert exc.value.status == 429 and exc.value.code == "too_many_logins"
-    lim.attempt("10.0.1.1", "someone-else", now=2.0)  # other accounts are not locked
+        lim.attempt("10.0.1.1", "target", now=3.0)
+    assert exc.value.status == 429 and exc.value.code == "too_many_logins" and exc.value.params["wait_s"] == 60
+    lim.attempt("10.0.1.1", "target", now=62.5)
+    lim.attempt("10.0.1.1", "someone-else", now=2.0)  # other accounts are not slowed
     # one address: 100 attempts over many names, then locked (people behind one proxy share this)
     for i in range(100):
         lim.attempt("10.9.9.9", f"name{i}", now=3.0)

@@ -49,13 +49,14 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
 )
 BACKENDS = ["sqlite", "postgresql"]
 TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
-          "tournaments", "tournament_directors", "tournament_audit", "friend_links", "friend_invites"]
+          "tournaments", "tournament_directors", "tournament_audit", "tournament_tables", "friend_links",
+          "friend_invites"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
     "users": {
         "id", "name", "password_hash", "is_guest", "created_at", "rating_mu", "rating_sigma",
-        "games_played", "games_won", "anhui_points", "last_seen_at",
+        "games_played", "games_won", "anhui_points", "name_key", "last_seen_at",
     },
     "sessions": {"token", "user_id", "created_at", "expires_at"},
     "rooms": {

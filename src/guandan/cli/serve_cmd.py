@@ -82,6 +82,7 @@ def serve_command(
     ),
 ) -> None:
     """Run the web server: migrate the database, restore games in progress, serve http://HOST:PORT/."""
+    import logging
     import socket
 
     from rich.console import Console
@@ -214,11 +215,22 @@ def serve_command(
     extra_cfg: dict[str, object] = {"log_config": None} if log_format != "text" else {}
     config = uvicorn.Config(application, log_level=log_level, **uvicorn_options(settings), **extra_cfg)
     server = uvicorn.Server(config)
+
+    def lock_lost(reason: str) -> None:  # the lock's watcher thread: store nothing more, then exit
+        application.state.manager.writer.halt()
+        logging.getLogger("guandan.server").critical(
+            "the lock on the database %s was lost (%s): another server may serve it now; this server stores "
+            "nothing more, stops its tables and exits", _db_shown(settings.db_url), reason)
+        server.should_exit = True
+
+    lock.watch(lock_lost)
     tune_gc()
     try:
         server.run(sockets=[sock])
     finally:
         lock.release()
+    if lock.lost is not None:
+        raise typer.Exit(3)
 
 
 def _db_shown(url: str) -> str:

@@ -102,6 +102,8 @@ class Game:
         self.games_won = [0, 0]
         self.winner: int | None = None  # team that passed the target in the last game
         self.over = False
+        #: R58: the match clock ran out (:meth:`call_time`); the game ends with the deal in progress
+        self.time_called = False
         self.events: list[dict[str, Any]] = []
         self.settlements: list[Settlement] = []
         self.level = 0
@@ -217,7 +219,37 @@ class Game:
         assert st.next_level is not None
         self.level = st.next_level
         self._prev = res
+        if self.time_called:
+            self._end_on_time()
+            return
         self._new_deal()
+
+    def call_time(self, *, play_deal: bool = False) -> None:
+        """R58: the match's time has run out. The deal in progress is played to its end (tribute and
+        return included) and the game ends there; the levels reached decide (:attr:`winner` is the
+        team with the higher level, ``None`` when they are equal). A deal with no action yet (the time
+        ran out between two deals) is not played: the game ends at once. Appends the ``time_called``
+        event (``game``, ``deal``), which a record replays. ``play_deal``: the current deal is played
+        even with no action yet (a table whose players already see the new deal, e.g. its tribute is
+        due; R58's extra deal at level 2 of a drawn knock-out match, a new game with time called at
+        once); the event then carries ``"play_deal": true``. Raises
+        ``IllegalAction`` (``game_over``) once the game is over or time was already called."""
+        if self.over or self.time_called:
+            raise IllegalAction("game_over", "the game is over or its time was already called")
+        self.time_called = True
+        ev: dict[str, Any] = {"type": "time_called", "game": self.game_number, "deal": self.deal_number}
+        if play_deal:
+            ev["play_deal"] = True
+        self.events.append(ev)
+        started = play_deal or any(e["type"] == "action" for e in self.events[self.deal_event_index:])
+        if not started:
+            self._end_on_time()
+
+    def _end_on_time(self) -> None:
+        a, b = self.score.levels
+        self.winner = None if a == b else (0 if a > b else 1)
+        self.over = True
+        self.events.append({"type": "game_over", "game": self.game_number, "winner_team": self.winner})
 
     # -- the three entry points ------------------------------------------------------------
     def pending(self) -> Pending:

@@ -19,7 +19,8 @@ Format (version 1), one JSON object per line, UTF-8, ``\\n`` line ends:
 
 * then one line per entry of :attr:`Game.events`, in order, exactly as the game produced them:
   ``deal``, ``anti_tribute``, ``action``, ``tribute_paid``, ``returns_revealed``, ``jiefeng``,
-  ``deal_end``, ``game_over``.
+  ``deal_end``, ``game_over``, and ``time_called`` (R58: a timed match's clock ran out; the deal in
+  progress is finished and the game ends there, ``game_over`` with the team ahead on levels or null).
 
 Every line is ``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))``; events carry no
 timestamps. :func:`replay` rebuilds the game from the header, re-applies every ``action`` event

@@ -324,6 +324,8 @@ def replay_lines(
                 k += 1  # the game's own action event
                 n_actions += 1
             else:
+                if t == "time_called" and k >= len(game.events) and not game.over and not game.time_called:
+                    game.call_time(play_deal=ev.get("play_deal") is True)  # R58: the match clock ran out here
                 if k >= len(game.events):
                     raise RecordError(line_no, f"unexpected {t} event: the replayed game produced none here{hint}")
                 mine = game.events[k]

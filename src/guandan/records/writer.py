@@ -27,10 +27,12 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
         "finish_order", "result", "winner_team", "upgrade", "levels", "passed", "failed", "demoted", "a_fails",
     ),
     "game_over": ("game", "winner_team"),
+    "time_called": ("game", "deal"),
 }
 _OPTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
     "deal": ("first_leader",),
     "deal_end": ("points", "points_total"),
+    "time_called": ("play_deal",),
 }
 
 

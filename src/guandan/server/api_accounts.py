@@ -5,7 +5,9 @@ Endpoints (server contract, all JSON; errors ``{"error": "one line"}`` with a 4x
 * ``POST /api/register {name, password}`` -> ``{user}`` and the ``gd_session`` cookie (400 bad
   name/password, 409 name taken).
 * ``POST /api/login {name, password}`` -> ``{user}`` and the cookie (401 wrong name or password,
-  429 too many failures).
+  429 too many failures from this address or its backoff on the account, with ``wait_s``; 503
+  ``server_busy`` when the fair hash gate has no room for this address; see
+  :class:`guandan.server.auth.LoginLimiter` and :mod:`guandan.server.hashgate`).
 * ``POST /api/guest {}`` -> ``{user}``: a new ``guest-xxxxxx`` account and the cookie (a request
   that is already logged in gets its own user back); always a new session and cookie, the
   request's old session deleted.
@@ -15,8 +17,10 @@ Endpoints (server contract, all JSON; errors ``{"error": "one line"}`` with a 4x
   one game, best display rating first).
 * ``GET /api/history?limit=50&before=ID`` (logged in) -> ``{games: [{id, preset, finished_at, won,
   seat, winner_team, room_id, players}]}``, newest first.
-* ``GET /api/games/{id}`` -> ``{id, preset, record: [JSON objects], players: [{seat, name, bot}],
-  winner_team, room_id, finished_at}``.
+* ``GET /api/games/{id}`` -> ``{id, preset, record: [JSON objects], damaged, players: [{seat, name, bot}],
+  winner_team, room_id, finished_at}``; a damaged stored record (not JSON, or bytes that were not
+  UTF-8) answers ``damaged: true`` and ``record: []``, never a 500. History and profile rows carry
+  ``damaged`` too; a damaged name is shown with U+FFFD where its bad bytes were.
 * ``GET /api/presets`` -> ``{presets: {name: options}, options: {name: valid values}}``.
 
 ``user = {id, name, is_guest, rating, games_played, games_won, anhui_points, anhui_title}`` with
@@ -29,6 +33,7 @@ The router holds no engine: the session comes from :func:`guandan.server.db.get_
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
 from datetime import datetime
@@ -54,6 +59,8 @@ from guandan.server.games import record_finished_game  # noqa: F401 - importable
 from guandan.server.table.bots import bot_difficulty
 from guandan.server.ratings import display_rating, parse_record, team_of
 from guandan.server.hardening import bad_text
+
+log = logging.getLogger("guandan.server.accounts")
 
 #: Largest request body accepted by these endpoints (bytes).
 MAX_BODY = 16 * 1024
@@ -265,6 +272,19 @@ def _client(request: Request) -> str:
     return request.client.host if request.client is not None else "unknown"
 
 
+def _hash_caller(limiter: Any, client: str, name: str) -> Any:
+    """Who a password hash or check is for the hash gate (:mod:`guandan.server.hashgate`): the
+    client address, the account, the address's recent failures and whether it is trusted (a
+    recent good login). A limiter without :meth:`~guandan.server.auth.LoginLimiter.caller` (the
+    cluster's) gives only the address and the account."""
+    from guandan.server.hashgate import Caller
+
+    how = getattr(limiter, "caller", None)
+    if how is not None:
+        return how(client, name)
+    return Caller(client=client, account=auth.limiter_key(name))
+
+
 def _start_session(db: Session, request: Request, response: Response, user: User) -> None:
     """Replace the request's session (if any) by a new one for ``user``, commit, set the cookie."""
     auth.end_session(db, request.cookies.get(auth.COOKIE_NAME))
@@ -280,8 +300,10 @@ def _start_session(db: Session, request: Request, response: Response, user: User
 @router.post("/api/register")
 def register(body: Credentials, request: Request, response: Response, db: DbSession) -> Any:
     """Create an account and log it in: ``{user}``; 400 bad name/password, 409 name taken."""
-    _address_limit(request, "registrations").hit(_client(request))
-    user = auth.register(db, body.name, body.password)
+    client = _client(request)
+    _address_limit(request, "registrations").hit(client)
+    with auth.HASH_GATE.caller(_hash_caller(_limiter(request), client, "")):
+        user = auth.register(db, body.name, body.password)
     _start_session(db, request, response, user)
     return {"user": user_json(user)}
 
@@ -292,8 +314,10 @@ def login(body: Credentials, request: Request, response: Response, db: DbSession
     limiter = _limiter(request)
     client = _client(request)
     key = body.name if isinstance(body.name, str) else ""
+    caller = _hash_caller(limiter, client, key)
     limiter.attempt(client, key)  # checks the limits and counts this try in one step
-    user = auth.authenticate(db, body.name, body.password)
+    with auth.HASH_GATE.caller(caller):  # fair admission to the password check (hashgate)
+        user = auth.authenticate(db, body.name, body.password)
     limiter.succeeded(client, key)
     _start_session(db, request, response, user)
     return {"user": user_json(user)}
@@ -426,6 +450,23 @@ def record_outcome(record_text: str) -> dict[str, Any]:
     return {"levels": levels, "deals": deals}
 
 
+def record_damaged(record_text: str) -> bool:
+    """Whether a stored record is visibly damaged (issue 26 item 9): its first line is not a JSON
+    object with a ``format`` (the header), or it held bytes that were not UTF-8 (read as U+FFFD,
+    :func:`guandan.server.db.sqlite_text`; the server never writes that character in a record).
+    Cheap: only the first line is parsed."""
+    import json
+
+    if "\ufffd" in record_text:
+        return True
+    first = record_text.split("\n", 1)[0]
+    try:
+        head = json.loads(first)
+    except ValueError:
+        return True
+    return not isinstance(head, dict) or "format" not in head
+
+
 def history_row(game: dict[str, Any], players: list[dict[str, Any]], outcome: dict[str, Any]) -> dict[str, Any]:
     """Add to a game summary (``_game_summaries``) what the history page shows (contract section 12):
     ``players``, ``partner``, ``opponents``, final ``levels`` (team 0, team 1), ``my_level`` /
@@ -447,7 +488,9 @@ def history_row(game: dict[str, Any], players: list[dict[str, Any]], outcome: di
         result="unfinished" if game["winner_team"] is None else ("won" if game["won"] else "lost"),
         record_url=f"/api/games/{game['id']}/record",
         replay_url=f"/replay/{game['id']}",
+        damaged=record_damaged(game["_record"]) if "_record" in game else bool(game.get("damaged")),
     )
+    row.pop("_record", None)
     return row
 
 
@@ -458,7 +501,7 @@ def profile(name: str, db: DbSession) -> Any:
     games = _game_summaries(db, user, 20)
     recent = [{k: g[k] for k in ("id", "preset", "finished_at", "won", "seat")} for g in games]
     for g, r in zip(games, recent):
-        r.update(record_outcome(g["_record"]))
+        r.update(record_outcome(g["_record"]), damaged=record_damaged(g["_record"]))
     win_rate = round(user.games_won / user.games_played, 3) if user.games_played else 0.0
     return {"user": user_json(user), "win_rate": win_rate, "recent_games": recent}
 
@@ -492,8 +535,8 @@ def history(
     players = _players_of(db, [g["id"] for g in games])
     rows = []
     for g in games:
-        outcome = record_outcome(g.pop("_record"))
-        rows.append(history_row(g, players[g["id"]], outcome))
+        outcome = record_outcome(g["_record"])
+        rows.append(history_row(g, players[g["id"]], outcome))  # drops "_record", adds "damaged"
     return {"games": rows}
 
 
@@ -518,14 +561,20 @@ def public_game(db: Session, game_id: int) -> GameRow:
 def game_detail(game_id: int, db: DbSession) -> Any:
     """A stored game for the replay viewer: ``{id, preset, record, players, winner_team, ...}``; 404 unknown."""
     game = public_game(db, game_id)
-    try:
-        record = parse_record(game.record)
-    except ValueError:
-        raise error(500, f"the stored record of game {game_id} is corrupt", "corrupt_record", {"game": game_id}) from None
+    damaged = record_damaged(game.record)
+    if not damaged:
+        try:
+            record = parse_record(game.record)
+        except ValueError:
+            damaged = True
+    if damaged:  # the game's other facts are still shown; the replay says the record is damaged
+        log.warning("game %d: the stored record is damaged", game_id)
+        record = []
     return {
         "id": game.id,
         "preset": game.preset,
         "record": record,
+        "damaged": damaged,
         "players": _players_of(db, [game.id])[game.id],
         "winner_team": game.winner_team,
         "room_id": game.room_id,

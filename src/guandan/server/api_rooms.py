@@ -30,6 +30,7 @@ from guandan.core.rules import CLOCK_MAX_S, CLOCK_MIN_S, PRESET_NAMES, RuleSet, 
 from .errors import HttpError, error_body
 from .gamestore import GameStore
 from .hardening import bad_text_field, valid_room_id
+from .quickgames import DEFAULT_PER_ACCOUNT, DEFAULT_PER_ADDRESS, QuickGameLimits, QuickGameRefused
 from .roomstore import room_info
 from .table.bots import BOT_NAMES, DIFFICULTIES, DIFFICULTY_AGENTS, bot_agent
 from .table.info import DAMAGED, FINISHED, PLAYING, WAITING
@@ -179,6 +180,8 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
     from .auth import COOKIE_NAME, user_from_token
 
     router = APIRouter()
+    quick_limits = QuickGameLimits(getattr(settings, "quick_games_per_account", DEFAULT_PER_ACCOUNT),
+                                   getattr(settings, "quick_games_per_address", DEFAULT_PER_ADDRESS))
 
     def user_of(db: Any, request: Request) -> Any:
         token = request.cookies.get(COOKIE_NAME)
@@ -472,7 +475,9 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
     def quick_game(request: Request) -> Any:
         """A game against three bots at once: ``{difficulty?: "normal", preset?: "official"}`` (a guest
         session is enough). Answers ``{room}``: a new started room, the caller in seat 0, three bots
-        of that difficulty, the preset's rules, no move clocks. 400 ``bad_difficulty``, ``bad_preset``."""
+        of that difficulty, the preset's rules, no move clocks. 400 ``bad_difficulty``, ``bad_preset``;
+        409 ``quick_game_running`` (``params.room``: the caller's live game against bots) and 429
+        ``too_many_quick_games`` from the limits of :mod:`guandan.server.quickgames`."""
         try:
             body = _from_thread(_body, request)
             with session_factory() as db:
@@ -485,15 +490,20 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 preset = body.get("preset", "official")
                 rules = build_rules(preset, None)
                 agent = DIFFICULTY_AGENTS[difficulty]
-                room = new_room(db, user.id, f"{user.name} vs bots", preset, rules.to_dict(),
-                                [(user.id, None), (None, agent), (None, agent), (None, agent)])
-                room.status = PLAYING
-                room_id = room.id
-                db.commit()
+                address = request.client.host if request.client is not None else "unknown"
+                with quick_limits.admit(db, user.id, address) as made:  # quickgames: live games limits
+                    room = new_room(db, user.id, f"{user.name} vs bots", preset, rules.to_dict(),
+                                    [(user.id, None), (None, agent), (None, agent), (None, agent)])
+                    room.status = PLAYING
+                    room_id = room.id
+                    db.commit()
+                    made.append(room_id)
             start_or_restore(room_id)
             return room_reply(room_id)
         except ApiError as e:
             return _error(e)
+        except QuickGameRefused as e:
+            return _error(ApiError(e.status, e.message, e.code, e.params))
 
     @router.post("/api/rooms/{room_id}/abandon")
     def abandon(room_id: str, request: Request) -> Any:

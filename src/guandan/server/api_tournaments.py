@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
+from anyio import from_thread
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import Response
 
@@ -45,13 +46,15 @@ from guandan.tournament import (
 )
 from guandan.tournament.director import check_config, find_match
 from guandan.tournament.errors import TournamentError
-from guandan.tournament.model import FORMATS, Options, Tournament, to_dict
+from guandan.tournament.model import FORMATS, LATE_ACTIONS, VENUES, Options, Tournament, to_dict
 
 from . import tournament_store as store
 from .auth import CurrentUser, RequiredUser
 from .db import DbSession
 from .hardening import bad_text
 from .models import TOURNAMENT_NAME_MAX
+from .table.bots import BOT_NAMES
+from .tournament_rounds import OnlineError, check_accounts
 from .tournament_store import api_error
 from .tournament_views import detail_json, parse_entries_csv, result_from_body, round_json, standings_csv
 
@@ -119,12 +122,16 @@ def _entry_args(raw: Any, team: bool, index: int) -> dict[str, Any]:
         if not isinstance(p, str) or not p.strip() or bad_text(p) or len(p.strip()) > TEXT_MAX:
             raise api_error(400, f"entry {index}: every player needs a name", "bad_entry", {"index": index})
         names.append(p.strip())
+    bot = raw.get("bot")
+    if bot is not None and bot not in BOT_NAMES:
+        raise api_error(400, f"entry {index}: bot must be one of {', '.join(BOT_NAMES)}", "bad_entry",
+                        {"index": index})
     rating = raw.get("rating")
     if rating is not None and (isinstance(rating, bool) or not isinstance(rating, (int, float))):
         raise api_error(400, f"entry {index}: rating must be a number", "bad_entry", {"index": index})
     return {"name": _text(raw, "name", code="bad_entry") or " / ".join(names), "players": names,
             "club": _text(raw, "club", code="bad_entry"), "rating": rating,
-            "seed": _int(raw, "seed", 1, 100000, code="bad_entry")}
+            "seed": _int(raw, "seed", 1, 100000, code="bad_entry"), "bot": bot}
 
 
 def make_tournaments_router() -> APIRouter:
@@ -153,8 +160,19 @@ def make_tournaments_router() -> APIRouter:
         opts = Options(groups=_int(body, "groups", 1, 64, default=2),
                        knockout_size=_int(body, "knockout_size", 2, 64, default=4),
                        prizes=_int(body, "prizes", 0, 100, default=3))
+        venue = body.get("venue", "tables")
+        if venue not in VENUES:
+            raise api_error(400, f"venue must be one of {', '.join(VENUES)}", "bad_venue", {"valid": list(VENUES)})
+        late_action = body.get("late_action", "forfeit")
+        if late_action not in LATE_ACTIONS:
+            raise api_error(400, f"late_action must be one of {', '.join(LATE_ACTIONS)}", "bad_late_action",
+                            {"valid": list(LATE_ACTIONS)})
+        ko_minutes = _int(body, "knockout_time_limit", 0, 600, default=120)
         t = Tournament(name=name, format=fmt, rounds=rounds, preset=preset, match_minutes=minutes or None,
-                       options=opts)
+                       knockout_minutes=ko_minutes or None, options=opts, venue=venue,
+                       clock_lead_s=_int(body, "clock_lead_s", 1, 600, default=60),
+                       clock_follow_s=_int(body, "clock_follow_s", 1, 600, default=30),
+                       late_minutes=_int(body, "late_minutes", 1, 120), late_action=late_action)
         try:
             check_config(t)
         except TournamentError as e:
@@ -163,9 +181,12 @@ def make_tournaments_router() -> APIRouter:
         return {"tournament": store.summary(row)}
 
     @router.get("/api/tournaments/{tid}")
-    def get_tournament(tid: int, db: DbSession, user: CurrentUser) -> Any:
+    def get_tournament(tid: int, request: Request, db: DbSession, user: CurrentUser) -> Any:
         row, t = store.load(db, tid)
-        return detail_json(row, t, store.director_names(db, row), store.can_direct(db, row, user))
+        out = detail_json(row, t, store.director_names(db, row), store.can_direct(db, row, user))
+        out["venue"] = t.venue
+        out["online_tables"] = request.app.state.online_rounds.tables_json(db, tid) if t.venue == "online" else []
+        return out
 
     @router.post("/api/tournaments/{tid}/entries")
     def add_entries(tid: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
@@ -180,7 +201,8 @@ def make_tournaments_router() -> APIRouter:
         def apply(t: Tournament) -> list[int]:
             at = store.now_iso()
             return [add_entry(t, e["name"], [Player(p) for p in e["players"]], by=user.name, at=at,
-                              club=e["club"], rating=e["rating"], seed=e["seed"]).id for e in items]
+                              club=e["club"], rating=e["rating"], seed=e["seed"], bot=e.get("bot")).id
+                    for e in items]
 
         row, t, ids = store.change(db, tid, user, body.get("version"), "add_entries", apply)
         return {"added": ids, "version": row.version}
@@ -198,9 +220,19 @@ def make_tournaments_router() -> APIRouter:
         return {"codirectors": store.director_names(db, row), "version": row.version}
 
     @router.post("/api/tournaments/{tid}/rounds")
-    def pair_round(tid: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
+    def pair_round(tid: int, request: Request, body: Body, user: RequiredUser, db: DbSession) -> Any:
+        row, t = store.load(db, tid)
+        if t.venue == "online":
+            store.require_director(db, row, user)
+            try:
+                check_accounts(db, t)
+            except OnlineError as e:
+                raise e.http() from None
         row, t, rnd = store.change(db, tid, user, body.get("version"), "pair",
                                    lambda t: pair_next_round(t, by=user.name, at=store.now_iso()))
+        if t.venue == "online":  # the server plays the round: one room per table (issue 21 item 4)
+            online = request.app.state.online_rounds
+            from_thread.run(online.start_rooms, online.open_round(tid, rnd.number))
         return {"round": round_json(t, rnd.number), "version": row.version}
 
     @router.delete("/api/tournaments/{tid}/rounds/{number}")
@@ -208,6 +240,9 @@ def make_tournaments_router() -> APIRouter:
         def apply(t: Tournament) -> Any:
             if not 1 <= number <= len(t.played):
                 raise api_error(404, f"round {number} has not been paired", "unknown_round", {"round": number})
+            if t.venue == "online":  # its rooms play already: the games cannot be taken back
+                raise api_error(409, f"round {number} is played online and its tables have started",
+                                "online_round_started", {"round": number})
             if number != len(t.played) or t.played[-1].has_results:
                 raise api_error(409, f"round {number} already has results: it can no longer be paired again",
                                 "round_has_results", {"round": number})

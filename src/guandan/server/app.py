@@ -38,6 +38,7 @@ from .settings import Settings
 from .manager import TableManager
 from .reviews import ReviewService
 from .table.bots import shutdown_bot_pool
+from .tournament_rounds import OnlineRounds
 from .ws import MAX_FRAME_BYTES, make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
@@ -65,9 +66,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         manager = manager_box["manager"]
         await manager.start()
+        await app.state.online_rounds.start()  # tournament tables: match clocks, results (issue 21)
         try:
             yield
         finally:
+            await app.state.online_rounds.shutdown()
             await manager.shutdown()
             # the searching bots' processes, before uvicorn re-raises SIGTERM (no atexit then)
             await asyncio.to_thread(shutdown_bot_pool, True)
@@ -94,6 +97,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.reviews = reviews
     app.include_router(api_ladder.router)
     app.include_router(make_reviews_router(reviews))
+    app.state.online_rounds = OnlineRounds(session_factory, manager)
     app.include_router(make_tournaments_router())
     app.include_router(make_friends_router())
     install_catch_all(app)

@@ -5,11 +5,16 @@
   spaces or invisible characters, and not one of the commonest breached passwords
   (:mod:`guandan.server.passwords`).
 * Names (:func:`validate_name`): 3-24 characters, ASCII letters, digits, ``_``, ``-`` or CJK
-  characters; unique ignoring case; the prefix ``guest-`` is reserved for guest accounts.
+  characters; unique ignoring case and look-alikes (``张三一`` with U+4E00 and ``张三ー`` with
+  U+30FC are one name: :mod:`guandan.server.confusables`); the prefix ``guest-`` is reserved for
+  guest accounts.
 * A login creates a row in ``sessions`` whose token (``secrets.token_urlsafe(32)``) is sent in the
   HTTP-only cookie ``gd_session`` (SameSite=Lax, Path=/). Websockets authenticate with the same
   cookie through :func:`user_from_token`.
-* :class:`LoginLimiter` slows down password guessing (failed logins per client and name).
+* :class:`LoginLimiter` slows down password guessing (failed logins per client and name) without
+  ever refusing the owner's correct password from an address that has not failed (the policy is
+  in its docstring and in README "Security"); :data:`HASH_GATE` admits the password checks
+  fairly (:mod:`guandan.server.hashgate`).
 
 Errors for bad input are :class:`AuthError` (a ``ValueError``) with an HTTP status and a one-line
 message; the routers turn them into ``{"error": message}`` responses.
@@ -37,7 +42,9 @@ from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection
 
 from guandan.server.db import DbSession
+from guandan.server.confusables import name_key
 from guandan.server.errors import AuthError
+from guandan.server.hashgate import Caller, HashGate
 from guandan.server.friends_store import touch as touch_seen
 from guandan.server.models import NAME_MAX, User, UserSession, utcnow
 from guandan.server.passwords import password_problem
@@ -59,45 +66,6 @@ _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
 
 
 # -- passwords and names ---------------------------------------------------------------------------
-
-
-class HashGate:
-    """Bounds the argon2 work done at once (each hash or check takes about 170 ms of one core and
-    64 MiB): at most ``concurrency`` run, at most ``queue`` more wait (up to ``wait_s`` seconds);
-    beyond that a login or registration fails fast with 503 ``server_busy`` instead of piling up
-    threads. Callers hold no database connection while they wait or hash.
-
-    Args:
-        concurrency: hashes at once; queue: callers allowed to wait; wait_s: longest wait (s).
-    """
-
-    def __init__(self, concurrency: int = 2, queue: int = 16, wait_s: float = 5.0) -> None:
-        self.configure(concurrency, queue, wait_s)
-
-    def configure(self, concurrency: int, queue: int | None = None, wait_s: float | None = None) -> None:
-        """Set the limits (``create_app`` applies ``settings.hash_concurrency``)."""
-        self.concurrency = max(1, int(concurrency))
-        self.queue = max(0, int(queue if queue is not None else getattr(self, "queue", 16)))
-        self.wait_s = float(wait_s if wait_s is not None else getattr(self, "wait_s", 5.0))
-        self._sem = threading.BoundedSemaphore(self.concurrency)
-        self._lock = threading.Lock()
-        self._waiting = 0
-
-    def __enter__(self) -> HashGate:
-        with self._lock:
-            if self._waiting >= self.concurrency + self.queue:
-                raise AuthError(503, "the server is busy; try again in a moment", "server_busy")
-            self._waiting += 1
-        if not self._sem.acquire(timeout=self.wait_s):
-            with self._lock:
-                self._waiting -= 1
-            raise AuthError(503, "the server is busy; try again in a moment", "server_busy")
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._sem.release()
-        with self._lock:
-            self._waiting -= 1
 
 
 #: The process's :class:`HashGate` (every hash and password check goes through it).
@@ -206,21 +174,41 @@ def register(db: Session, name: object, password: object) -> User:
     """Create a registered account (flushed, not committed).
 
     Raises:
-        AuthError(400): a bad name or password. AuthError(409): the name is taken.
+        AuthError(400): a bad name or password. AuthError(409): the name is taken (``name_taken``)
+            or looks like a taken one (``name_look_alike``).
     """
     name = validate_name(name)
     password = validate_password(password, name)
     password_hash = hash_password(password)  # before any query: no connection is held while hashing
     if find_user(db, name) is not None:
         raise AuthError(409, f"the name {name!r} is already taken", "name_taken", {"name": name})
-    user = User(name=name, password_hash=password_hash, is_guest=False)
+    key = name_key(name)
+    _check_look_alike(db, name, key)
+    user = User(name=name, name_key=key, password_hash=password_hash, is_guest=False)
     db.add(user)
     try:
         with db.begin_nested():
             db.flush()
-    except IntegrityError:  # lost a race with another registration of the same name
+    except IntegrityError:  # lost a race with another registration of the same (or a look-alike) name
+        if user in db:
+            db.expunge(user)
+        _check_look_alike(db, name, key)
         raise AuthError(409, f"the name {name!r} is already taken", "name_taken", {"name": name}) from None
     return user
+
+
+def _check_look_alike(db: Session, name: str, key: str) -> None:
+    """Refuse ``name`` when an account's name looks like it (the same :func:`name_key`).
+
+    Raises:
+        AuthError(409, ``name_look_alike``, params ``name`` and ``taken``): the look-alike exists.
+    """
+    other = db.scalars(select(User.name).where(User.name_key == key)).first()
+    if other is not None and other.lower() != name.lower():
+        raise AuthError(409, f"the name {name!r} looks too much like {other!r}, which is taken", "name_look_alike",
+                        {"name": name, "taken": other})
+    if other is not None:
+        raise AuthError(409, f"the name {name!r} is already taken", "name_taken", {"name": name})
 
 
 def authenticate(db: Session, name: object, password: object) -> User:
@@ -257,7 +245,7 @@ def create_guest(db: Session) -> User:
         name = GUEST_PREFIX + "".join(secrets.choice(alphabet) for _ in range(6))
         if find_user(db, name) is not None:
             continue
-        user = User(name=name, password_hash=None, is_guest=True)
+        user = User(name=name, name_key=name_key(name), password_hash=None, is_guest=True)
         db.add(user)
         try:
             with db.begin_nested():
@@ -388,12 +376,25 @@ def limiter_key(name: str) -> str:
 
 @dataclass
 class LoginLimiter:
-    """In-memory limit on failed logins over the last ``window_s`` seconds, per process:
+    """In-memory limits on failed logins over the last ``window_s`` seconds, per process (issue
+    26 item 4: 30 wrong passwords from 3 addresses used to refuse the owner's correct password
+    from any other address for 5 minutes, and names are public). The policy:
 
-    * ``max_failures`` per (client address, account);
-    * ``account_failures`` per account, from any address (a botnet guessing one password);
+    * ``max_failures`` per (client address, account): that address gets 429 for that account;
     * ``address_failures`` per client address, over every account (one address trying many
-      names; higher, so that people sharing a proxy or a NAT are not locked out by one another).
+      names; higher, so that people sharing a proxy or a NAT are not locked out by one another);
+    * per account, a **backoff, never a lock-out**: once the account has ``account_failures``
+      failures in the window (from any addresses), an address that has itself failed on it (and
+      has not logged in to it since) must wait ``2 ** (failures of the account - account_failures)``
+      seconds, at most ``backoff_max_s``, after its own last failure before its next try (429
+      ``too_many_logins`` with ``wait_s``). An address that has not failed on the account is
+      never refused by the account's count: the owner's correct password from a new address
+      always gets checked. A botnet gets one guess per fresh address, then the backoff.
+    * an address that logged in successfully (to any account) within ``trusted_s`` seconds is
+      *trusted*: its checks run first in the hash gate (:mod:`guandan.server.hashgate`) while it
+      has fewer than ``trusted_max_failures`` failures in the window (an attacker who logs in to
+      an account of their own does not jump the queue with a flood), and it is not slowed on the
+      account it logged in to.
 
     The account is :func:`limiter_key` of the name (the normalised name, lower case), so the
     spellings of one name share their tries. :meth:`attempt` checks the limits and counts the
@@ -404,11 +405,15 @@ class LoginLimiter:
 
     max_failures: int = 10
     window_s: float = 300.0
-    account_failures: int = 30
+    account_failures: int = 10
     address_failures: int = 100
+    backoff_max_s: float = 60.0
+    trusted_s: float = 30 * 86400.0
+    trusted_max_failures: int = 3
 
     def __post_init__(self) -> None:
         self._fails: dict[tuple[str, str], deque[float]] = {}
+        self._ok: dict[tuple[str, str], float] = {}
         self._lock = threading.Lock()
 
     def _recent(self, key: tuple[str, str], now: float) -> deque[float]:
@@ -423,16 +428,32 @@ class LoginLimiter:
 
     def _keys(self, client: str, name: str) -> list[tuple[tuple[str, str], int]]:
         account = limiter_key(name)
-        return [((client, account), self.max_failures), (("*", account), self.account_failures),
+        return [((client, account), self.max_failures), (("*", account), 10**9),
                 ((client, "*"), self.address_failures)]
 
+    def _trusted(self, key: tuple[str, str], now: float) -> bool:
+        t = self._ok.get(key)
+        return t is not None and now - t < self.trusted_s
+
+    def _refuse(self, wait: float) -> AuthError:
+        wait_s = max(1, int(wait) + 1)
+        return AuthError(429, f"too many failed logins; try again in {wait_s} s", "too_many_logins",
+                         {"wait_s": wait_s})
+
     def _check(self, client: str, name: str, now: float) -> None:
-        for key, limit in self._keys(client, name):
+        keys = self._keys(client, name)
+        for key, limit in (keys[0], keys[2]):
             q = self._recent(key, now)
             if len(q) >= limit:
-                wait = int(q[0] + self.window_s - now) + 1
-                raise AuthError(429, f"too many failed logins; try again in {wait} s", "too_many_logins",
-                                {"wait_s": wait})
+                raise self._refuse(q[0] + self.window_s - now)
+        mine = self._recent(keys[0][0], now)
+        if not mine or self._trusted(keys[0][0], now):
+            return  # an address that has not failed on this account is never slowed by its count
+        total = len(self._recent(keys[1][0], now))
+        if total >= self.account_failures:
+            delay = min(self.backoff_max_s, 2.0 ** (total - self.account_failures))
+            if now < mine[-1] + delay:
+                raise self._refuse(mine[-1] + delay - now)
 
     def _count(self, client: str, name: str, now: float) -> None:
         if len(self._fails) > 100_000:  # bound memory under a flood of distinct keys
@@ -445,7 +466,8 @@ class LoginLimiter:
         the password; :meth:`succeeded` takes it back after a good password).
 
         Raises:
-            AuthError(429, code ``too_many_logins``, params ``wait_s``): a limit is reached.
+            AuthError(429, code ``too_many_logins``, params ``wait_s``): a limit is reached, or
+                this address must wait out the account's backoff.
         """
         now = time.monotonic() if now is None else now
         with self._lock:
@@ -468,9 +490,11 @@ class LoginLimiter:
         with self._lock:
             self._count(client, name, now)
 
-    def succeeded(self, client: str, name: str) -> None:
-        """A good login: forget the failures of ``client`` for this account and take back the
-        attempt counted by :meth:`attempt` from the account and address totals."""
+    def succeeded(self, client: str, name: str, now: float | None = None) -> None:
+        """A good login: forget the failures of ``client`` for this account, take back the
+        attempt counted by :meth:`attempt` from the account and address totals, and trust
+        ``client`` (for this account and in the hash gate) for ``trusted_s`` seconds."""
+        now = time.monotonic() if now is None else now
         with self._lock:
             keys = self._keys(client, name)
             self._fails.pop(keys[0][0], None)
@@ -478,6 +502,20 @@ class LoginLimiter:
                 q = self._fails.get(key)
                 if q:
                     q.pop()
+            if len(self._ok) > 100_000:
+                self._ok.clear()
+            self._ok[keys[0][0]] = now
+            self._ok[(client, "*")] = now
+
+    def caller(self, client: str, name: str, now: float | None = None) -> Caller:
+        """Who a password check of ``client`` for ``name`` is, for the hash gate: the account,
+        the address's failures over the window (before this attempt is counted) and whether
+        the address logged in successfully within ``trusted_s``."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            failures = len(self._recent((client, "*"), now))
+            return Caller(client=client, account=limiter_key(name), failures=failures,
+                          trusted=self._trusted((client, "*"), now) and failures < self.trusted_max_failures)
 
 
 class RateLimiter:

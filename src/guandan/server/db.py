@@ -82,9 +82,18 @@ def database_url(value: str) -> str:
     return normalize_url(v)
 
 
+def sqlite_text(raw: bytes) -> str:
+    """How the server reads SQLite text: UTF-8, with each byte that is not UTF-8 (a damaged file,
+    a bad import) read as U+FFFD, so that one damaged value spoils only its own row instead of
+    failing the whole query (issue 26 item 9: one bad name made the whole leaderboard a 500).
+    Valid UTF-8 reads exactly as before."""
+    return raw.decode("utf-8", "replace")
+
+
 def _sqlite_on_connect(dbapi_conn: Any, _record: Any) -> None:
     # Foreign keys are off by default in SQLite; WAL lets readers run while a writer commits;
     # busy_timeout makes concurrent writers wait instead of failing at once.
+    dbapi_conn.text_factory = sqlite_text
     cur = dbapi_conn.cursor()
     try:
         cur.execute("PRAGMA foreign_keys=ON")
@@ -99,7 +108,7 @@ def make_engine(url: str, **kwargs: Any) -> Engine:
     """Create the engine for ``url``.
 
     SQLite (``sqlite:///path.db``): usable from any thread (``check_same_thread=False``), foreign keys
-    on, WAL journal, 5 s busy timeout. PostgreSQL: the psycopg 3 driver (a bare ``postgresql://``
+    on, WAL journal, 5 s busy timeout, bytes that are not UTF-8 read as U+FFFD (:func:`sqlite_text`). PostgreSQL: the psycopg 3 driver (a bare ``postgresql://``
     URL gets it), ``pool_pre_ping`` on.
 
     Args:

@@ -3,10 +3,19 @@
 Until a cluster mode exists, ``guandan serve`` takes an exclusive lock on its database before it
 migrates or restores anything, and holds it until it exits:
 
-* SQLite ``path.db``: an exclusive ``flock`` on the file ``path.db.lock`` next to it (the lock
-  goes with the process: a crashed server leaves no stale lock behind);
+* SQLite ``path.db``: the path is resolved first (``os.path.realpath``: a symlink ``link.db`` to
+  ``real.db`` is the same database), then an exclusive ``flock`` is taken on the file
+  ``real.db.lock`` next to it *and* on the database file itself (so that a hard link or another
+  mount of the same file is the same database too). SQLite's own locks are ``fcntl`` record locks,
+  which do not interact with ``flock`` on Linux. The locks go with the process: a crashed server
+  leaves no stale lock behind.
 * PostgreSQL: a session-level advisory lock (``pg_try_advisory_lock``) held by one dedicated
-  connection.
+  connection. That connection turns ``idle_session_timeout`` and
+  ``idle_in_transaction_session_timeout`` off for itself, and :meth:`DatabaseLock.watch` checks
+  every few seconds that the lock is still held (issue 26 item 1: after ``pg_terminate_backend``
+  of the connection, or an idle timeout, a second server started and stored its own copy of a
+  live game). When the lock is lost the callback given to :meth:`~DatabaseLock.watch` runs once:
+  ``guandan serve`` then stops its tables and exits with a one-line error.
 
 A second server on the same database gets :class:`DatabaseInUse` (one line) and exits.
 
@@ -17,7 +26,10 @@ while a plain single server (exclusive lock) and a cluster never run on one data
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from sqlalchemy import create_engine, text
@@ -28,6 +40,10 @@ from .db import normalize_url
 
 #: Advisory lock key of the server on PostgreSQL (any fixed 64-bit number; "pyguandan" in ASCII).
 PG_LOCK_KEY = 0x7079_6775_616E_6461
+#: Seconds between two checks of a held PostgreSQL lock (:meth:`DatabaseLock.watch`).
+CHECK_INTERVAL_S = 2.0
+
+log = logging.getLogger("guandan.server.dblock")
 
 
 class DatabaseInUse(RuntimeError):
@@ -48,8 +64,14 @@ class DatabaseLock:
         self.url = normalize_url(url)
         self.shared = shared
         self._fd: int | None = None
+        self._db_fd: int | None = None
         self._conn: Any = None
         self._engine: Any = None
+        self._conn_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._watcher: threading.Thread | None = None
+        #: why the lock was lost (``None`` while it is held or was never taken)
+        self.lost: str | None = None
 
     def acquire(self) -> DatabaseLock:
         """Take the lock.
@@ -65,12 +87,20 @@ class DatabaseLock:
         if backend == "sqlite":
             path = parsed.database
             if path and path != ":memory:" and not path.startswith("file::memory:"):
-                self._lock_file(os.path.abspath(path) + ".lock")
+                real = os.path.realpath(path)
+                self._fd = self._lock_file(real + ".lock", write_pid=True)
+                try:
+                    self._db_fd = self._lock_file(real, write_pid=False)
+                except DatabaseInUse:
+                    self.release()
+                    raise
         elif backend == "postgresql":
             self._lock_pg()
         return self
 
-    def _lock_file(self, lock_path: str) -> None:
+    def _lock_file(self, lock_path: str, write_pid: bool) -> int:
+        """An exclusive ``flock`` on ``lock_path`` (created when missing); its descriptor.
+        ``write_pid``: replace the file's content by this process's id (the ``.lock`` file only)."""
         fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
         try:
             import fcntl
@@ -87,9 +117,10 @@ class DatabaseLock:
         except OSError:
             os.close(fd)
             raise DatabaseInUse(self._message(lock_path)) from None
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{os.getpid()}\n".encode())
-        self._fd = fd
+        if write_pid:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+        return fd
 
     def _lock_pg(self) -> None:
         self._engine = create_engine(self.url, poolclass=NullPool, isolation_level="AUTOCOMMIT")
@@ -101,7 +132,68 @@ class DatabaseLock:
             self._engine.dispose()
             self._engine = None
             raise DatabaseInUse(self._message(None))
+        # this connection must never be closed by the server for idling (it holds the lock)
+        for setting in ("idle_session_timeout", "idle_in_transaction_session_timeout"):
+            try:
+                conn.execute(text(f"SET {setting} = 0"))
+            except Exception:  # noqa: BLE001 - an older PostgreSQL without the setting
+                log.debug("cannot set %s on the lock connection", setting)
         self._conn = conn
+
+    def held(self) -> bool:
+        """Whether the lock is still held: SQLite and in-memory databases always (the lock is a
+        descriptor of this process); PostgreSQL: the lock connection answers and
+        ``pg_locks`` lists the advisory lock as granted to it. The check also keeps the
+        connection from idling.
+
+        Returns:
+            ``False`` once the lock was lost (the connection was terminated or the lock released).
+        """
+        if self.lost is not None:
+            return False
+        with self._conn_lock:
+            conn = self._conn
+            if conn is None:
+                return self._engine is None  # never a PostgreSQL lock, or released
+            try:
+                n = conn.execute(text(
+                    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() "
+                    "AND granted AND classid = :hi AND objid = :lo"),
+                    {"hi": (PG_LOCK_KEY >> 32) & 0xFFFFFFFF, "lo": PG_LOCK_KEY & 0xFFFFFFFF}).scalar()
+            except Exception as e:  # noqa: BLE001 - a terminated connection, PostgreSQL down: lost
+                self.lost = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+                return False
+            if not n:
+                self.lost = "the advisory lock is no longer held by this server's connection"
+                return False
+            return True
+
+    def watch(self, on_lost: Callable[[str], None], interval_s: float = CHECK_INTERVAL_S) -> None:
+        """Check the lock every ``interval_s`` seconds on a daemon thread (PostgreSQL only; a file
+        lock cannot be lost) and call ``on_lost(reason)`` once, from that thread, when it is lost.
+        The thread stops at :meth:`release`.
+
+        Args:
+            on_lost: called with a one-line reason; it must be thread-safe (``guandan serve``
+                asks uvicorn to exit). interval_s: seconds between checks (> 0).
+        Raises:
+            ValueError: ``interval_s`` is not positive.
+        """
+        if interval_s <= 0:
+            raise ValueError("interval_s must be positive")
+        if self._conn is None or self._watcher is not None:
+            return
+
+        def run() -> None:
+            while not self._stop.wait(interval_s):
+                if not self.held():
+                    if self._stop.is_set():  # released meanwhile: not a loss
+                        return
+                    on_lost(self.lost or "lost")
+                    return
+
+        self._watcher = threading.Thread(target=run, name="guandan-dblock", daemon=True)
+        self._watcher.start()
 
     def _message(self, lock_path: str | None) -> str:
         shown = make_url(self.url).render_as_string(hide_password=True)
@@ -113,17 +205,28 @@ class DatabaseLock:
                 "one server per database: stop it first or use another database")
 
     def release(self) -> None:
-        """Give the lock back (also when the process exits)."""
-        if self._fd is not None:
-            os.close(self._fd)
-            self._fd = None
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            finally:
-                self._conn = None
-                self._engine.dispose()
-                self._engine = None
+        """Give the lock back (also when the process exits) and stop :meth:`watch`."""
+        self._stop.set()
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None and watcher is not threading.current_thread():
+            watcher.join(timeout=10)
+        # closing a descriptor of the database file drops this process's fcntl locks on it (POSIX),
+        # SQLite's included: release only once the server's connections are done (serve exits)
+        for name in ("_db_fd", "_fd"):
+            fd = getattr(self, name)
+            if fd is not None:
+                os.close(fd)
+                setattr(self, name, None)
+        with self._conn_lock:
+            if self._conn is not None:
+                try:
+                    self._conn.close()
+                except Exception:  # noqa: BLE001 - a terminated connection: nothing to give back
+                    pass
+                finally:
+                    self._conn = None
+                    self._engine.dispose()
+                    self._engine = None
 
     def __enter__(self) -> DatabaseLock:
         return self.acquire()
@@ -132,4 +235,4 @@ class DatabaseLock:
         self.release()
 
 
-__all__ = ["PG_LOCK_KEY", "DatabaseInUse", "DatabaseLock"]
+__all__ = ["CHECK_INTERVAL_S", "PG_LOCK_KEY", "DatabaseInUse", "DatabaseLock"]

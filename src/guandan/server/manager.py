@@ -90,6 +90,9 @@ class TableManager:
         #: who may write the tables (:class:`~guandan.server.table.ports.Ownership`): this process
         #: alone, or the cluster node's leases
         self.ownership: Any = SoleOwner()
+        #: room id -> :class:`~guandan.server.table.competition.Competition` (tournament tables,
+        #: registered by :class:`guandan.server.tournament_rounds.OnlineRounds`)
+        self.competitions: dict[str, Any] = {}
 
     def attach_cluster(self, node: Any) -> None:
         """Cluster mode: ``node`` (a :class:`guandan.server.cluster.ClusterNode` built over this
@@ -367,7 +370,11 @@ class TableManager:
         return self._again_lock
 
     def _finished(self, table: Table) -> None:
-        """A game ended: drop the table once nobody is connected (kept while people look at it)."""
+        """A game ended: drop the table once nobody is connected (kept while people look at it). A
+        tournament table's listener hears of it (the result goes into the tournament)."""
+        comp = self.competitions.get(table.id)
+        if comp is not None and comp.listener is not None:
+            asyncio.get_running_loop().create_task(comp.listener.game_stored(table))
         if self.cluster is not None:
             asyncio.get_running_loop().create_task(self.cluster.release(table.id))
             return

@@ -103,13 +103,17 @@ class User(Base):
 
     ``rating_mu``/``rating_sigma`` are the openskill rating (display rating = mu - 3*sigma);
     ``anhui_points`` the cumulative Anhui points (docs/rules.md section 2.1) of games whose rules award them.
-    The name is unique ignoring ASCII case (index ``uq_users_name_lower``).
+    The name is unique ignoring ASCII case (index ``uq_users_name_lower``) and look-alikes
+    (``name_key``, index ``uq_users_name_key``; :mod:`guandan.server.confusables`).
     """
 
     __tablename__ = "users"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     name: Mapped[str] = mapped_column(String(NAME_MAX), unique=True, nullable=False)
+    #: the look-alike key of the name (``confusables.name_key``; unique, ``NULL`` for an old
+    #: account whose key an older account held at migration 0009)
+    name_key: Mapped[str | None] = mapped_column(String(NAME_MAX), nullable=True)
     password_hash: Mapped[str | None] = mapped_column(String(255), nullable=True)
     is_guest: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False)
     created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
@@ -132,6 +136,8 @@ class User(Base):
 
 # Names are unique ignoring ASCII case ("Alice" and "alice" cannot both exist).
 Index("uq_users_name_lower", func.lower(User.name), unique=True)
+# Names that look alike (the same ``confusables.name_key``) cannot both exist (migration 0009).
+Index("uq_users_name_key", User.name_key, unique=True)
 
 
 class UserSession(Base):
@@ -336,6 +342,39 @@ class TournamentAuditRow(Base):
     after: Mapped[Any] = mapped_column(JSON, nullable=True)
 
     user: Mapped[User | None] = relationship()
+
+
+class TournamentTableRow(Base):
+    """One table of an online tournament round (issue 21, :mod:`guandan.server.tournament_rounds`): the
+    room that plays it, when the round started and when the match clock runs out (epoch seconds; null
+    when the match is untimed), each pair's move-clock timeouts so far (R54), when each pair first had an
+    open connection (lateness), the stored game's id, and ``state``: ``playing`` until the result is in
+    the tournament (``entered``), ``forfeit`` (a pair was late, R54) or ``held`` (the engine refused the
+    result: the organiser enters it). A drawn knock-out match plays its extra deal in a new room (``pending``)."""
+
+    __tablename__ = "tournament_tables"
+    __table_args__ = (
+        CheckConstraint("state IN ('playing', 'entered', 'forfeit', 'held')", name="state"),
+        Index("ux_tournament_tables_match", "tournament_id", "round", "table_no", unique=True),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=False)
+    round: Mapped[int] = mapped_column(Integer, nullable=False)
+    table_no: Mapped[int] = mapped_column(Integer, nullable=False)
+    room_id: Mapped[str] = mapped_column(String(ROOM_ID_LEN), nullable=False, index=True)
+    started_at: Mapped[float] = mapped_column(Float, nullable=False)
+    deadline: Mapped[float | None] = mapped_column(Float, nullable=True)
+    timeouts_a: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    timeouts_b: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    arrived_a: Mapped[float | None] = mapped_column(Float, nullable=True)
+    arrived_b: Mapped[float | None] = mapped_column(Float, nullable=True)
+    game_id: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    state: Mapped[str] = mapped_column(String(16), nullable=False, default="playing")
+    note: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    #: a drawn knock-out match (R58): its result (JSON) while the extra deal at level 2 is played in
+    #: ``room_id`` (a new room, the same seats)
+    pending: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class FriendLink(Base):

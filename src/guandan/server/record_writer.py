@@ -35,9 +35,10 @@ class RecordWriter:
     database comes back. A retry refused as a duplicate (:class:`~guandan.server.gamestore.
     DuplicateEventError`) whose rows equal the batch means the failed try had in fact been
     stored: it counts as done. Any other duplicate means another writer stored different lines
-    (two owners of one table): it is logged as an error, counted in :attr:`lost`, and the room's
-    later appends are dropped (they would leave holes); the game's end then stores the live
-    record. A game's end (:meth:`finish`) is stored after the room's pending appends, then
+    (two owners of one table): it is logged as an error, counted in :attr:`lost`, the room's
+    later appends are dropped (they would leave holes), and the game's end is not stored by this
+    writer (:attr:`conflicted`): the other writer's record is kept. After :meth:`halt` (the
+    server lost its database lock) nothing more is stored. A game's end (:meth:`finish`) is stored after the room's pending appends, then
     ``game_over`` is sent.
 
     Args:
@@ -66,6 +67,16 @@ class RecordWriter:
         #: cluster publishes a change's frames once its lines are stored (:meth:`wait_stored`)
         self.stored: dict[str, int] = {}
         self._progress: dict[str, asyncio.Event] = {}
+        #: rooms where this writer met a line stored by another writer: their game's end is never
+        #: stored by this writer (the other writer's game is the one kept; issue 26 item 1)
+        self.conflicted: set[str] = set()
+        #: set once this server lost its right to the database (``dblock``): nothing more is stored
+        self.halted = False
+
+    def halt(self) -> None:
+        """Store nothing more, from now on (this server lost the database lock: another server may
+        be serving the database). Thread-safe: only sets a flag that the writes check."""
+        self.halted = True
 
     def start(self, room_id: str, lines: list[str]) -> None:
         """Queue a new game's header and first events (:meth:`GameStore.start`: the room becomes
@@ -82,6 +93,8 @@ class RecordWriter:
         self._queue(table.id, ["finish", table, record, winner])
 
     def _queue(self, room_id: str, item: list[Any]) -> None:
+        if self.halted:
+            return
         q = self._pending.setdefault(room_id, deque())
         if q and q[-1][0] == "finish":  # nothing is written after a game's end
             return
@@ -105,10 +118,16 @@ class RecordWriter:
     async def _run(self, room_id: str) -> None:
         games = self.manager.store.games
         q = self._pending.get(room_id)
-        while q:
+        while q and not self.halted:
             item = q.popleft()
             if item[0] == "finish":
                 self._broken.discard(room_id)
+                if room_id in self.conflicted:  # another writer's lines are stored: never overwrite them
+                    self.conflicted.discard(room_id)
+                    self.lost += 1
+                    log.error("room %s: not storing the end of the game: another server stored lines of this "
+                              "room, and its record is the one kept", room_id)
+                    continue
                 for attempt in range(self.RETRIES):
                     try:
                         await self._finish(*item[1:])
@@ -158,6 +177,7 @@ class RecordWriter:
                             continue
                     self.lost += 1
                     self._broken.add(room_id)
+                    self.conflicted.add(room_id)
                     log.error("room %s: record line %d is stored already with other content (another server "
                               "writes this table?); this server stops storing its lines", room_id, index)
                     # another owner took the table (cluster): stop here

@@ -74,6 +74,10 @@ class Settings:
             the bots' process pool.
         review_jobs_per_account: reviews one account may have queued or computing at once.
         review_jobs_max: reviews queued or computing at once on this server (all accounts).
+        quick_games_per_account: live games against bots (``POST /api/quick``) one account may
+            have; a second one is refused with 409 ``quick_game_running`` (0: no limit).
+        quick_games_per_address: live quick games one client address may have started (all
+            accounts; 429 ``too_many_quick_games``; 0: no limit). See :mod:`guandan.server.quickgames`.
     """
 
     db_url: str = field(default_factory=lambda: os.environ.get("GUANDAN_DATABASE_URL", DEFAULT_DB_URL))
@@ -104,3 +108,5 @@ class Settings:
     review_workers: int = 1
     review_jobs_per_account: int = 1
     review_jobs_max: int = 4
+    quick_games_per_account: int = 1
+    quick_games_per_address: int = 4

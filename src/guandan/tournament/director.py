@@ -30,7 +30,7 @@ from . import brackets, swiss
 from .errors import (ConfigError, DuplicateEntry, EntryWithdrawn, InvalidResult, NoMoreRounds, NoResultToCorrect,
                      NotAtTable, NotDirector, NotEnoughEntries, NoWinner, ResultAlreadyEntered, RoundHasResults,
                      RoundIncomplete, UnknownRound, UnknownTable)
-from .model import (FORMATS, Entry, LogEntry, Match, MatchResult, Penalty, Player, Round, Tournament,
+from .model import (FORMATS, LATE_ACTIONS, VENUES, Entry, LogEntry, Match, MatchResult, Penalty, Player, Round, Tournament,
                     result_to_dict)
 from .scoring import TIEBREAKS, decide, knockout_winner, no_winner_reason, other, standings, validate_result
 from .teams import upgrade_of
@@ -62,6 +62,15 @@ def check_config(t: Tournament) -> None:
         if not brackets.is_power_of_two(o.knockout_size):
             raise ConfigError("the knock-out size is a power of two (2, 4, 8, ...)", field="knockout_size",
                               value=o.knockout_size)
+    if t.venue not in VENUES:
+        raise ConfigError(f"venue {t.venue!r} is not one of {', '.join(VENUES)}", field="venue", value=t.venue)
+    if t.late_action not in LATE_ACTIONS:
+        raise ConfigError(f"late_action is one of {', '.join(LATE_ACTIONS)}", field="late_action",
+                          value=t.late_action)
+    if t.late_minutes is not None and t.late_minutes < 1:
+        raise ConfigError("late_minutes is at least 1 (or none)", field="late_minutes", value=t.late_minutes)
+    if not (1 <= t.clock_lead_s <= 600 and 1 <= t.clock_follow_s <= 600):
+        raise ConfigError("move clocks are 1..600 seconds (R53: 60 and 30)", field="clocks")
     if o.late_minutes_per_level < 1 or o.free_timeouts < 0 or o.prizes < 0:
         raise ConfigError("penalty and prize settings must be positive", field="options")
 

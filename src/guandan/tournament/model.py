@@ -33,6 +33,8 @@ _NAMES = {11: "J", 12: "Q", 13: "K", 14: "A"}
 _PARSE = {"J": 11, "Q": 12, "K": 13, "A": 14, "T": 10}
 
 FORMATS = ("swiss", "round_robin", "groups_knockout")
+VENUES = ("tables", "online")
+LATE_ACTIONS = ("forfeit", "levels")
 ROUND_KINDS = ("swiss", "round_robin", "group", "knockout")
 ENTRY_KINDS = ("pair", "team")
 SIDES = ("a", "b")
@@ -250,7 +252,13 @@ class Tournament:
     single option changes. ``format``: one of :data:`FORMATS`. ``rounds``: Swiss rounds (for round robin and
     groups it is worked out from the field). ``match_minutes``: time limit of a match (R58: 70 in Swiss and
     groups), ``knockout_minutes`` (120); None for untimed. ``team``: entries are teams (复式 matches).
-    ``directors``: who may pair, enter, correct and penalise (empty: anyone, e.g. the local CLI)."""
+    ``directors``: who may pair, enter, correct and penalise (empty: anyone, e.g. the local CLI).
+    ``venue``: ``"tables"`` (physical tables, results typed) or ``"online"`` (the server plays each round
+    in its rooms, :mod:`guandan.tournament.online`). ``clock_lead_s``/``clock_follow_s``: the move clocks
+    of online tables in seconds (R53: 60 and 30). ``late_minutes``: at online tables, a pair with nobody
+    connected this many minutes after the round starts is late (None: no check); ``late_action``:
+    ``"forfeit"`` (the default: the late pair loses by absence) or ``"levels"`` (R54: the opponents gain
+    a level per full ``options.late_minutes_per_level`` minutes late)."""
 
     name: str
     format: str = "swiss"
@@ -265,6 +273,11 @@ class Tournament:
     options: Options = field(default_factory=Options)
     directors: list[str] = field(default_factory=list)
     log: list[LogEntry] = field(default_factory=list)
+    venue: str = "tables"
+    clock_lead_s: int = 60
+    clock_follow_s: int = 30
+    late_minutes: int | None = None
+    late_action: str = "forfeit"
 
     def entry(self, entry_id: int) -> Entry:
         """The entry with that id; :class:`~guandan.tournament.errors.UnknownEntry` otherwise."""
@@ -316,7 +329,9 @@ _KINDS: dict[str, tuple[str, Any]] = {
 # field -> kind; "!" required, "?" may be null
 _TOURNAMENT = {"version": "any", "name": "str!", "format": "str", "rounds": "int", "preset": "str", "overrides": "dict",
                "match_minutes": "int?", "knockout_minutes": "int?", "team": "bool", "entries": "list",
-               "played": "list", "options": "dict", "directors": "list", "log": "list"}
+               "played": "list", "options": "dict", "directors": "list", "log": "list",
+               "venue": "str", "clock_lead_s": "int", "clock_follow_s": "int", "late_minutes": "int?",
+               "late_action": "str"}
 _ENTRY = {"id": "int!", "name": "str!", "players": "list!", "kind": "str", "club": "str?", "rating": "num?",
           "seed": "int?", "bot": "str?", "joined_round": "int", "withdrawn_after": "int?", "group": "int?"}
 _PLAYER = {"name": "str!", "account": "str?"}
@@ -397,6 +412,8 @@ def check_state(d: Any) -> None:
                          version=d.get("version"))
     _fields(d, _TOURNAMENT, "state")
     _one_of(d.get("format", "swiss"), FORMATS, "state.format")
+    _one_of(d.get("venue", "tables"), VENUES, "state.venue")
+    _one_of(d.get("late_action", "forfeit"), LATE_ACTIONS, "state.late_action")
     if not all(isinstance(k, str) and isinstance(v, str) for k, v in d.get("overrides", {}).items()):
         raise _bad("state.overrides", "rule overrides are strings, e.g. {\"return_rule\": \"any\"}")
     if not all(isinstance(x, str) for x in d.get("directors", [])):

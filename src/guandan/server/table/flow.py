@@ -52,6 +52,7 @@ from guandan.core.plays import PlayT
 from guandan.core.views import seat_view
 from guandan.records import dumps, record_header, replay_lines
 
+from . import competition
 from .bots import DIFFICULTY_AGENTS, SEARCH_DIFFICULTIES, SERVER_BOT_SPECS, bot_agent, bot_difficulty, think_off_loop
 from .frames import SharedFrame
 from .info import FINISHED, PLAYING, RoomInfo
@@ -162,9 +163,12 @@ class Table:
         the room summary when it was already built."""
         names = [s.name or (f"bot:{bot_difficulty(s.bot)}" if s.bot else "") for s in self.info.seats]
         view = None if self.game is None else view_for(self.game, seat, names)
-        if view is not None:
+        comp = self.manager.competitions.get(self.id)  # a tournament table: delayed spectating, match clock
+        if comp is not None and seat is None and view is not None and not self.game.over:  # type: ignore[union-attr]
+            view = competition.spectator_view(self.game, names)
+        if view is not None and not view.get("delayed"):
             view["received"] = received_cards(view["tribute_events"], seat)
-        if view is not None and self.between is not None:
+        if view is not None and self.between is not None and not view.get("delayed"):
             view["legal_actions"] = []  # nothing can be played before the next deal starts
         return {
             "type": "state",
@@ -179,6 +183,7 @@ class Table:
             "between": self.between_frame(),
             "final": self.final,
             "seq": 0 if self.game is None else len(self.game.events),
+            "competition": None if comp is None else comp.frame(self.game),
         }
 
     def between_frame(self) -> dict[str, Any] | None:
@@ -549,14 +554,7 @@ class Table:
         self._sync_lines()
         self._store_new_lines()
         if game.over:
-            self.info.status = FINISHED
-            winner = game.winner if game.winner is not None else 0
-            self.final = {"winner_team": winner, "game_id": None,
-                          "summary": account_titles(game_summary(game), self.info.base_points())}
-            self._schedule()
-            self._broadcast(frames)
-            # stored off the event loop after the pending appends; then game_over (with the game id)
-            self.manager.writer.finish(self, self.record_text(), winner)
+            self._game_over(frames)
             return
         if frames:
             # the table pauses until every person is ready (or the ready timeout): contract section 6
@@ -564,6 +562,18 @@ class Table:
             self._pause(result)
         self._schedule()
         self._broadcast(frames)
+
+    def _game_over(self, frames: list[dict[str, Any]]) -> None:
+        game = self.game
+        assert game is not None
+        self.info.status = FINISHED
+        winner = game.winner if game.winner is not None or game.time_called else 0  # R58: a draw on time
+        self.final = {"winner_team": winner, "game_id": None,
+                      "summary": account_titles(game_summary(game), self.info.base_points())}
+        self._schedule()
+        self._broadcast(frames)
+        # stored off the event loop after the pending appends; then game_over (with the game id)
+        self.manager.writer.finish(self, self.record_text(), winner)
 
     def _pause(self, result: dict[str, Any]) -> None:
         """Start the pause between deals after the deal of ``result`` (a deal-result frame's content)."""
@@ -771,6 +781,7 @@ class Table:
                 # R53: the clock ran out; the bot makes this one move. Only timeouts_to_auto
                 # consecutive timeouts turn 托管 on (contract section 5).
                 self.timeouts[seat] += 1
+                competition.timed_out(self, seat)  # R54: counted per pair at a tournament table
                 limit = self.manager.timeouts_to_auto
                 notices.append(("timeout_move", {"seat": seat, "timeouts": self.timeouts[seat], "limit": limit}))
                 if self.timeouts[seat] >= limit:

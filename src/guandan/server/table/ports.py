@@ -78,6 +78,8 @@ class TableHost(Protocol):
     """
 
     settings: Any
+    #: room id -> :class:`~guandan.server.table.competition.Competition` of the tournament tables
+    competitions: dict[str, Any]
     writer: RecordSink
     bot_gate: asyncio.Lock
     closing: bool

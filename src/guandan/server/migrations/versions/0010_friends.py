@@ -6,7 +6,7 @@ pair of accounts (a pending request, a friendship or a block); ``friend_invites`
 waiting rooms, one per friend per room, deleted with their room. Rules: :mod:`guandan.server.friends`.
 
 Revision ID: 0010
-Revises: 0006
+Revises: 0009
 Create Date: 2026-12-04 00:00:00
 """
 
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0010"
-down_revision: str | None = "0006"
+down_revision: str | None = "0009"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

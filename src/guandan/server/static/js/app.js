@@ -65,7 +65,10 @@
 //   tournaments: tournament-list, tournament-item (data-tournament="{id}"), tournament-status,
 //                create-tournament-form, create-tournament-name, create-tournament-preset,
 //                create-tournament-format, create-tournament-rounds, create-tournament-minutes,
+//                create-tournament-venue (select: tables | online), create-tournament-late,
 //                create-tournament-btn
+//   online:      table-link (a pairing row's link to its room), match-clock (round, table and the
+//                match clock at a tournament table), delayed-spectating (a spectator's panel there)
 //   tournament:  tournament-title, tournament-error, standings-table, standings-row (data-entry),
 //                standings-fp, prize-list, round-section (data-round), pairing-row (data-table,
 //                data-status), print-round-btn, print-btn, export-csv, export-json
@@ -79,7 +82,7 @@
 //   replay:      replay-first, replay-prev-deal, replay-prev, replay-next, replay-next-deal,
 //                replay-last, replay-play, replay-step, replay-desc, replay-table, replay-rules,
 //                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card), replay-review
-//                (opens the review of the deal shown)
+//                (opens the review of the deal shown), replay-damaged (the stored record is damaged)
 //   review:      review-page, review-title, review-back, review-deal-prev, review-deal,
 //                review-deal-next, review-seat-0..3 (aria-pressed), review-progress,
 //                review-progress-bar, review-error, review-summary, review-view-seat,

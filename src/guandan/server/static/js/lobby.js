@@ -179,6 +179,10 @@ function quickPanel(ctx, isDestroyed) {
     } catch (e) {
       toast(errText(e));
       if (user && user !== ctx.me) ctx.setMe(user);
+      // one game against bots at a time: open the one that runs
+      if (e && e.code === "quick_game_running" && e.params && typeof e.params.room === "string") {
+        ctx.navigate(`/room/${encodeURIComponent(e.params.room)}`);
+      }
     } finally {
       if (!isDestroyed()) {
         btn.disabled = false;

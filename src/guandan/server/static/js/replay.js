@@ -6,7 +6,7 @@
 // the first play after a deal start, a return or 接风, starts a new trick); no rules are checked.
 
 import { h, link, replaceChildren, toast } from "./dom.js";
-import { get } from "./api.js";
+import { errorText, get } from "./api.js";
 import { t } from "./i18n.js";
 import { errText } from "./auth.js";
 import { notFoundPage } from "./pages.js";
@@ -349,6 +349,12 @@ export function mountReplay(el, params, ctx) {
     .then((d) => {
       if (destroyed) return;
       data = d && typeof d === "object" ? d : {};
+      if (data.damaged) {
+        // the stored record is damaged (the server answers the game without it): say so, as for an error
+        const msg = errorText("corrupt_record", { game: data.id ?? params.id });
+        replaceChildren(el, h("div", { class: "card-panel", testid: "replay-damaged" }, h("p", { class: "error-text" }, msg), link("/", t("back_to_lobby"))));
+        return;
+      }
       const record = Array.isArray(data.record) ? data.record : [];
       header = record.find((e) => e && e.format) || null;
       steps = buildSteps(record.filter((e) => !(e && e.format)));

@@ -181,7 +181,7 @@ export function organiserPanel(d, opts) {
       try {
         const res = await get(`${base}/log`);
         logBox.replaceChildren(h("ol", {}, res.log.slice().reverse().map((a) =>
-          h("li", { testid: "org-audit-row" }, h("span", { class: "muted" }, fmtDate(a.at)), " ", h("strong", {}, a.by || "–"), " ",
+          h("li", { testid: "org-audit-row" }, h("span", { class: "muted" }, fmtDate(a.at)), " ", h("strong", {}, a.by || (a.after && a.after.reason === "online" ? t("tour_by_table") : "–")), " ",
             t(`tour_op_${a.operation}`), " ", h("code", { class: "audit-json" }, JSON.stringify(a.after))))));
       } catch (e) {
         toast(errText(e));

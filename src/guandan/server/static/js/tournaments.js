@@ -32,6 +32,8 @@ function createForm(ctx) {
   const format = h("select", { testid: "create-tournament-format" }, FORMATS.map((f) => h("option", { value: f }, formatName(f))));
   const rounds = h("input", { type: "number", min: "1", max: "30", value: "5", testid: "create-tournament-rounds" });
   const minutes = h("input", { type: "number", min: "0", max: "600", value: "70", testid: "create-tournament-minutes" });
+  const venue = h("select", { testid: "create-tournament-venue" }, ["tables", "online"].map((v) => h("option", { value: v }, t(`venue_${v}`))));
+  const late = h("input", { type: "number", min: "0", max: "120", value: "0", testid: "create-tournament-late" });
   const submit = async (ev) => {
     ev.preventDefault();
     try {
@@ -41,6 +43,8 @@ function createForm(ctx) {
         format: format.value,
         rounds: Number(rounds.value),
         time_limit: Number(minutes.value),
+        venue: venue.value,
+        late_minutes: Number(late.value) || null,
       });
       ctx.navigate(`/tournaments/${d.tournament.id}`);
     } catch (e) {
@@ -57,6 +61,8 @@ function createForm(ctx) {
       h("label", {}, h("span", {}, t("create_preset")), preset),
       h("label", {}, h("span", {}, t("tour_rounds")), rounds),
       h("label", {}, h("span", {}, t("tour_minutes")), minutes),
+      h("label", {}, h("span", {}, t("tour_venue")), venue),
+      h("label", {}, h("span", {}, t("tour_late_minutes")), late),
     ),
     h("p", { class: "hint" }, t("tour_create_hint")),
     h("button", { type: "submit", class: "btn primary", testid: "create-tournament-btn" }, t("tour_create_btn")),
@@ -136,7 +142,22 @@ function pointsText(m) {
   return `${m.score.a.field_points} : ${m.score.b.field_points}`;
 }
 
-function roundSection(d, rnd, onPrint) {
+/** An online table's link (issue 21): "Your table" for its players, "Go to table" for everyone else
+ * (spectators see each deal once it is over), or the table's state once it needs the organiser. */
+function tableLink(d, rnd, m, me) {
+  const x = (d.online_tables || []).find((o) => o.round === rnd.number && o.table === m.table);
+  if (!x) return null;
+  if (x.state === "held") return h("span", { class: "badge" }, t("tour_table_held"));
+  if (m.status === "final") return null;
+  const mine = Boolean(me) && [m.a, m.b].some((id) => {
+    const e = d.entries.find((y) => y.id === id);
+    return e && e.players.includes(me.name);
+  });
+  return link(`/room/${x.room}`, t(mine ? "tour_your_table" : "tour_go_to_table"),
+    { class: `btn small ${mine ? "primary" : "secondary"} no-print`, testid: "table-link" });
+}
+
+function roundSection(d, rnd, onPrint, me) {
   return h(
     "section",
     { class: "card-panel round-section", testid: "round-section", dataset: { round: String(rnd.number) } },
@@ -156,7 +177,7 @@ function roundSection(d, rnd, onPrint) {
           h("td", { class: "num" }, String(m.table)),
           h("td", {}, entryCell(d, m.a)),
           h("td", {}, m.b === null ? h("em", {}, t("tour_bye")) : entryCell(d, m.b)),
-          h("td", { class: "result-cell" }, m.b === null ? "" : resultText(m)),
+          h("td", { class: "result-cell" }, m.b === null ? "" : resultText(m), m.b === null ? null : tableLink(d, rnd, m, me)),
           h("td", { class: "num" }, pointsText(m)))))),
   );
 }
@@ -236,7 +257,8 @@ export function mountTournament(el, params, ctx) {
           h("p", { class: "muted" },
             [formatName(d.format), presetName(d.preset), t("tour_rounds_of", { n: d.rounds_played, total: d.rounds_total }),
               d.match_minutes ? t("tour_minutes_n", { n: d.match_minutes }) : t("tour_untimed"),
-              t("tour_entries_n", { n: d.entries.length })].join(" · ")),
+              d.venue === "online" ? t("tour_online_badge") : null,
+              t("tour_entries_n", { n: d.entries.length })].filter(Boolean).join(" · ")),
           h("p", { class: "muted small" }, `${t("tour_organiser")}: ${d.organiser || "–"}`,
             d.codirectors.length ? ` · ${t("tour_codirectors")}: ${d.codirectors.join(", ")}` : ""),
           h("div", { class: "btn-row no-print" },
@@ -250,7 +272,7 @@ export function mountTournament(el, params, ctx) {
           d.standings.length ? h("div", { class: "table-fit" }, standingsTable(d)) : h("p", { class: "muted" }, t("tour_no_entries")),
           h("p", { class: "hint" }, t("tour_scoring_hint"))),
         prizeList(d),
-        rounds.length ? rounds.map((r) => roundSection(d, r, printRound)) : h("p", { class: "muted card-panel" }, t("tour_not_paired")),
+        rounds.length ? rounds.map((r) => roundSection(d, r, printRound, ctx.me)) : h("p", { class: "muted card-panel" }, t("tour_not_paired")),
         h("p", { class: "muted small print-only" }, `${d.name} · ${fmtDate(new Date().toISOString())}`)),
     );
   }

@@ -10,7 +10,7 @@ import { seatName, teamOf, teamTag } from "../table.js";
 import { previousTrick, trackerPanel } from "../tracker.js";
 import { isMuted, setMuted, unlockAudio } from "../sound.js";
 import { names, seated } from "./model.js";
-import { closeBtn, connEl, icon } from "./widgets.js";
+import { closeBtn, connEl, icon, matchClockEl } from "./widgets.js";
 
 /** Set one of the table's toggles (drawer, tracker, lastTrick) and render the table. */
 function setToggle(store, name, on) {
@@ -41,6 +41,7 @@ export function tableBar(store) {
     ),
     h("span", { class: "bar-deal-level", testid: "deal-level" }, h("span", { class: "lbl" }, `${t("deal_level")} `), h("strong", { class: "deal-level" }, rankLabel(v.level))),
     h("span", { class: "bar-wilds", testid: "wilds", title: t("wild_card") }, wilds.map((c) => cardEl(c, { level: v.level, size: "mini" }))),
+    matchClockEl(store),
     h("span", { class: "bar-spacer" }),
     connEl(store),
     h("button", { type: "button", class: `btn bar-btn${st.lastTrick ? " on" : ""}`, testid: "last-trick-btn", "aria-pressed": String(st.lastTrick), onclick: () => setToggle(store, "lastTrick", !st.lastTrick) }, t("last_trick")),

@@ -1,12 +1,13 @@
 // The head of the room page before the game: the room's title, status, connection, spectator
-// badge, preset, owner, clocks and the invite link (during the game they move into the drawer).
+// badge, preset, owner, clocks and the invite link (during the game they move into the drawer); at a
+// tournament table the match clock, and for a spectator the levels only (delayed spectating).
 
 import { h, link, replaceChildren } from "../dom.js";
 import { roomTitle } from "../api.js";
 import { getLang, t } from "../i18n.js";
 import { clocksInWords, presetName } from "../rules.js";
 import { ownerName } from "./model.js";
-import { connEl, inviteEl } from "./widgets.js";
+import { connEl, inviteEl, matchClockEl } from "./widgets.js";
 
 export function renderHead(store, headEl) {
   const st = store.state;
@@ -31,7 +32,17 @@ export function renderHead(store, headEl) {
       room.preset ? h("span", {}, t("room_preset", { preset: presetName(room.preset, getLang()) })) : null,
       ownerName(room) ? h("span", {}, t("room_owner", { name: ownerName(room) })) : null,
       room.clocks ? h("span", { testid: "room-clocks" }, clocksInWords(room.clocks, getLang())) : null,
-      inviteEl(store),
+      st.competition ? null : inviteEl(store),
     ),
+    st.competition ? h("div", { class: "room-meta-row competition-row" }, matchClockEl(store)) : null,
+    st.delayed ? delayedPanel(st.delayed) : null,
   );
+}
+
+/** What a spectator of a tournament table sees during the game: the levels, no cards (delayed spectating). */
+function delayedPanel(v) {
+  const lv = Array.isArray(v.levels) ? v.levels : ["?", "?"];
+  return h("div", { class: "card-panel delayed-panel", testid: "delayed-spectating" },
+    h("p", {}, t("delayed_spectating")),
+    h("p", {}, h("strong", {}, t("delayed_levels", { a: lv[0], b: lv[1], n: v.deal_number, done: v.deals_done }))));
 }

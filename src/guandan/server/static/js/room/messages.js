@@ -82,6 +82,10 @@ export function createMessages(store, actions) {
     st.seat = Number.isInteger(msg.seat) ? msg.seat : null;
     const prevView = st.view;
     st.view = msg.view && typeof msg.view === "object" ? msg.view : null;
+    // a tournament table (issue 21): its match clock; a spectator sees no deal in progress (delayed)
+    st.competition = msg.competition && typeof msg.competition === "object" ? msg.competition : null;
+    st.delayed = st.view && st.view.delayed ? st.view : null;
+    if (st.delayed) st.view = null;
     st.seq = Number.isInteger(msg.seq) ? msg.seq : st.seq;
     st.clock = msg.clock && typeof msg.clock === "object" ? msg.clock : null;
     st.auto = Array.isArray(msg.auto) ? msg.auto : [false, false, false, false];

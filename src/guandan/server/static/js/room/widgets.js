@@ -116,6 +116,28 @@ export function clockText(deadline) {
   return t("clock_left", { s });
 }
 
+/** Minutes and seconds left on a tournament match clock (R58): "42:07". */
+export function matchClockText(deadline) {
+  const s = Math.max(0, Math.ceil((Number(deadline) - Date.now()) / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")}`;
+}
+
+/**
+ * A tournament table's match line (state frame's `competition`): round and table, and the match clock
+ * (R58) counting down, "time called" once it ran out, or "no time limit". null at other tables.
+ */
+export function matchClockEl(store) {
+  const c = store.state.competition;
+  if (!c) return null;
+  let clock;
+  if (c.time_called) clock = h("strong", { class: "match-called" }, t("match_time_called"));
+  else if (c.deadline_ms) clock = h("strong", { class: "match-clock-time", dataset: { matchDeadline: String(c.deadline_ms) } }, matchClockText(c.deadline_ms));
+  else clock = h("span", {}, t("match_untimed"));
+  return h("span", { class: "match-clock", testid: "match-clock", title: t("match_clock_help") },
+    h("span", { class: "lbl" }, `${t("match_round_table", { round: c.round, table: c.table })} · ${t("match_clock")}`),
+    h("span", { class: "lbl-short" }, t("match_short")), clock);
+}
+
 /** Bring every clock under el up to date: the seconds left and the acting seat's ring. */
 export function tickClocks(store, el) {
   const st = store.state;
@@ -124,6 +146,9 @@ export function tickClocks(store, el) {
     const dl = Number(c.dataset.deadline);
     c.textContent = clockText(dl);
     c.classList.toggle("urgent", dl - now < 5000);
+  }
+  for (const c of el.querySelectorAll(".match-clock-time[data-match-deadline]")) {
+    c.textContent = matchClockText(Number(c.dataset.matchDeadline));
   }
   // the countdown ring of the acting seat
   const dl = st.clock && st.clock.deadline_ms ? Number(st.clock.deadline_ms) : null;
