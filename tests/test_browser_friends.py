@@ -179,15 +179,15 @@ def test_add_friend_from_a_profile(open_page: Callable[..., Any], server: Any) -
         register(page, name, PASSWORD)
     a.goto("/profile/pete")
     btn = tid(a, "profile-add-friend")
-    a.wait_for_function("() => document.querySelector('[data-testid=profile-add-friend]').dataset.state === 'add'")
+    a.wait_for_function("() => (document.querySelector('[data-testid=profile-add-friend]') || {dataset: {}}).dataset.state === 'add'")
     assert btn.inner_text() == "Add friend"
     btn.click()
-    a.wait_for_function("() => document.querySelector('[data-testid=profile-add-friend]').dataset.state === 'sent'")
+    a.wait_for_function("() => (document.querySelector('[data-testid=profile-add-friend]') || {dataset: {}}).dataset.state === 'sent'")
     assert btn.inner_text() == "Request sent" and btn.is_disabled()
     b.goto("/profile/pia")
-    b.wait_for_function("() => document.querySelector('[data-testid=profile-add-friend]').dataset.state === 'accept'")
+    b.wait_for_function("() => (document.querySelector('[data-testid=profile-add-friend]') || {dataset: {}}).dataset.state === 'accept'")
     tid(b, "profile-add-friend").click()
-    b.wait_for_function("() => document.querySelector('[data-testid=profile-add-friend]').dataset.state === 'friends'")
+    b.wait_for_function("() => (document.querySelector('[data-testid=profile-add-friend]') || {dataset: {}}).dataset.state === 'friends'")
     assert tid(b, "profile-add-friend").inner_text() == "Friends ✓"
     b.goto("/profile/pete")  # one's own profile: no button
     tid(b, "profile").wait_for()
@@ -215,7 +215,9 @@ def test_game_over_players_link_to_profiles(open_page: Callable[..., Any], serve
 
 def test_lobby_polls_friends_every_20_s_and_pauses_when_hidden(open_page: Callable[..., Any], server: Any) -> None:
     """The lobby reads GET /api/friends every 20 s while the tab is visible, not while it is hidden,
-    and at once when it shows again (the page's clock is Playwright's fake clock)."""
+    and at once when it shows again (the page's clock is Playwright's fake clock). A poll's redraw
+    keeps a name half typed in the add form, and its focus (it used to rebuild the form: under load
+    the first answer wiped the name typed before the click)."""
     page = open_page("poll", "en-US")
     page.clock.install()
     page.goto("/")
@@ -223,9 +225,12 @@ def test_lobby_polls_friends_every_20_s_and_pauses_when_hidden(open_page: Callab
     tid(page, "friend-list").wait_for()
     calls: list[str] = []
     page.on("request", lambda r: calls.append(r.url) if r.url.endswith("/api/friends") else None)
+    tid(page, "friend-add-name").fill("half-typ")  # a redraw by the poll keeps the text and the focus
     page.clock.run_for(20_500)
     page.wait_for_timeout(300)
     assert len(calls) == 1, calls
+    assert tid(page, "friend-add-name").input_value() == "half-typ"
+    assert page.evaluate("document.activeElement && document.activeElement.dataset.testid") == "friend-add-name"
     page.evaluate("""() => { Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});
                              document.dispatchEvent(new Event('visibilitychange')); }""")
     page.clock.run_for(60_000)

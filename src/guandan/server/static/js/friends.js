@@ -66,6 +66,13 @@ export function friendsPanel(ctx) {
 
   const refresh = () => load();
 
+  // made once and never taken out of the page: a redraw (every poll) keeps what is being typed and the focus
+  const addFormEl = addForm();
+  const headEl = h("div", { class: "panel-head" });
+  const bodyEl = h("div", { class: "friends-body" });
+  const tailEl = h("div", { class: "friends-tail" });
+  let blockedOpen = false;
+
   function addForm() {
     const input = h("input", { type: "text", maxlength: "24", placeholder: t("fr_add_placeholder"), "aria-label": t("fr_add_placeholder"), testid: "friend-add-name" });
     return h(
@@ -202,7 +209,7 @@ export function friendsPanel(ctx) {
     if (!list.length) return null;
     return h(
       "details",
-      { class: "friend-block friend-blocked", testid: "friend-blocked" },
+      { class: "friend-block friend-blocked", testid: "friend-blocked", open: blockedOpen, ontoggle: (ev) => { blockedOpen = ev.target.open; } },
       h("summary", {}, t("fr_blocked", { n: list.length })),
       list.map((x) =>
         h(
@@ -221,17 +228,19 @@ export function friendsPanel(ctx) {
       replaceChildren(el, h("h2", {}, t("fr_title")), h("p", { class: "muted", testid: "friends-guest" }, t("fr_guest")));
       return;
     }
+    if (el.firstChild !== headEl) replaceChildren(el, headEl, bodyEl, addFormEl, tailEl); // the form stays put: typing survives the polls
     if (!data) {
-      replaceChildren(el, h("h2", {}, t("fr_title")), h("p", { class: "muted" }, t("loading")), addForm());
+      replaceChildren(headEl, h("h2", {}, t("fr_title")));
+      replaceChildren(bodyEl, h("p", { class: "muted" }, t("loading")));
       return;
     }
     const friends = Array.isArray(data.friends) ? data.friends : [];
     const online = friends.filter((f) => f.online).length;
     const outgoing = Array.isArray(data.outgoing) ? data.outgoing : [];
     drawInvitations(Array.isArray(data.invitations) ? data.invitations : []);
+    replaceChildren(headEl, h("h2", {}, t("fr_title")), h("span", { class: "muted small", testid: "friends-online" }, t("fr_online_count", { n: online, total: friends.length })));
     replaceChildren(
-      el,
-      h("div", { class: "panel-head" }, h("h2", {}, t("fr_title")), h("span", { class: "muted small", testid: "friends-online" }, t("fr_online_count", { n: online, total: friends.length }))),
+      bodyEl,
       requestsEl(Array.isArray(data.incoming) ? data.incoming : []),
       h(
         "div",
@@ -253,10 +262,8 @@ export function friendsPanel(ctx) {
             ),
           )
         : null,
-      addForm(),
-      boardEl(Array.isArray(data.leaderboard) ? data.leaderboard : []),
-      blockedEl(Array.isArray(data.blocked) ? data.blocked : []),
     );
+    replaceChildren(tailEl, boardEl(Array.isArray(data.leaderboard) ? data.leaderboard : []), blockedEl(Array.isArray(data.blocked) ? data.blocked : []));
   }
 
   function onVisible() {
