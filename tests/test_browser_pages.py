@@ -272,6 +272,12 @@ def test_quick_game_as_guest(open_page: Callable[..., Any], server: Any) -> None
     assert diff.inner_text() == "普通"
     diff.click()
     assert diff.get_attribute("aria-checked") == "true"
+    # issue 25 item 9: the move clock is on by default (R53's 60 s / 30 s), off by choice
+    assert tid(page, "quick-clocks").is_checked()
+    assert tid(page, "quick-clocks-words").inner_text() == "首出 60 秒，跟牌 30 秒"
+    from browser_helpers import ARTIFACTS
+
+    page.screenshot(path=str(ARTIFACTS / "quick-clocks-zh-390x844.png"))
     tid(page, "quick-btn").click()  # the one click: guest sign-in, room, bots, start
     page.wait_for_url(re.compile(r"/room/[A-Za-z0-9_-]+$"))
     tid(page, "table").wait_for()
@@ -281,6 +287,7 @@ def test_quick_game_as_guest(open_page: Callable[..., Any], server: Any) -> None
     room = api(page, "GET", f"/api/rooms/{room_id}")["ok"]["room"]
     assert room["status"] == "playing"
     assert room["seats"][0]["user"] == name
+    assert room["clocks"] == {"lead_s": 60.0, "follow_s": 30.0, "default": False}
     for s in (1, 2, 3):
         assert room["seats"][s]["kind"] == "bot" and room["seats"][s]["difficulty"] == "normal", room["seats"][s]
     # the table names each bot by its difficulty, never by its implementation
@@ -296,6 +303,14 @@ def test_quick_game_as_guest(open_page: Callable[..., Any], server: Any) -> None
     item.wait_for()
     assert item.locator(".room-name").inner_text() == f"{name} 对战机器人"
     assert "3 个机器人（普通）" in item.inner_text()
+    # the clock switched off: a quick game with no clock (the first one abandoned: one live quick game at a time)
+    assert api(page, "POST", f"/api/rooms/{room_id}/abandon")["ok"]["room"]["status"] == "finished"
+    tid(page, "quick-clocks").uncheck()
+    tid(page, "quick-btn").click()
+    page.wait_for_url(lambda url: re.search(r"/room/[A-Za-z0-9_-]+$", url) is not None and not url.endswith(room_id))
+    tid(page, "table").wait_for()
+    untimed = api(page, "GET", f"/api/rooms/{page.url.rstrip('/').rsplit('/', 1)[1]}")["ok"]["room"]
+    assert untimed["clocks"] == {"lead_s": None, "follow_s": None, "default": False}
 
 
 def test_chinese_errors_are_translated(open_page: Callable[..., Any], server: Any) -> None:

@@ -364,7 +364,8 @@ def test_sockets_of_a_dead_process_stop_counting_even_if_it_restarts_under_its_n
     with cluster(2) as (_db, nodes):
         a, b = nodes
         token, _ = guest(a.url)
-        room = api(a.url, "/api/quick", token, {"difficulty": "normal"})["room"]["id"]
+        # no clock (as quick games had before issue 25): only the away path may hand the seat to the bot
+        room = api(a.url, "/api/quick", token, {"difficulty": "normal", "clocks": "off"})["room"]["id"]
         assert lease_holder(room) == a.name  # the quick game was started through A
         watcher = Client(a.url, room, None, "spectator on A (the owner)")
         person = Client(b.url, room, token, "seat 0 on B")

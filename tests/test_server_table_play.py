@@ -573,7 +573,8 @@ def test_quick_game_as_a_guest(app_client):
     assert [(x["kind"], x["user"], x["difficulty"]) for x in room["seats"]] == [
         ("person", guest["name"], None), ("bot", None, "normal"), ("bot", None, "normal"), ("bot", None, "normal")]
     assert all(x["bot"] in (None, "normal") for x in room["seats"])  # never an implementation name
-    assert room["clocks"] == {"lead_s": None, "follow_s": None, "default": False} and room["overrides"] == {}
+    # issue 25 item 9: a quick game runs the default move clocks (R53: 60 s lead, 30 s follow), off by choice
+    assert room["clocks"] == {"lead_s": 60.0, "follow_s": 30.0, "default": False} and room["overrides"] == {}
     assert room["public_url"] == "http://10.1.2.3:8000" and room["invite_url"] == f"/room/{room['id']}"
     with app_client.websocket_connect(f"/ws/rooms/{room['id']}") as ws:
         f = ws.receive_json()
@@ -581,6 +582,11 @@ def test_quick_game_as_a_guest(app_client):
         assert f["view"]["seat_names"][1:] == ["bot:normal"] * 3
     r = app_client.post("/api/quick", json={"difficulty": "impossible"})
     assert r.status_code == 400 and r.json()["code"] == "bad_difficulty"
+    assert app_client.post(f"/api/rooms/{room['id']}/abandon", json={}).status_code == 200  # one live quick game at a time
+    r = app_client.post("/api/quick", json={"difficulty": "normal", "clocks": "off"})
+    assert r.status_code == 200 and r.json()["room"]["clocks"] == {"lead_s": None, "follow_s": None, "default": False}
+    r = app_client.post("/api/quick", json={"difficulty": "normal", "clocks": "fast"})
+    assert r.status_code == 400 and r.json()["code"] == "bad_clocks"
 
 
 def test_config_404_page_and_offline_docs(app_client):

@@ -473,11 +473,14 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
 
     @router.post("/api/quick")
     def quick_game(request: Request) -> Any:
-        """A game against three bots at once: ``{difficulty?: "normal", preset?: "official"}`` (a guest
-        session is enough). Answers ``{room}``: a new started room, the caller in seat 0, three bots
-        of that difficulty, the preset's rules, no move clocks. 400 ``bad_difficulty``, ``bad_preset``;
-        409 ``quick_game_running`` (``params.room``: the caller's live game against bots) and 429
-        ``too_many_quick_games`` from the limits of :mod:`guandan.server.quickgames`."""
+        """A game against three bots at once: ``{difficulty?: "normal", preset?: "official", clocks?:
+        "default"}`` (a guest session is enough). Answers ``{room}``: a new started room, the caller in
+        seat 0, three bots of that difficulty, the preset's rules. ``clocks`` ``"default"`` gives the
+        move clocks of the server's defaults (R53: ``settings.default_clock_lead_s`` /
+        ``_follow_s``, 60 s / 30 s) as commercial tables always run one; ``"off"`` none (issue 25,
+        item 9). 400 ``bad_difficulty``, ``bad_preset``, ``bad_clocks``; 409 ``quick_game_running``
+        (``params.room``: the caller's live game against bots) and 429 ``too_many_quick_games`` from
+        the limits of :mod:`guandan.server.quickgames`."""
         try:
             body = _from_thread(_body, request)
             with session_factory() as db:
@@ -488,7 +491,14 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                     raise ApiError(400, f"difficulty must be one of: {', '.join(DIFFICULTIES)}", "bad_difficulty",
                                    {"difficulty": shown, "valid": list(DIFFICULTIES)})
                 preset = body.get("preset", "official")
-                rules = build_rules(preset, None)
+                clocks = body.get("clocks", "default")
+                if clocks not in ("default", "off"):
+                    raise ApiError(400, 'clocks must be "default" or "off"', "bad_clocks")
+                if clocks == "default":
+                    lead, follow = _default_clock(settings, "lead"), _default_clock(settings, "follow")
+                    rules = build_rules(preset, None, lead, follow, (True, True))
+                else:
+                    rules = build_rules(preset, None)
                 agent = DIFFICULTY_AGENTS[difficulty]
                 address = request.client.host if request.client is not None else "unknown"
                 with quick_limits.admit(db, user.id, address) as made:  # quickgames: live games limits

@@ -39,6 +39,7 @@ from .manager import TableManager
 from .reviews import ReviewService
 from .table.bots import shutdown_bot_pool
 from .tournament_rounds import OnlineRounds
+from .webapp import VERSION_HEADER, install_webapp
 from .ws import MAX_FRAME_BYTES, make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
@@ -104,9 +105,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(GuardMiddleware, max_body_bytes=settings.max_body_bytes)
     app.mount("/static", StaticFiles(directory=str(settings.static_dir)), name="static")
     index = settings.static_dir / "index.html"
+    static_version = install_webapp(app, settings.static_dir)  # manifest and service worker (issue 25)
 
     async def page() -> FileResponse:
-        return FileResponse(index, media_type="text/html")
+        # always revalidated: the version header must be the running server's (the service worker reads it)
+        return FileResponse(index, media_type="text/html", headers={VERSION_HEADER: static_version, "Cache-Control": "no-cache"})
 
     for path in PAGES:
         app.add_api_route(path, page, methods=["GET"], include_in_schema=False)

@@ -13,7 +13,7 @@
 //                user-name, logout-btn, toast (one-line messages, errors)
 //   sign-in:     login-form, login-name, login-password, login-btn, register-btn, guest-btn
 //   lobby:       quick-game, quick-difficulty, quick-diff (data-difficulty; aria-checked),
-//                quick-btn, room-list, room-item (data-room="{id}"), room-rules, rooms-refresh,
+//                quick-clocks (switch, on by default), quick-clocks-words, quick-btn, room-list, room-item (data-room="{id}"), room-rules, rooms-refresh,
 //                create-room-form, create-room-name, create-room-preset (select),
 //                create-room-preset-desc, create-room-add-option, option-rows, option-row,
 //                option-key (select), option-value (select or input), option-words, option-remove,
@@ -24,8 +24,8 @@
 //                seat-0..seat-3 (seat cards), seat-btn-0..seat-btn-3 (take/move to a seat),
 //                bot-kind (select: heuristic | random), fill-bots-btn, leave-btn, start-btn
 //   table:       table, levels, deal-level, wilds, a-fails, points, finish-order,
-//                seat-panel-0..3, card-count-0..3, auto-badge-0..3, seat-title-0..3 (the account's
-//                Anhui title in rooms awarding points), turn-clock,
+//                seat-panel-0..3, card-count-0..3, auto-badge-0..3, seat-offline-0..3, seat-title-0..3 (the
+//                account's Anhui title in rooms awarding points), turn-clock,
 //                trick-seat-0..3, phase-prompt, tribute-events, actions-bar,
 //                hand, hand-card (data-card="TH", data-index = position in the sorted hand;
 //                class "selected" when selected), play-btn, pass-btn, hint-btn, clear-btn,
@@ -54,6 +54,9 @@
 //                profile-add-friend (profile; data-state add/sent/accept/friends); waiting room:
 //                invite-friends, invite-friend-btn, invite-friend-list, invite-friend (data-name),
 //                invite-friend-none; game over: game-over-players, game-over-player
+//   keyboard, voice (issue 25): keys-btn, keys-legend, av-settings (av-voice, av-sounds, av-effects,
+//                av-voice-missing, av-reduced-motion), call-live (the live region of the plays called aloud)
+//   offline page (static/offline.html): offline-page, offline-title, offline-text, offline-retry
 //   profile:     profile, profile-games, profile-won, profile-win-rate, profile-rating,
 //                rating-help, profile-anhui-title, anhui-ladder, anhui-title, recent-games, game-row
 //   history:     history, history-list, game-row (data-game="{id}"; a click opens the replay),
@@ -102,6 +105,7 @@ import { mountReview } from "./review.js";
 import { mountHistory, mountLeaderboard, mountProfile, notFoundPage } from "./pages.js";
 import { mountTournament, mountTournaments } from "./tournaments.js";
 import { errText } from "./auth.js";
+import { registerServiceWorker } from "./pwa.js";
 
 const ROUTES = [
   [/^\/$/, mountLobby, () => ({})],
@@ -312,3 +316,4 @@ async function boot() {
 }
 
 boot();
+registerServiceWorker();

@@ -4,10 +4,11 @@
 // own line as `key: "text",` so the test can read the keys without a JavaScript parser.
 // Placeholders are written {name} and filled by t(key, {name: value}).
 // Longer than ~800 lines on purpose: two flat string tables, one entry per line, no logic.
-// The tournament pages' strings sit in i18n_tournament.js, in the same format, merged below; the
-// friends' strings (friends.js) likewise in i18n_friends.js.
+// The tournament pages' strings sit in i18n_tournament.js, the app's (offline page, keyboard, voice)
+// in i18n_app.js, the friends' (friends.js) in i18n_friends.js, in the same format, merged below.
 
 import { TOURNAMENT_EN, TOURNAMENT_ZH } from "./i18n_tournament.js";
+import { APP_EN, APP_ZH } from "./i18n_app.js";
 import { FRIENDS_EN, FRIENDS_ZH } from "./i18n_friends.js";
 
 const EN = {
@@ -888,7 +889,7 @@ const ZH = {
 };
 
 /** The string tables by language code. */
-export const STRINGS = { en: { ...EN, ...TOURNAMENT_EN, ...FRIENDS_EN }, zh: { ...ZH, ...TOURNAMENT_ZH, ...FRIENDS_ZH } };
+export const STRINGS = { en: { ...EN, ...TOURNAMENT_EN, ...APP_EN, ...FRIENDS_EN }, zh: { ...ZH, ...TOURNAMENT_ZH, ...APP_ZH, ...FRIENDS_ZH } };
 
 /** Supported languages, in switch order. */
 export const LANGS = ["zh", "en"];

@@ -126,6 +126,9 @@ function roomItem(r) {
 function quickPanel(ctx, isDestroyed) {
   const choice = h("div", { class: "seg", role: "radiogroup", "aria-label": t("quick_difficulty"), testid: "quick-difficulty" });
   const btn = h("button", { type: "button", class: "btn primary wide big", testid: "quick-btn" }, t("quick_button"));
+  // the move clock (issue 25): on by default, as at commercial tables; off by choice
+  const clocksOn = h("input", { type: "checkbox", checked: true, testid: "quick-clocks", role: "switch" });
+  const clockWords = h("span", { class: "hint", testid: "quick-clocks-words" }, t("quick_clocks_words", { lead: 60, follow: 30 }));
   let difficulty = "normal";
 
   function renderChoices(list) {
@@ -158,6 +161,8 @@ function quickPanel(ctx, isDestroyed) {
     const list = offered.length ? offered : ["normal"];
     difficulty = list.includes(cfg.default_difficulty) ? cfg.default_difficulty : list.includes("normal") ? "normal" : list[0];
     renderChoices(list);
+    const dc = cfg.default_clocks || {};
+    if (Number.isFinite(dc.lead_s) && Number.isFinite(dc.follow_s)) clockWords.textContent = t("quick_clocks_words", { lead: dc.lead_s, follow: dc.follow_s });
   });
   renderChoices([difficulty]);
 
@@ -172,7 +177,7 @@ function quickPanel(ctx, isDestroyed) {
         user = g && g.user ? g.user : null;
         if (!user) throw new Error("guest");
       }
-      const data = await post("/api/quick", { difficulty });
+      const data = await post("/api/quick", { difficulty, clocks: clocksOn.checked ? "default" : "off" });
       if (user !== ctx.me) ctx.me = user; // the header is redrawn by the navigation below
       if (data.room && data.room.id) ctx.navigate(`/room/${data.room.id}`);
       else toast(t("error_generic"));
@@ -198,6 +203,7 @@ function quickPanel(ctx, isDestroyed) {
     h("p", { class: "muted" }, t("quick_text")),
     h("div", { class: "field-title" }, t("quick_difficulty")),
     choice,
+    h("label", { class: "switch-row" }, clocksOn, h("span", { class: "field-title" }, t("create_clock_switch")), clockWords),
     btn,
   );
 }

@@ -12,6 +12,7 @@ import { h, link, replaceChildren } from "./dom.js";
 import { get, post } from "./api.js";
 import { t } from "./i18n.js";
 import { errText } from "./auth.js";
+import { systemReducedMotion } from "./voice.js";
 import { notFoundPage } from "./pages.js";
 import { actionText, cardEl, groupByRank, miniCards, sortCards } from "./cards.js";
 import { botName } from "./rules.js";
@@ -173,7 +174,7 @@ export function mountReview(el, params, ctx) {
       selected = e.index;
       render();
       const b = document.querySelector("[data-testid='review-board']");
-      if (b && b.scrollIntoView) b.scrollIntoView({ block: "nearest", behavior: "smooth" });
+      if (b && b.scrollIntoView) b.scrollIntoView({ block: "nearest", behavior: systemReducedMotion() ? "auto" : "smooth" });
     };
     const head = h(
       "div",

@@ -31,6 +31,8 @@ import { renderSeats } from "./room/seats.js";
 import { mountTable } from "./room/table-view.js";
 import { mountOverlay } from "./room/overlay.js";
 import { bindSelection } from "./room/hand-view.js";
+import { createKeyboard } from "./room/keyboard.js";
+import { applyEffectsClass } from "./voice.js";
 import { bombEffect } from "./room/trick.js";
 import { connEl, tickClocks } from "./room/widgets.js";
 
@@ -97,6 +99,7 @@ export function mountRoom(el, params, ctx) {
   store.subscribe("page-soon", scheduleRender);
   store.subscribe("conn", () => {
     for (const c of el.querySelectorAll("[data-testid=conn-status]")) c.replaceWith(connEl(store));
+    scheduleRender(); // one's own seat shows offline exactly while this socket is down
   });
   store.subscribe("bomb", (action) => bombEffect(fxEl, action));
 
@@ -118,22 +121,27 @@ export function mountRoom(el, params, ctx) {
 
   // --- input: the hand's selection, keys, resizing -----------------------------------------------
   const unbindSelection = bindSelection(store, tableEl);
+  const keyboard = createKeyboard(store, actions, tableEl); // the hand and the actions from the keyboard (room/keyboard.js)
+  applyEffectsClass();
 
   function onKey(ev) {
     if (ev.target && /^(INPUT|SELECT|TEXTAREA)$/.test(ev.target.tagName)) return;
     const inOverlay = Boolean(ev.target && ev.target.nodeType === 1 && overlayEl.contains(ev.target));
     if (inOverlay && ev.key !== "Escape") return; // Enter/Space on a focused overlay button press that button
+    if (keyboard(ev)) return;
+    const onControl = Boolean(ev.target && ev.target.nodeType === 1 && ev.target.closest && ev.target.closest("button, a"));
     if (ev.key === "Escape" && st.chooser) {
       store.update((s) => {
         s.chooser = null;
       }, "overlay");
-    } else if (ev.key === "Escape" && (st.drawer || st.tracker || st.lastTrick)) {
+    } else if (ev.key === "Escape" && (st.drawer || st.tracker || st.lastTrick || st.keysHelp)) {
       store.update((s) => {
         s.drawer = false;
         s.tracker = false;
         s.lastTrick = false;
+        s.keysHelp = false;
       }, "table");
-    } else if (ev.key === "Enter" && myTurn(store) && !st.chooser) {
+    } else if (ev.key === "Enter" && !onControl && myTurn(store) && !st.chooser) {
       ev.preventDefault();
       actions.onPlay();
     }

@@ -8,7 +8,9 @@ import { t } from "../i18n.js";
 import { actionText, cardEl, playMini, rankLabel } from "../cards.js";
 import { seatName, teamOf, teamTag } from "../table.js";
 import { previousTrick, trackerPanel } from "../tracker.js";
-import { isMuted, setMuted, unlockAudio } from "../sound.js";
+import { unlockAudio } from "../sound.js";
+import { setSilent, silent } from "../voice.js";
+import { keysButton, keysLegend } from "./keyboard.js";
 import { names, seated } from "./model.js";
 import { closeBtn, connEl, icon, matchClockEl } from "./widgets.js";
 
@@ -27,7 +29,7 @@ export function tableBar(store) {
   const me = seated(store) ? v.seat : null;
   const playingTeam = levels[0] === v.level ? 0 : levels[1] === v.level ? 1 : null;
   const wilds = Array.isArray(v.wilds) && v.wilds.length ? v.wilds : [`${v.level}H`];
-  const muted = isMuted();
+  const muted = silent(); // no sounds and no voice (voice.js)
   return h(
     "div",
     { class: "table-bar" },
@@ -53,10 +55,11 @@ export function tableBar(store) {
       {
         type: "button", class: `btn icon-btn${muted ? " muted" : ""}`, testid: "mute-btn", "aria-pressed": String(muted),
         "aria-label": muted ? t("sound_off") : t("sound_on"), title: muted ? t("sound_off") : t("sound_on"),
-        onclick: () => { setMuted(!isMuted()); unlockAudio(); store.notify("table"); },
+        onclick: () => { setSilent(!silent()); unlockAudio(); store.notify("table"); },
       },
       icon(muted ? "muted" : "sound"),
     ),
+    me !== null ? keysButton(store) : null,
   );
 }
 
@@ -66,6 +69,7 @@ export function popovers(store, me) {
   return [
     st.tracker && me !== null ? h("div", { class: "popover tracker-pop" }, trackerPanel(st.view), closeBtn(() => setToggle(store, "tracker", false))) : null,
     st.lastTrick ? lastTrickPanel(store) : null,
+    st.keysHelp && me !== null ? keysLegend(store) : null,
   ];
 }
 

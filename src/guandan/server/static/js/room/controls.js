@@ -5,7 +5,14 @@
 import { h, replaceChildren } from "../dom.js";
 import { getLang, t } from "../i18n.js";
 import { actionText } from "../cards.js";
+import { keyFor } from "./keyboard.js";
 import { gameIsOver, matchingActions, mySeat, myTurn, passAction, positionKey } from "./model.js";
+
+/** The tooltip and aria-keyshortcuts of the button of an action of room/actions.js: "出牌 (P)". */
+function keyAttrs(actionName, label) {
+  const key = keyFor(actionName);
+  return key ? { title: `${label} (${key})`, "aria-keyshortcuts": key } : {};
+}
 
 /** The action buttons into barEl; rebuilt only when what they show changed (a button under the pointer stays). */
 export function renderActions(store, actions, barEl) {
@@ -30,13 +37,13 @@ export function renderActions(store, actions, barEl) {
   }
   replaceChildren(
     barEl,
-    h("button", { type: "button", class: "btn primary big", testid: "play-btn", disabled: !(mine && matches.length), onclick: actions.onPlay }, playLabel, preview ? h("span", { class: "preview" }, preview) : null),
-    h("button", { type: "button", class: "btn big", testid: "pass-btn", disabled: !(mine && pass), onclick: actions.onPass }, t("pass")),
-    h("button", { type: "button", class: "btn big", testid: "hint-btn", disabled: !mine, onclick: actions.onHintPress }, t("hint"), hintInfo ? h("span", { class: "preview", testid: "hint-index" }, hintInfo) : null),
-    h("button", { type: "button", class: "btn big secondary", testid: "clear-btn", disabled: !st.selected.size, onclick: actions.clearSelection }, t("clear")),
+    h("button", { type: "button", class: "btn primary big", testid: "play-btn", ...keyAttrs("onPlay", playLabel), disabled: !(mine && matches.length), onclick: actions.onPlay }, playLabel, preview ? h("span", { class: "preview" }, preview) : null),
+    h("button", { type: "button", class: "btn big", testid: "pass-btn", ...keyAttrs("onPass", t("pass")), disabled: !(mine && pass), onclick: actions.onPass }, t("pass")),
+    h("button", { type: "button", class: "btn big", testid: "hint-btn", ...keyAttrs("onHintPress", t("hint")), disabled: !mine, onclick: actions.onHintPress }, t("hint"), hintInfo ? h("span", { class: "preview", testid: "hint-index" }, hintInfo) : null),
+    h("button", { type: "button", class: "btn big secondary", testid: "clear-btn", ...keyAttrs("clearSelection", t("clear")), disabled: !st.selected.size, onclick: actions.clearSelection }, t("clear")),
     h(
       "button",
-      { type: "button", class: "btn big secondary", testid: "sort-btn", dataset: { mode: st.arr.mode }, title: t(`sort_mode_${st.arr.mode}`), disabled: !st.display.length, onclick: actions.onSort },
+      { type: "button", class: "btn big secondary", testid: "sort-btn", dataset: { mode: st.arr.mode }, title: `${t(`sort_mode_${st.arr.mode}`)} (${keyFor("onSort")})`, "aria-keyshortcuts": keyFor("onSort"), disabled: !st.display.length, onclick: actions.onSort },
       st.selected.size ? t("sort_group") : t("sort"),
     ),
     me !== null && !over

@@ -1,6 +1,6 @@
 // The drawer of the table view (the menu): the room's name, invite link, rules in words and clocks,
 // the game and deal with A-fails, points and the finish order, this deal's tribute events, the seat
-// cards, the language and the way back to the lobby.
+// cards, voice / sounds / effects (room/av-settings.js), the language and the way back to the lobby.
 
 import { h, link } from "../dom.js";
 import { roomTitle } from "../api.js";
@@ -9,6 +9,7 @@ import { placeLabel, seatName, tributeEventLines } from "../table.js";
 import { clocksInWords, rulesInWords } from "../rules.js";
 import { names } from "./model.js";
 import { seatCards } from "./seats.js";
+import { avSettings } from "./av-settings.js";
 import { closeBtn, inviteEl } from "./widgets.js";
 
 /** The room's rules in plain words (rules.js): the preset's name and each rule change ("打到 8"). */
@@ -71,6 +72,7 @@ export function drawer(store, actions) {
           )
         : null,
       h("div", { class: "drawer-sec" }, seatCards(store, actions, false)),
+      avSettings(store),
       h("div", { class: "drawer-sec drawer-row" }, h("label", { class: "inline" }, t("language"), langSel), link("/", t("back_to_lobby"), { class: "btn", testid: "drawer-lobby" })),
     ),
   );

@@ -1,11 +1,14 @@
 // The own hand, pinned to the bottom of the table: the cards fanned in the arranged order (理牌),
 // in one or two rows to fit the width (hand.js layoutFan), the selection (a click, or a drag across
-// cards), the cards eligible for tribute or return, and those just received highlighted.
+// cards), the cards eligible for tribute or return, and those just received highlighted. For the
+// keyboard and screen readers the hand is a list box of named cards (room/keyboard.js moves the focus).
 
 import { h, replaceChildren } from "../dom.js";
 import { cardEl } from "../cards.js";
 import { groupEnds, layoutFan } from "../hand.js";
 import { unlockAudio } from "../sound.js";
+import { getLang, t } from "../i18n.js";
+import { cardName } from "../callout.js";
 import { myTurn, receivedCards } from "./model.js";
 
 function cardSize(handEl) {
@@ -26,6 +29,9 @@ export function renderHand(store, handEl) {
     for (const a of v.legal_actions) if (Array.isArray(a) && Array.isArray(a[2])) a[2].forEach((c) => eligible.add(c));
   }
   const received = Date.now() < st.receivedUntil ? [...receivedCards(store)] : [];
+  // keyboard (room/keyboard.js): the focused card keeps the focus across renders (a roving tabindex)
+  const hadFocus = handEl.contains(document.activeElement);
+  const focusAt = st.display.length ? Math.max(0, Math.min(st.display.length - 1, Number.isInteger(st.focusIndex) ? st.focusIndex : 0)) : -1;
   const { cw, ch } = cardSize(handEl);
   const width = Math.max(120, handEl.clientWidth || handEl.parentElement.clientWidth || 300);
   const fan = layoutFan(st.display.length, groupEnds(st.groups), width, cw, ch);
@@ -51,12 +57,20 @@ export function renderHand(store, handEl) {
         testid: "hand-card",
         dataset: { card, index: String(index), row: String(p.row) },
         title: face.title,
+        role: "option",
+        tabindex: index === focusAt ? "0" : "-1",
+        "aria-selected": String(st.selected.has(index)),
+        "aria-label": cardName(card, v.level, getLang()),
         style: { left: `${p.left}px`, top: `${p.top}px`, width: `${p.width}px`, height: `${ch}px`, zIndex: String(index + 1) },
       },
       face,
     );
   });
   replaceChildren(handEl, slots);
+  handEl.setAttribute("role", "listbox");
+  handEl.setAttribute("aria-multiselectable", "true");
+  handEl.setAttribute("aria-label", st.selected.size ? t("hand_label_selected", { n: slots.length, k: st.selected.size }) : t("hand_label", { n: slots.length }));
+  if (hadFocus && focusAt >= 0) slots[focusAt].focus({ preventScroll: true });
 }
 
 /**

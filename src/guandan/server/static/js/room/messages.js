@@ -9,7 +9,8 @@ import { t } from "../i18n.js";
 import { lastActions, seatName, teamOf } from "../table.js";
 import { arrangementKey, loadArrangement } from "../hand.js";
 import { playSound } from "../sound.js";
-import { arrange, BOMB_TYPES, mySeat, myTurn, names, positionKey, receivedCards, sameOrder, SEATS, seated } from "./model.js";
+import { callPlay } from "../voice.js";
+import { arrange, asArray, BOMB_TYPES, mySeat, myTurn, names, positionKey, receivedCards, sameOrder, SEATS, seated } from "./model.js";
 
 /** Seconds the cards received in tribute or return stay highlighted in the hand (item 10). */
 const RECEIVED_HIGHLIGHT_MS = 6000;
@@ -181,11 +182,8 @@ export function createMessages(store, actions) {
         const a = last[s];
         if (!Array.isArray(a) || JSON.stringify(a) === JSON.stringify(prev[s])) continue;
         st.fresh.add(s);
-        if (a[0] === "pass") playSound("pass");
-        else if (BOMB_TYPES.has(a[0])) {
-          playSound(a[0]);
-          store.notify(["bomb", a]);
-        } else playSound("play");
+        callPlay(a, asArray(v.card_counts, 4)[s], names(store)[s] || ""); // 报牌: voice, else the sounds (voice.js)
+        if (BOMB_TYPES.has(a[0])) store.notify(["bomb", a]);
       }
     }
     const turn = myTurn(store);

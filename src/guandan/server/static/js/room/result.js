@@ -7,7 +7,7 @@ import { t } from "../i18n.js";
 import { miniCards, rankLabel } from "../cards.js";
 import { placeLabel, seatName, teamName, teamOf, teamTag } from "../table.js";
 import { isOwner, mySeat, names, resultPhrase, roomSeats, SEATS, seated } from "./model.js";
-import { clockText, closeBtn } from "./widgets.js";
+import { clockText, closeBtn, reducedMotion } from "./widgets.js";
 import { anhuiTitleText } from "../pages.js";
 import { gamePlayersLinks } from "../friends.js";
 
@@ -98,7 +98,7 @@ function detailsBox(children) {
   const scroller = h("div", { class: "result-details", testid: "result-details", tabindex: "0" }, children);
   const cue = h(
     "button",
-    { type: "button", class: "more-cue", testid: "result-more", "aria-hidden": "true", tabindex: "-1", onclick: () => scroller.scrollBy({ top: scroller.clientHeight * 0.8, behavior: "smooth" }) },
+    { type: "button", class: "more-cue", testid: "result-more", "aria-hidden": "true", tabindex: "-1", onclick: () => scroller.scrollBy({ top: scroller.clientHeight * 0.8, behavior: reducedMotion() ? "auto" : "smooth" }) },
     t("result_more"),
   );
   const box = h("div", { class: "result-details-box" }, scroller, cue);

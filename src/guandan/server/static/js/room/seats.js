@@ -24,6 +24,8 @@ export function seatCards(store, actions, waiting) {
       const occupant = s.user ? s.user : s.bot ? botName(s.difficulty || s.bot, getLang()) : t("seat_empty");
       const empty = !s.user && !s.bot;
       const mine = me === s.seat;
+      // one's own seat: offline exactly while one's own socket is down (the room summary may be older than the socket)
+      const offline = mine ? store.state.conn !== "open" : Boolean(s.user && s.connected === false);
       return h(
         "div",
         { class: `seat-card team-${teamOf(s.seat)}${mine ? " mine" : ""}${empty ? " empty" : ""}`, testid: `seat-${s.seat}` },
@@ -34,7 +36,7 @@ export function seatCards(store, actions, waiting) {
           occupant,
           mine ? h("span", { class: "badge" }, t("seat_you")) : null,
           s.title ? h("span", { class: "badge ladder-title", title: s.title }, anhuiTitleText(s.title)) : null,
-          s.user && s.connected === false ? h("span", { class: "badge offline" }, t("seat_offline")) : null,
+          offline ? h("span", { class: "badge offline", testid: `seat-offline-${s.seat}` }, t("seat_offline")) : null,
         ),
         waiting && ctx.me && empty
           ? h(
@@ -115,11 +117,25 @@ export function seatPanel(store, s, pos) {
   const isBot = Boolean(roomSeat && roomSeat.bot) || /^bot:/.test((v.seat_names || [])[s] || "");
   const initial = isBot ? "AI" : [...String(name)][0] || "?";
   const low = typeof count === "number" && count > 0 && count <= 10;
+  // one's own seat: offline exactly while one's own socket is down (the room summary may be older than the socket)
+  const offline = s === mySeat(store) ? st.conn !== "open" : Boolean(roomSeat && roomSeat.user && roomSeat.connected === false);
+  // for screen readers: team and name, you, cards left, finished, whose turn, 托管, offline
+  const label = [
+    t("seat_label", { team: teamName(teamOf(s)), name }),
+    s === mySeat(store) ? t("seat_label_you") : null,
+    typeof count === "number" ? t("cards_left", { n: count }) : null,
+    place >= 0 ? t("seat_label_out", { place: placeLabel(place) }) : null,
+    turn ? t("seat_label_turn") : null,
+    st.auto[s] ? t("auto_badge") : null,
+    offline ? t("seat_offline") : null,
+  ].filter(Boolean).join(t("call_joiner"));
   return h(
     "div",
     {
       class: `seat-panel pos-${pos} team-${teamOf(s)}${turn ? " turn" : ""}${place >= 0 ? " out" : ""}${st.auto[s] ? " auto" : ""}`,
       testid: `seat-panel-${s}`,
+      role: "group",
+      "aria-label": label,
     },
     h(
       "div",
@@ -144,7 +160,7 @@ export function seatPanel(store, s, pos) {
         st.auto[s] ? h("span", { class: "badge auto", testid: `auto-badge-${s}`, title: t("auto_title") }, t("auto_badge")) : null,
         roomSeat && roomSeat.bot ? h("span", { class: "badge bot-level" }, difficultyName(roomSeat.difficulty || roomSeat.bot, getLang())) : null,
         roomSeat && roomSeat.title ? h("span", { class: "badge ladder-title", testid: `seat-title-${s}`, title: roomSeat.title }, anhuiTitleText(roomSeat.title)) : null,
-        roomSeat && roomSeat.user && roomSeat.connected === false ? h("span", { class: "badge offline" }, t("seat_offline")) : null,
+        offline ? h("span", { class: "badge offline", testid: `seat-offline-${s}` }, t("seat_offline")) : null,
       ),
       turn && !clockHere ? h("div", { class: "turn-line" }, t("turn")) : null,
     ),

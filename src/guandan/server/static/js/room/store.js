@@ -79,6 +79,8 @@ export function initialState() {
     hintAskedKey: null, // positionKey() when the hints list was asked for
     hintToast: null, // {key, text}: a hint message about the position key (hidden when it passes)
     drawer: false,
+    keysHelp: false, // the legend of the keyboard keys (room/keyboard.js)
+    focusIndex: 0, // the hand card that holds the keyboard focus (display index)
     tracker: false,
     lastTrick: false,
     notices: [], // {id, text, kind, deal ("game-deal" of a deal-scoped notice, else null), until}

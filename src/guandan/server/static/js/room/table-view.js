@@ -6,7 +6,7 @@
 
 import { h, replaceChildren } from "../dom.js";
 import { getLang, t } from "../i18n.js";
-import { isMuted } from "../sound.js";
+import { silent } from "../voice.js";
 import { bottomSeat, gameIsOver, seated } from "./model.js";
 import { tableBar, popovers } from "./bar.js";
 import { autoBanner, renderActions } from "./controls.js";
@@ -68,12 +68,12 @@ export function mountTable(store, actions, tableEl, pageEl) {
     const me = seated(store) ? v.seat : null;
     const over = gameIsOver(store);
     const sk = skeleton(me !== null);
-    keyed(sk.bar, [getLang(), v.levels, v.level, v.wilds, isMuted(), st.lastTrick, st.tracker, me, st.room && st.room.name], () => tableBar(store));
+    keyed(sk.bar, [getLang(), v.levels, v.level, v.wilds, silent(), st.lastTrick, st.tracker, Boolean(st.keysHelp), me, st.room && st.room.name], () => tableBar(store));
     replaceChildren(sk.felt, felt);
     replaceChildren(sk.mePanel, seatPanel(store, bottom, "bottom"));
     keyed(sk.banner, [getLang(), me !== null && st.auto[me] && !over, me !== null && st.autoReason[me]], () => (me !== null && st.auto[me] && !over ? autoBanner(store, actions, me) : null));
     keyed(sk.over, [getLang(), over, st.gameOver && st.gameOver.game_id], () => (over ? gameOverBanner(store) : null));
-    keyed(sk.pops, [getLang(), st.tracker && me !== null, st.lastTrick, v.game, v.deal, (v.history || []).length, (v.hand || []).length], () => popovers(store, me));
+    keyed(sk.pops, [getLang(), st.tracker && me !== null, st.lastTrick, Boolean(st.keysHelp), v.game, v.deal, (v.history || []).length, (v.hand || []).length], () => popovers(store, me));
     keyed(sk.drawer, [getLang(), st.drawer, st.room, v.game, v.deal, v.finished, v.a_fails, v.points, v.tribute_events], () => (st.drawer ? drawer(store, actions) : null));
     renderHandAndActions();
     renderNotices(store, tableEl);

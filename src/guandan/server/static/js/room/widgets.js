@@ -5,12 +5,13 @@
 import { h, replaceChildren, toast } from "../dom.js";
 import { inviteLink } from "../api.js";
 import { t } from "../i18n.js";
+import { effectsOn, systemReducedMotion } from "../voice.js";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 
-/** Whether the user asked the system for less motion (CSS honours it too). */
+/** Whether to animate nothing: the system asks for less motion, or the effects switch is off (voice.js; CSS honours both). */
 export function reducedMotion() {
-  return Boolean(window.matchMedia && window.matchMedia("(prefers-reduced-motion: reduce)").matches);
+  return systemReducedMotion() || !effectsOn();
 }
 
 /** The countdown ring around an avatar (an SVG circle whose dash shrinks with the time left). */
