@@ -227,7 +227,10 @@ def test_simple_cross_origin_posts_cannot_change_anything(serve):
     tournament = ["/api/tournaments", "/api/tournaments/1/entries", "/api/tournaments/1/entries/1/withdraw",
                   "/api/tournaments/1/codirectors", "/api/tournaments/1/rounds", "/api/tournaments/1/results",
                   "/api/tournaments/1/penalties"]
-    calls = [("post", p) for p in paths + tournament] + [("delete", "/api/tournaments/1/rounds/1?version=1")]
+    friends = ["/api/friends/requests", "/api/friends/accept", "/api/friends/decline", "/api/friends/remove",
+               "/api/friends/block", "/api/friends/unblock", "/api/friends/invitations",
+               "/api/friends/invitations/1/dismiss"]
+    calls = [("post", p) for p in paths + tournament + friends] + [("delete", "/api/tournaments/1/rounds/1?version=1")]
     # every state-changing route of the app is in the list
     spec = s.http.get("/api/openapi.json").json()["paths"]
     changing = sorted((m, p) for p, ops in spec.items() for m in ops if m in ("post", "put", "patch", "delete"))

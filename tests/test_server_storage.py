@@ -50,13 +50,13 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
 BACKENDS = ["sqlite", "postgresql"]
 TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
           "tournaments", "tournament_directors", "tournament_audit", "tournament_tables", "challenges",
-          "challenge_plays"]
+          "challenge_plays", "friend_links", "friend_invites"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
     "users": {
         "id", "name", "password_hash", "is_guest", "created_at", "rating_mu", "rating_sigma",
-        "games_played", "games_won", "anhui_points", "name_key",
+        "games_played", "games_won", "anhui_points", "name_key", "last_seen_at",
     },
     "sessions": {"token", "user_id", "created_at", "expires_at"},
     "rooms": {
@@ -75,6 +75,8 @@ CONTRACT_COLUMNS = {
     "challenges": {"id", "day", "preset", "bots", "n_boards", "boards", "created_at"},
     "challenge_plays": {"id", "challenge_id", "board", "user_id", "seat", "ranked", "room_id", "game_id", "result",
                         "started_at", "finished_at"},
+    "friend_links": {"user_low", "user_high", "requester_id", "status", "created_at"},
+    "friend_invites": {"id", "room_id", "from_id", "to_id", "created_at", "expires_at"},
 }
 
 

@@ -30,6 +30,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import api_accounts, api_ladder
 from .api_challenge import make_challenge_router
+from .api_friends import make_friends_router
 from .api_reviews import make_reviews_router
 from .api_rooms import make_rooms_router
 from .api_tournaments import make_tournaments_router
@@ -102,6 +103,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.online_rounds = OnlineRounds(session_factory, manager)
     app.include_router(make_tournaments_router())
     app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings))
+    app.include_router(make_friends_router())
     install_catch_all(app)
     app.add_middleware(GuardMiddleware, max_body_bytes=settings.max_body_bytes)
     app.mount("/static", StaticFiles(directory=str(settings.static_dir)), name="static")

@@ -45,6 +45,7 @@ from guandan.server.db import DbSession
 from guandan.server.confusables import name_key
 from guandan.server.errors import AuthError
 from guandan.server.hashgate import Caller, HashGate
+from guandan.server.friends_store import touch as touch_seen
 from guandan.server.models import NAME_MAX, User, UserSession, utcnow
 from guandan.server.passwords import password_problem
 
@@ -331,11 +332,16 @@ def clear_session_cookie(response: Response) -> None:
 
 
 def current_user(request: Request, db: DbSession) -> User | None:
-    """FastAPI dependency: the logged-in user of the request's ``gd_session`` cookie, or ``None``."""
+    """FastAPI dependency: the logged-in user of the request's ``gd_session`` cookie, or ``None``.
+
+    A logged-in request marks the account seen (friends' presence, at most every 30 s:
+    :func:`guandan.server.friends_store.touch`)."""
     token = request.cookies.get(COOKIE_NAME)
     user = user_from_token(db, token)
     if user is None and token:
         db.commit()  # keeps the removal of an expired session
+    elif user is not None and touch_seen(db, user):
+        db.commit()
     return user
 
 

@@ -5,7 +5,8 @@ The tables are exactly those of the server contract: ``users``, ``sessions``, ``
 line: issue 10, :mod:`guandan.server.gamestore`), ``reviews`` (the computed reviews of deals
 of finished games: issue 22, :mod:`guandan.server.reviews`), the tournaments run on the site:
 ``tournaments``, ``tournament_directors`` and ``tournament_audit`` (:mod:`guandan.server.tournament_store`),
-and the daily duplicate challenge: ``challenges`` and ``challenge_plays`` (:mod:`guandan.server.challenge_store`).
+the daily duplicate challenge: ``challenges`` and ``challenge_plays`` (:mod:`guandan.server.challenge_store`),
+and friends: ``friend_links`` and ``friend_invites`` (:mod:`guandan.server.friends_store`).
 The schema itself is created by the Alembic
 migrations in :mod:`guandan.server.migrations` (see :func:`guandan.server.db.migrate`), never by
 ``metadata.create_all``; a test checks that the two agree.
@@ -122,6 +123,8 @@ class User(Base):
     games_played: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     games_won: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
     anhui_points: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    #: last authenticated request or table-socket message (friends' presence, :mod:`guandan.server.friends`)
+    last_seen_at: Mapped[datetime | None] = mapped_column(nullable=True)
 
     @property
     def display_rating(self) -> float:
@@ -427,3 +430,41 @@ class ChallengePlayRow(Base):
     finished_at: Mapped[datetime | None] = mapped_column(nullable=True)
 
     user: Mapped[User] = relationship()
+
+
+class FriendLink(Base):
+    """A friend request or friendship between two accounts, one row per pair (``user_low`` < ``user_high``).
+
+    ``requester_id`` is the account that asked (or blocked); ``status`` is ``pending`` until the other
+    accepts, then ``accepted``; ``blocked`` when ``requester_id`` blocked the other (rules:
+    :mod:`guandan.server.friends`).
+    """
+
+    __tablename__ = "friend_links"
+    __table_args__ = (
+        CheckConstraint("user_low < user_high", name="pair_order"),
+        CheckConstraint("status IN ('pending', 'accepted', 'blocked')", name="status"),
+    )
+
+    user_low: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    user_high: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True)
+    requester_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False, default="pending")
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+
+
+class FriendInvite(Base):
+    """An invitation of a friend (``to_id``) to a waiting room, by ``from_id``, until ``expires_at``.
+
+    One per friend per room (``uq_friend_invites_room_id``); deleted with the room.
+    """
+
+    __tablename__ = "friend_invites"
+    __table_args__ = (Index("uq_friend_invites_room_id", "room_id", "to_id", unique=True),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    room_id: Mapped[str] = mapped_column(ForeignKey("rooms.id", ondelete="CASCADE"), nullable=False)
+    from_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False)
+    to_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(nullable=False)

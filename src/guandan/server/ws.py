@@ -32,6 +32,7 @@ from guandan.core.match import action_from_json, action_to_json
 
 from .hardening import valid_room_id
 from .connections import Conn
+from .friends_store import SocketSeen, mark_seen
 from .table.flow import Table
 from .table.frames import error_frame, frame_json
 
@@ -344,10 +345,13 @@ def make_ws_router(
         counts = _address_counts(manager)
         counts[address] = counts.get(address, 0) + 1
         writer = asyncio.create_task(_writer(websocket, conn))
+        seen = SocketSeen()  # friends' presence: an open table socket keeps its account online
         try:
             await table.connect(conn)
             _close_extra_tabs(table, conn)
             while not conn.closed:
+                if user_id is not None and seen.due():
+                    seen.spawn(manager.run_db(mark_seen, session_factory, user_id))
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break

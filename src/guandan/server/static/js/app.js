@@ -44,6 +44,16 @@
 //                result-lobby, drawer-tribute-events, reopen-result-btn, result-main (the
 //                essentials), result-details (the scrolling finish order, hands and points),
 //                result-more (its "more ↓" cue, shown while more lies below)
+//   friends:     friends-panel (lobby side column), friends-online, friends-guest, friend-invites,
+//                friend-invite (data-room), friend-invite-join, friend-invite-dismiss, friend-requests,
+//                friend-request (data-name), friend-accept, friend-decline, friend-block, friend-blocked,
+//                friend-blocked-item (data-name), friend-unblock, friend-list, friend-item
+//                (data-name, data-online "1"/"0"), friend-dot, friend-table (link to the friend's room),
+//                friend-remove, friend-outgoing, friend-sent, friend-cancel, friend-add-form,
+//                friend-add-name, friend-add-btn, friend-board, friend-board-row (data-name);
+//                profile-add-friend (profile; data-state add/sent/accept/friends); waiting room:
+//                invite-friends, invite-friend-btn, invite-friend-list, invite-friend (data-name),
+//                invite-friend-none; game over: game-over-players, game-over-player
 //   keyboard, voice (issue 25): keys-btn, keys-legend, av-settings (av-voice, av-sounds, av-effects,
 //                av-voice-missing, av-reduced-motion), call-live (the live region of the plays called aloud)
 //   offline page (static/offline.html): offline-page, offline-title, offline-text, offline-retry

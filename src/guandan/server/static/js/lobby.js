@@ -6,6 +6,7 @@ import { h, link, replaceChildren, toast } from "./dom.js";
 import { get, getConfig, post, roomTitle } from "./api.js";
 import { t } from "./i18n.js";
 import { authForm, errText } from "./auth.js";
+import { friendsPanel } from "./friends.js";
 import {
   CLOCK_OPTIONS,
   DIFFICULTIES,
@@ -213,6 +214,7 @@ export function mountLobby(el, _params, ctx) {
   let refreshTimer = null;
   let presets = null;
   let lastRooms = null;
+  let friends = null;
   const isDestroyed = () => destroyed;
   const roomList = h("div", { class: "room-list", testid: "room-list" }, t("loading"));
 
@@ -442,6 +444,8 @@ export function mountLobby(el, _params, ctx) {
 
   function render() {
     clearInterval(refreshTimer);
+    if (friends) friends.destroy();
+    friends = ctx.me ? friendsPanel(ctx) : null;
     if (!ctx.me) {
       replaceChildren(el, h("div", { class: "lobby narrow" }, quickPanel(ctx, isDestroyed), challengePanel(), authForm((user) => ctx.setMe(user)), joinForm()));
       return;
@@ -451,6 +455,7 @@ export function mountLobby(el, _params, ctx) {
       h(
         "div",
         { class: "lobby" },
+        friends.invites,
         h(
           "div",
           { class: "lobby-main" },
@@ -467,7 +472,7 @@ export function mountLobby(el, _params, ctx) {
             roomList,
           ),
         ),
-        h("div", { class: "lobby-side" }, challengePanel(), createForm(), joinForm()),
+        h("div", { class: "lobby-side" }, friends.el, challengePanel(), createForm(), joinForm()),
       ),
     );
     drawRooms();
@@ -480,6 +485,7 @@ export function mountLobby(el, _params, ctx) {
     destroy() {
       destroyed = true;
       clearInterval(refreshTimer);
+      if (friends) friends.destroy();
     },
     onMe: render,
     onLang: render,

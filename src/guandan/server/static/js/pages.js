@@ -5,6 +5,7 @@ import { fmtDate, fmtPct, h, link, replaceChildren } from "./dom.js";
 import { get } from "./api.js";
 import { getLang, t } from "./i18n.js";
 import { authForm, errText } from "./auth.js";
+import { addFriendButton } from "./friends.js";
 import { botName, rulesInWords } from "./rules.js";
 import { rankLabel } from "./cards.js";
 
@@ -240,7 +241,8 @@ export function mountProfile(el, params, ctx) {
       h(
         "div",
         { class: "profile", testid: "profile" },
-        h("h1", {}, t("profile_title", { name: u.name || params.name }), u.is_guest ? h("span", { class: "badge" }, t("guest_badge")) : null),
+        h("h1", {}, t("profile_title", { name: u.name || params.name }), u.is_guest ? h("span", { class: "badge" }, t("guest_badge")) : null,
+          addFriendButton(ctx, u.name || params.name, u)),
         h(
           "div",
           { class: "stats" },

@@ -6,9 +6,10 @@ import { h, link } from "../dom.js";
 import { t } from "../i18n.js";
 import { miniCards, rankLabel } from "../cards.js";
 import { placeLabel, seatName, teamName, teamOf, teamTag } from "../table.js";
-import { isOwner, mySeat, names, resultPhrase, SEATS, seated } from "./model.js";
+import { isOwner, mySeat, names, resultPhrase, roomSeats, SEATS, seated } from "./model.js";
 import { clockText, closeBtn, reducedMotion } from "./widgets.js";
 import { anhuiTitleText } from "../pages.js";
+import { gamePlayersLinks } from "../friends.js";
 
 function levelPair(levels) {
   return Array.isArray(levels) ? `${t("team_a")} ${rankLabel(levels[0])} · ${t("team_b")} ${rankLabel(levels[1])}` : "";
@@ -174,6 +175,7 @@ function gameOverPart(store, actions, g, kv) {
     "div",
     { class: "game-over", testid: "game-over-panel" },
     h("h3", {}, Number.isInteger(g.winner_team) ? t("game_over_winner", { team: teamName(g.winner_team) }) : t("game_over_title")),
+    gamePlayersLinks(roomSeats(store), store.ctx && store.ctx.me && store.ctx.me.name),
     sum
       ? h(
           "div",

@@ -11,6 +11,7 @@ import { botName, DIFFICULTIES, difficultyName } from "../rules.js";
 import { asArray, isOwner, mySeat, names, roomSeats } from "./model.js";
 import { clockRing, clockText } from "./widgets.js";
 import { anhuiTitleText } from "../pages.js";
+import { inviteControl } from "../friends.js";
 
 /** The four seat cards; in the waiting room (waiting) with a button to take an empty seat. */
 export function seatCards(store, actions, waiting) {
@@ -94,6 +95,7 @@ export function renderSeats(store, actions, seatsEl) {
           : null,
       ),
       h("p", { class: "muted" }, full && !owner ? t("waiting_for_start") : t("waiting_for_players")),
+      me !== null ? inviteControl(ctx, room.id) : null,
     );
   }
   replaceChildren(seatsEl, parts);
