@@ -472,7 +472,7 @@ export function mountLobby(el, _params, ctx) {
             roomList,
           ),
         ),
-        h("div", { class: "lobby-side" }, friends.el, challengePanel(), createForm(), joinForm()),
+        h("div", { class: "lobby-side" }, challengePanel(), friends.el, createForm(), joinForm()),
       ),
     );
     drawRooms();
