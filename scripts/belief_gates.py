@@ -13,7 +13,9 @@ late-position deviation experiment (G2). Measurement only; prints one JSON objec
       are played out on the real hands with the heuristic (as ``bench-search --audit``):
       moves changed, deals gained / lost. A spec with ``sampler=oracle`` draws worlds with the
       exact sampler given every hidden seat's real count of every rank group (suits shuffled),
-      the issue's upper bound, through the same code path as ``sampler=table``.
+      the issue's upper bound, through the same code path as ``sampler=table``. Specs with
+      ``sampler=net2``, ``net3`` or ``net5`` draw from the belief network tilted more sharply,
+      ``q(k)^t / h(k)`` with t = 2, 3, 5 (measured 2026-12-04, docs/bot-strength.md).
 """
 
 from __future__ import annotations
@@ -102,9 +104,45 @@ def _install_oracle() -> None:
     search.world_sampler = patched
 
 
+#: the sharper tilts of :func:`_install_tilts`: sampler name -> exponent of the network's q
+TILTS = {"net2": 2.0, "net3": 3.0, "net5": 5.0}
+
+
+def _install_tilts() -> None:
+    """Add the samplers ``net2``/``net3``/``net5``: exact draws tilted by ``q(k)^t / h(k)`` (this
+    process only; measurement)."""
+    import guandan.agents.search as search
+    from guandan.agents.belief import hypergeometric, seat_features
+    from guandan.agents.belief_net import NetPrior, history_features
+    from guandan.core.exact_worlds import MAX_GROUP, N_GROUPS
+
+    if "net2" in search.WORLD_SAMPLERS:
+        return
+    search.WORLD_SAMPLERS = search.WORLD_SAMPLERS + tuple(TILTS)
+    plain = search.world_sampler
+    prior = NetPrior.load()
+
+    def patched(kind, view, cons):  # type: ignore[no-untyped-def]
+        if kind not in TILTS:
+            return plain(kind, view, cons)
+        feats = seat_features(view, cons)
+        hist = history_features(view)
+        qs = prior.predict_many(feats, [hist[f.seat] for f in feats])
+        w = [[[1.0] * (MAX_GROUP + 1) for _ in range(N_GROUPS)] for _ in range(4)]
+        for f, q in zip(feats, qs):
+            for g in range(N_GROUPS):
+                h = hypergeometric(f.n, min(f.u[g], MAX_GROUP), f.total)
+                w[f.seat][g] = [q[g][k] ** TILTS[kind] / h[k] if h[k] > 0 else 0.0 for k in range(MAX_GROUP + 1)]
+        return cons.exact(w).sample
+
+    search.world_sampler = patched
+
+
 def positions(specs: list[str], step: int = 2) -> dict[str, object]:
     if any("sampler=oracle" in s for s in specs):
         _install_oracle()
+    if any(f"sampler={t}" in s for s in specs for t in TILTS):
+        _install_tilts()
     from guandan.core.exact_worlds import group_of_faces
 
     heuristic = HeuristicAgent(1)
