@@ -83,7 +83,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
         manager.attach_cluster(ClusterNode(manager, settings.redis_url, getattr(settings, "node_name", "node"),
                                            float(getattr(settings, "lease_s", 3.0))))
-        make_store_fenced(manager.store, manager.cluster.check_lease)
+        make_store_fenced(manager.store, manager.cluster.check_lease, manager.cluster.check_leases)
     manager.restore()
     manager_box["manager"] = manager
     app.state.manager = manager

@@ -410,6 +410,26 @@ class ClusterNode(Routing):
         if token is None or self.leases.holder(room) != token:
             raise LeaseLost(f"room {room}: this server no longer owns the table")
 
+    def check_leases(self, rooms: list[str] | tuple[str, ...]) -> None:
+        """:meth:`check_lease` for several rooms in one round trip (``MGET``; the batched record
+        appends of :class:`~guandan.server.append_batcher.AppendBatcher` call it; blocking).
+
+        Raises:
+            LeaseLost: this process no longer holds the lease of one of ``rooms`` (the first such
+                room is named).
+        """
+        rooms = list(rooms)
+        if not rooms:
+            return
+        tokens = [self.owned.get(room) for room in rooms]
+        for room, token in zip(rooms, tokens, strict=True):
+            if token is None:
+                raise LeaseLost(f"room {room}: this server no longer owns the table")
+        held = self.sync.mget([self.keys.lease(room) for room in rooms])
+        for room, token, v in zip(rooms, tokens, held, strict=True):
+            if (v.decode() if isinstance(v, bytes) else v) != token:
+                raise LeaseLost(f"room {room}: this server no longer owns the table")
+
     # -- background loops ------------------------------------------------------------------------
     async def _listen(self) -> None:
         reply_ch = self.keys.reply(self.member)
