@@ -92,3 +92,53 @@ def test_a_batch_of_appends_with_a_lost_lease_is_refused_and_writes_nothing_of_t
     assert games.lines("lost") == []  # the room the new owner writes: not a line from the old one
     for key in client.scan_iter(f"{keys.p}*"):
         client.delete(key)
+
+
+# -- item 2: 托管 for an away person survives a kill -9 of the owner -------------------------------
+
+
+def test_away_tuoguan_and_its_reason_survive_kill9_of_the_owner_without_a_stall() -> None:
+    """A quick game owned by A whose person closed their page: the bot covers the seat (托管, reason
+    ``away``). A is killed (``kill -9``). B takes the table over and the bot goes on covering the
+    seat with the same reason at once: no move waits longer than the lease plus a second (the old
+    owner's snapshot was never refreshed while nobody watched, so B waited out the 25 s restart
+    grace before the away rule fired again)."""
+    import time
+
+    import httpx
+
+    from cluster_helpers import Client, api, cluster, guest, lease_holder
+
+    with cluster(2) as (_db, nodes):
+        a, b = nodes
+        token, _ = guest(a.url)
+        room = api(a.url, "/api/quick", token, {"difficulty": "easy"})["room"]["id"]
+        assert lease_holder(room) == a.name
+        person = Client(b.url, room, token, "seat 0 on B")
+        person.wait(lambda f: f.get("type") == "state" and f["view"] is not None, timeout_s=60)
+        person.close()  # the page is closed: after the away grace the bot covers seat 0
+        # nobody watches the table (no socket anywhere): the owner publishes no frames, so only a
+        # snapshot written for the table itself can tell the next owner about the 托管
+        end = time.monotonic() + 30
+        while time.monotonic() < end:
+            seats = httpx.get(f"{b.url}/api/rooms/{room}", timeout=30).json()["room"]["seats"]
+            if not seats[0]["connected"]:
+                break
+            time.sleep(0.1)
+        time.sleep(a.lease_s + 2.0 + 1.0)  # the away grace (2 s) has passed; the bot plays seat 0
+        killed = time.monotonic()
+        a.kill()
+        watcher = Client(b.url, room, None, "spectator on B")
+        first = watcher.wait(lambda f: f.get("type") == "state" and f["view"] is not None, timeout_s=40)
+        assert lease_holder(room) == b.name
+        watcher.wait(lambda f: f.get("type") == "state" and f["seq"] > first["seq"] + 3, timeout_s=40)
+        after = [f for f in watcher.frames if f.get("type") == "state"]
+        for f in after:  # 托管 on seat 0 with its reason, exactly as before the failover
+            assert f["auto"][0] is True and f["auto_reason"][0] == "away", (f["seq"], f["auto"], f["auto_reason"])
+        # the first move after the failover, counted from the kill (a pause between deals is not a stall)
+        moved = next(f for f in after if f["seq"] > first["seq"])
+        stall = moved["_t"] - killed
+        print(f"first move {stall:.2f} s after kill -9 of the owner (lease {b.lease_s} s)")
+        if first["between"] is None:
+            assert stall <= b.lease_s + 1.0, f"the table stalled {stall:.1f} s after its owner died"
+        watcher.close()

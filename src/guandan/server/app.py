@@ -82,7 +82,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         from .cluster import ClusterNode, make_store_fenced
 
         manager.attach_cluster(ClusterNode(manager, settings.redis_url, getattr(settings, "node_name", "node"),
-                                           float(getattr(settings, "lease_s", 3.0))))
+                                           float(getattr(settings, "lease_s", 3.0)),
+                                           prefix=getattr(settings, "redis_prefix", None) or "gd:"))
         make_store_fenced(manager.store, manager.cluster.check_lease, manager.cluster.check_leases)
     manager.restore()
     manager_box["manager"] = manager

@@ -16,9 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..table.flow import Table
 from ..table.info import PLAYING
-from .keys import RELEASE_LUA, RENEW_LUA, SPEC, Keys, _shown, import_redis
+from .keys import RELEASE_LUA, RENEW_LUA, SPEC, Keys, _shown, import_redis, without_credentials
 from .leases import LeaseLost, Leases
 from .proxy import ChannelConn, ProxyTable
+from .snapshots import restore_snapshot, table_snapshot
 from .routing import Routing
 
 if TYPE_CHECKING:
@@ -74,6 +75,10 @@ class ClusterNode(Routing):
         self.closing = False
         #: takeovers done by this process (monitoring and tests)
         self.takeovers = 0
+        #: owned room -> the snapshot last written to Redis (the renewal loop writes changed ones)
+        self._snap_written: dict[str, str] = {}
+        #: rooms a takeover is already timed for (their lease expires within a sweep period)
+        self._timed_takes: set[str] = set()
 
     # -- life cycle ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -89,6 +94,7 @@ class ClusterNode(Routing):
                                                              socket_connect_timeout=5)
         self.r = redis.asyncio.Redis(connection_pool=pool)
         await self.r.ping()
+        await self._warn_if_open()
         self._renew_script = self.r.register_script(RENEW_LUA)
         self._release_script = self.r.register_script(RELEASE_LUA)
         self.pubsub = self.r.pubsub()
@@ -100,6 +106,23 @@ class ClusterNode(Routing):
                        loop.create_task(self._sweep_loop(), name="cluster-sweep")]
         log.info("node %s joined the cluster at %s (lease %.1f s)", self.node, _shown(self.url), self.lease_s,
                  extra={"node": self.node})
+
+    async def _warn_if_open(self) -> bool:
+        """Log a warning when Redis answers a client that gives no password (Redis carries every
+        seat's hidden cards and the players' actions: README "Running a cluster", Redis is a trust
+        boundary). Returns whether it warned."""
+        redis = import_redis()
+        bare = redis.asyncio.Redis.from_url(without_credentials(self.url), socket_timeout=3, socket_connect_timeout=3)
+        try:
+            await bare.ping()
+        except Exception:  # noqa: BLE001 - refused without credentials (NOAUTH, WRONGPASS...): as it should be
+            return False
+        finally:
+            await bare.aclose()
+        log.warning("Redis at %s answers clients without a password: anyone who reaches it can read every "
+                    "seat's hidden cards and act in the tables; give the cluster an ACL user and a dedicated "
+                    "instance (README \"Running a cluster\")", _shown(self.url), extra={"node": self.node})
+        return True
 
     async def stop(self) -> None:
         """Graceful shutdown: finish each owned table's action in progress, store it, release the
@@ -276,42 +299,33 @@ class ClusterNode(Routing):
             return table
 
     async def _restore_snapshot(self, table: Table) -> None:
-        """Clocks, 托管 and the pause between deals as the previous owner last published them, when
-        the snapshot matches the stored game (same number of events)."""
+        """Clocks, 托管 and the pause between deals as the previous owner last wrote them
+        (:func:`~guandan.server.cluster.snapshots.restore_snapshot`)."""
         raw = await self.r.get(self.keys.snapshot(table.id))
-        table.restored_grace_until = time.monotonic() + self.manager.restart_grace_s
-        if raw is None or table.game is None:
-            return
-        try:
-            snap = json.loads(raw)
-            if snap.get("events") != len(table.game.events):
-                return
-            table.auto = [bool(x) for x in snap["auto"]]
-            table.auto_reason = list(snap["auto_reason"])
-            table.timeouts = [int(x) for x in snap["timeouts"]]
-            if snap.get("deadline") is not None:
-                seat, when = snap["deadline"]
-                table.resume_deadline = (int(seat), float(when))
-            b = snap.get("between")
-            if b is None:
-                table.between = None  # the pause had ended (the record alone cannot tell)
-            elif table.between is not None and table.between["deal"] == b["deal"]:
-                table.between["pressed"] = [bool(x) for x in b["pressed"]]
-                table.between["deadline"] = float(b["deadline"])
-        except (ValueError, KeyError, TypeError):
-            log.warning("room %s: ignoring a malformed snapshot", table.id, extra={"room": table.id})
+        restore_snapshot(table, raw, self.manager.restart_grace_s)
 
     def snapshot(self, table: Table) -> str | None:
-        """The JSON snapshot of ``table``'s clocks, 托管 and pause (``None`` before the game)."""
-        if table.game is None:
-            return None
-        b = table.between
-        return json.dumps({
-            "events": len(table.game.events),
-            "auto": table.auto, "auto_reason": table.auto_reason, "timeouts": table.timeouts,
-            "deadline": list(table.deadline) if table.deadline is not None else None,
-            "between": None if b is None else {"deal": b["deal"], "pressed": b["pressed"], "deadline": b["deadline"]},
-        })
+        """The JSON snapshot of ``table``'s clocks, 托管 and pause (``None`` before the game;
+        :func:`~guandan.server.cluster.snapshots.table_snapshot`)."""
+        snap = table_snapshot(table)
+        if snap is not None:
+            self._snap_written[table.id] = snap
+        return snap
+
+    def _changed_snapshots(self) -> list[tuple[str, str]]:
+        """``(room, snapshot)`` of the owned tables whose snapshot changed since it was last
+        written: the renewal loop writes them, so that a table nobody watches (no frame is
+        published) still leaves a fresh snapshot for a takeover."""
+        out = []
+        for room in list(self.owned):
+            table = self.manager.tables.get(room)
+            snap = table_snapshot(table) if table is not None else None
+            if snap is not None and self._snap_written.get(room) != snap:
+                self._snap_written[room] = snap
+                out.append((room, snap))
+        for room in [r for r in self._snap_written if r not in self.owned]:
+            self._snap_written.pop(room, None)
+        return out
 
     async def sync_presence(self, table: Table) -> None:
         """At the owner: read every live process's connection counts of the room, keep one
@@ -504,8 +518,10 @@ class ClusterNode(Routing):
                 pipe.set(self.keys.alive(self.member), "1", px=self.lease_ms * 3)
                 for room, token in rooms:
                     pipe.eval(RENEW_LUA, 1, self.keys.lease(room), token, self.lease_ms)
+                for room, snap in self._changed_snapshots():
+                    pipe.set(self.keys.snapshot(room), snap, px=24 * 3600 * 1000)
                 results = await pipe.execute()
-                for (room, token), ok in zip(rooms, results[2:], strict=True):
+                for (room, token), ok in zip(rooms, results[2:2 + len(rooms)], strict=True):
                     if not ok and self.owned.get(room) == token:
                         self.demote(room, "not renewed in time")
                 if results[0] is None:
@@ -561,14 +577,31 @@ class ClusterNode(Routing):
                 ids = [r for r in ids if r not in self.owned]
                 if not ids:
                     continue
-                holders = await self.r.mget([self.keys.lease(r) for r in ids])
-                for room, holder in zip(ids, holders, strict=True):
-                    if holder is None:
+                pipe = self.r.pipeline(transaction=False)
+                for room in ids:
+                    pipe.pttl(self.keys.lease(room))
+                ttls = await pipe.execute()
+                for room, ttl in zip(ids, ttls, strict=True):
+                    if ttl == -2:  # no lease: nobody owns the room
                         await self.take(room)
+                    elif 0 <= ttl <= period * 1.25 * 1000 and room not in self._timed_takes:
+                        # not renewed for most of a lease (its owner died or stalled): try when
+                        # it expires rather than up to a sweep period later
+                        self._timed_takes.add(room)
+                        asyncio.get_running_loop().create_task(self._guarded(self._take_at(room, ttl / 1000)))
             except asyncio.CancelledError:
                 raise
             except Exception:  # noqa: BLE001
                 log.warning("sweeping for free tables failed", exc_info=True, extra={"node": self.node})
+
+    async def _take_at(self, room: str, delay_s: float) -> None:
+        """Try to take ``room`` once its lease has expired, ``delay_s`` seconds from now."""
+        try:
+            await asyncio.sleep(delay_s + 0.005)
+            if not self.closing:
+                await self.take(room)
+        finally:
+            self._timed_takes.discard(room)
 
     # -- shared state of the API -----------------------------------------------------------------
     def next_room(self, room_id: str) -> str | None:
