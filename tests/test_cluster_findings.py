@@ -131,14 +131,18 @@ def test_away_tuoguan_and_its_reason_survive_kill9_of_the_owner_without_a_stall(
         watcher = Client(b.url, room, None, "spectator on B")
         first = watcher.wait(lambda f: f.get("type") == "state" and f["view"] is not None, timeout_s=40)
         assert lease_holder(room) == b.name
-        watcher.wait(lambda f: f.get("type") == "state" and f["seq"] > first["seq"] + 3, timeout_s=40)
+        # at least one turn of seat 0 (four moves and more)
+        watcher.wait(lambda f: f.get("type") == "state" and f["seq"] > first["seq"] + 6, timeout_s=60)
         after = [f for f in watcher.frames if f.get("type") == "state"]
         for f in after:  # 托管 on seat 0 with its reason, exactly as before the failover
             assert f["auto"][0] is True and f["auto_reason"][0] == "away", (f["seq"], f["auto"], f["auto_reason"])
-        # the first move after the failover, counted from the kill (a pause between deals is not a stall)
-        moved = next(f for f in after if f["seq"] > first["seq"])
-        stall = moved["_t"] - killed
-        print(f"first move {stall:.2f} s after kill -9 of the owner (lease {b.lease_s} s)")
-        if first["between"] is None:
-            assert stall <= b.lease_s + 1.0, f"the table stalled {stall:.1f} s after its owner died"
+        # the longest wait for a move from the kill on (a pause between deals is not a stall)
+        stall, at = 0.0, killed
+        for f in after:
+            if f["seq"] > first["seq"] or f is first:
+                if f["between"] is None or f is first:
+                    stall = max(stall, f["_t"] - at)
+                at = f["_t"]
+        print(f"longest wait for a move after kill -9 of the owner: {stall:.2f} s (lease {b.lease_s} s)")
+        assert stall <= b.lease_s + 1.0, f"the table stalled {stall:.1f} s after its owner died"
         watcher.close()
