@@ -146,3 +146,101 @@ def test_away_tuoguan_and_its_reason_survive_kill9_of_the_owner_without_a_stall(
         print(f"longest wait for a move after kill -9 of the owner: {stall:.2f} s (lease {b.lease_s} s)")
         assert stall <= b.lease_s + 1.0, f"the table stalled {stall:.1f} s after its owner died"
         watcher.close()
+
+
+# -- items 13 and 11: a Redis outage, and a Redis that asks for no password -------------------------
+
+
+def _own_redis(*args: str) -> tuple[Any, int]:
+    """A redis-server of this test alone on a free port (never the shared one: it is stopped)."""
+    import shutil
+    import socket
+    import subprocess
+    import time
+
+    if shutil.which("redis-server") is None:
+        _unavailable("redis-server is not installed (needed to start a Redis of the test's own)")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--appendonly", "no", *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    import redis
+
+    for _ in range(100):
+        try:
+            redis.Redis(port=port, socket_connect_timeout=1).ping()
+            break
+        except redis.exceptions.AuthenticationError:
+            break
+        except redis.exceptions.RedisError:
+            time.sleep(0.05)
+    return proc, port
+
+
+def test_login_and_the_lobby_answer_a_retryable_503_while_redis_is_down() -> None:
+    import httpx
+
+    from cluster_helpers import Node, api, fresh_database, require_services
+
+    require_services()
+    proc, port = _own_redis()
+    try:
+        with fresh_database() as db:
+            node = Node(db, f"outage-{secrets.token_hex(2)}", redis_url=f"redis://127.0.0.1:{port}/0").start()
+            try:
+                name = f"out{secrets.token_hex(3)}"
+                r = httpx.post(f"{node.url}/api/register", json={"name": name, "password": "correct horse 1"}, timeout=30)
+                assert r.status_code == 200, r.text
+                token = r.cookies["gd_session"]
+                room = api(node.url, "/api/rooms", token, {"preset": "official"})["room"]["id"]
+                assert httpx.get(f"{node.url}/api/rooms", timeout=30).status_code == 200
+                proc.kill()
+                proc.wait(10)
+                answers = [
+                    httpx.post(f"{node.url}/api/login", json={"name": name, "password": "correct horse 1"}, timeout=30),
+                    httpx.get(f"{node.url}/api/rooms", timeout=30),
+                    httpx.get(f"{node.url}/api/rooms/{room}", timeout=30),
+                    httpx.post(f"{node.url}/api/register", json={"name": name + "b", "password": "correct horse 2"},
+                               timeout=30),
+                ]
+                for r in answers:
+                    assert r.status_code == 503, (r.request.url.path, r.status_code, r.text)
+                    assert r.headers["retry-after"] == "2"
+                    assert r.json() == {"error": "the server cannot reach its shared store right now; try again in a "
+                                        "moment", "code": "temporarily_unavailable", "params": {"retry_s": 2}}
+                assert httpx.get(f"{node.url}/readyz", timeout=30).json()["redis"] == "unreachable"
+                # the outage is logged as a few lines, not a traceback every 0.2 s
+                assert sum("Traceback" in line for line in node.lines) == 0, "\n".join(node.lines[-20:])
+            finally:
+                node.stop()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+def test_a_warning_at_start_when_redis_asks_for_no_password() -> None:
+    from cluster_helpers import Node, fresh_database, require_services
+
+    require_services()
+    open_proc, open_port = _own_redis()
+    password = "s3cret-" + secrets.token_hex(4)
+    locked_proc, locked_port = _own_redis("--requirepass", password)
+    warning = "answers clients without a password"
+    try:
+        with fresh_database() as db:
+            node = Node(db, f"open-{secrets.token_hex(2)}", redis_url=f"redis://127.0.0.1:{open_port}/0").start()
+            node.stop()
+            assert any(warning in line for line in node.lines), "\n".join(node.lines[-20:])
+        with fresh_database() as db:
+            node = Node(db, f"locked-{secrets.token_hex(2)}",
+                        redis_url=f"redis://:{password}@127.0.0.1:{locked_port}/0").start()
+            node.stop()
+            assert not any(warning in line for line in node.lines), "\n".join(node.lines[-20:])
+            assert not any(password in line for line in node.lines)
+    finally:
+        for proc in (open_proc, locked_proc):
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)

@@ -95,6 +95,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_reviews_router(reviews))
     app.include_router(make_tournaments_router())
     install_catch_all(app)
+    if manager.cluster is not None:  # a Redis outage: a retryable 503, not a 500
+        from .cluster.outage import install_outage_handler
+
+        install_outage_handler(app)
     app.add_middleware(GuardMiddleware, max_body_bytes=settings.max_body_bytes)
     app.mount("/static", StaticFiles(directory=str(settings.static_dir)), name="static")
     index = settings.static_dir / "index.html"

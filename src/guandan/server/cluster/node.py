@@ -77,6 +77,8 @@ class ClusterNode(Routing):
         self.takeovers = 0
         #: owned room -> the snapshot last written to Redis (the renewal loop writes changed ones)
         self._snap_written: dict[str, str] = {}
+        #: when the listener last logged a Redis outage (monotonic s)
+        self._outage_logged = -1e9
         #: rooms a takeover is already timed for (their lease expires within a sweep period)
         self._timed_takes: set[str] = set()
 
@@ -477,9 +479,22 @@ class ClusterNode(Routing):
                     asyncio.get_running_loop().create_task(self._guarded(self._on_ctl(json.loads(data))))
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - keep listening
-                log.exception("cluster listener failed", extra={"node": self.node})
+            except Exception as e:  # noqa: BLE001 - keep listening
+                self._redis_failed("cluster listener failed", e)
                 await asyncio.sleep(0.2)
+
+    def _redis_failed(self, what: str, e: Exception) -> None:
+        """Log a failure of a background loop: a Redis outage as one line at most every 10 s (the
+        loops retry several times a second), anything else with its traceback."""
+        redis = import_redis()
+        if not isinstance(e, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)):
+            log.warning(what, exc_info=e, extra={"node": self.node})
+            return
+        now = time.monotonic()
+        if now - self._outage_logged >= 10.0:
+            self._outage_logged = now
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            log.warning("Redis out of reach (%s); retrying", first, extra={"node": self.node})
 
     async def _guarded(self, coro: Any) -> None:
         try:
@@ -529,8 +544,8 @@ class ClusterNode(Routing):
                 await self._forget_dead_members()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - Redis unreachable: keep trying; the leases may expire
-                log.warning("renewing leases failed", exc_info=True, extra={"node": self.node})
+            except Exception as e:  # noqa: BLE001 - Redis unreachable: keep trying; the leases may expire
+                self._redis_failed("renewing leases failed", e)
 
     def _announce_presence(self) -> None:
         """This process was taken for dead (its ``alive`` key expired: Redis was out of reach, or
@@ -591,8 +606,8 @@ class ClusterNode(Routing):
                         asyncio.get_running_loop().create_task(self._guarded(self._take_at(room, ttl / 1000)))
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001
-                log.warning("sweeping for free tables failed", exc_info=True, extra={"node": self.node})
+            except Exception as e:  # noqa: BLE001
+                self._redis_failed("sweeping for free tables failed", e)
 
     async def _take_at(self, room: str, delay_s: float) -> None:
         """Try to take ``room`` once its lease has expired, ``delay_s`` seconds from now."""
@@ -623,5 +638,10 @@ class ClusterNode(Routing):
         await self.call(room_id, "changed", take=False)
 
     async def revoke_session(self, session_key: str) -> None:
-        """Close the connections of a logged-out session on every process."""
-        await self.r.publish(self.keys.ctl, json.dumps({"k": "revoke", "key": session_key}))
+        """Close the connections of a logged-out session on every process (a Redis outage is
+        logged: the other processes then keep those sockets until they close)."""
+        try:
+            await self.r.publish(self.keys.ctl, json.dumps({"k": "revoke", "key": session_key}))
+        except Exception as e:  # noqa: BLE001 - run as a task: nobody awaits it
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            log.warning("telling the other processes of a logout failed: %s", first, extra={"node": self.node})
