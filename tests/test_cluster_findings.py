@@ -244,3 +244,55 @@ def test_a_warning_at_start_when_redis_asks_for_no_password() -> None:
             if proc.poll() is None:
                 proc.kill()
                 proc.wait(10)
+
+
+# -- item 11: the owner does not believe a forwarded uid it cannot verify ------------------------------
+
+
+def test_a_message_published_on_redis_with_someone_elses_uid_cannot_act_for_them() -> None:
+    """A client of the cluster's Redis publishes, on the room's inbox, a message claiming to come
+    from the seated person (their account id, a legal action of theirs): the owner must not apply it
+    (nor answer it as that seat, e.g. with a hint of their hand). The person's own action, forwarded
+    by the process holding their socket, still goes through."""
+    import json
+    import time
+
+    import httpx
+
+    from cluster_helpers import REDIS_PREFIX, Client, api, cluster, lease_holder
+
+    with cluster(2) as (_db, nodes):
+        a, b = nodes
+        r = httpx.post(f"{a.url}/api/guest", json={}, timeout=30)
+        token, uid, name = r.cookies["gd_session"], r.json()["user"]["id"], r.json()["user"]["name"]
+        room = api(a.url, "/api/quick", token, {"difficulty": "easy"})["room"]["id"]
+        assert lease_holder(room) == a.name
+        person = Client(b.url, room, token, "seat 0 on B")
+        st = person.wait(lambda f: f.get("type") == "state" and f["view"] is not None and f["between"] is None
+                         and f["view"]["to_act"] == 0, timeout_s=60)
+        client = _redis()
+        sub = client.pubsub()
+        sub.subscribe(f"{REDIS_PREFIX}reply:forger")
+        forged = []
+        for i, text in enumerate([json.dumps({"type": "act", "action": st["view"]["legal_actions"][0]}),
+                                  json.dumps({"type": "hint"})]):
+            base = {"k": "msg", "node": "forger", "req": f"forged{i}", "uid": uid, "name": name, "text": text}
+            variants = [base, {**base, "req": f"forged{i}b", "ts": time.time(), "sig": "0" * 64}]
+            for msg in variants:
+                assert client.publish(f"{REDIS_PREFIX}in:{room}", json.dumps(msg)) == 1  # the owner listens
+        end = time.monotonic() + 10
+        while len(forged) < 4 and time.monotonic() < end:
+            m = sub.get_message(ignore_subscribe_messages=True, timeout=0.5)
+            if m is not None:
+                forged.append(json.loads(m["data"])["frame"])
+        sub.close()
+        assert len(forged) == 4
+        for frame in forged:  # answered as a spectator's message: refused, no hint of seat 0's hand
+            assert frame is not None and frame["type"] == "error" and frame["reason"] == "not_seated", frame
+        time.sleep(0.5)
+        now = person.last_state()
+        assert now is not None and now["seq"] == st["seq"] and now["view"]["to_act"] == 0  # nothing applied
+        # the person's own action, signed by B with their session, is applied
+        person.send({"type": "act", "action": st["view"]["legal_actions"][0]})
+        person.wait(lambda f: f.get("type") == "state" and f["seq"] > st["seq"], timeout_s=20)
+        person.close()

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..table.flow import Table
 from ..table.info import PLAYING
+from .identity import ForwardedIdentity, revoke_hash
 from .keys import RELEASE_LUA, RENEW_LUA, SPEC, Keys, _shown, import_redis, without_credentials
 from .leases import LeaseLost, Leases
 from .proxy import ChannelConn, ProxyTable
@@ -77,6 +78,8 @@ class ClusterNode(Routing):
         self.takeovers = 0
         #: owned room -> the snapshot last written to Redis (the renewal loop writes changed ones)
         self._snap_written: dict[str, str] = {}
+        #: the owner's check of the uid in forwarded messages (and their signing)
+        self.identity = ForwardedIdentity(manager.run_db, manager.session_factory)
         #: when the listener last logged a Redis outage (monotonic s)
         self._outage_logged = -1e9
         #: rooms a takeover is already timed for (their lease expires within a sweep period)
@@ -517,9 +520,11 @@ class ClusterNode(Routing):
                 if info is not None:
                     await proxy.reseat(info)
         elif kind == "revoke":
+            hashed = str(msg.get("h") or "")
+            self.identity.revoked(hashed)
             for proxy in list(self.proxies.values()):
                 for c in list(proxy.conns):
-                    if c.session_key is not None and c.session_key == msg["key"]:
+                    if c.session_key is not None and revoke_hash(c.session_key) == hashed:
                         c.close(4401, "logged out")
 
     async def _renew_loop(self) -> None:
@@ -641,7 +646,7 @@ class ClusterNode(Routing):
         """Close the connections of a logged-out session on every process (a Redis outage is
         logged: the other processes then keep those sockets until they close)."""
         try:
-            await self.r.publish(self.keys.ctl, json.dumps({"k": "revoke", "key": session_key}))
+            await self.r.publish(self.keys.ctl, json.dumps({"k": "revoke", "h": revoke_hash(session_key)}))
         except Exception as e:  # noqa: BLE001 - run as a task: nobody awaits it
             first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
             log.warning("telling the other processes of a logout failed: %s", first, extra={"node": self.node})

@@ -27,6 +27,7 @@ from ..ws import handle_message
 
 if TYPE_CHECKING:
     from ..manager import TableManager
+    from .identity import ForwardedIdentity
     from .keys import Keys
 
 log = logging.getLogger("guandan.server.cluster")
@@ -46,6 +47,7 @@ class Routing:
     _pending: dict[str, asyncio.Future[Any]]
     _outq: dict[str, deque[tuple[str, str, int]]]
     _pub_tasks: dict[str, asyncio.Task[None]]
+    identity: ForwardedIdentity
 
     if TYPE_CHECKING:  # ClusterNode's own (ownership)
         async def take(self, room: str) -> Table | None: ...
@@ -65,7 +67,8 @@ class Routing:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[req] = fut
         msg = {"k": "msg", "node": self.member, "req": req, "uid": conn.user_id, "name": conn.name, "text": text}
-        data = json.dumps(msg)
+        # signed with the person's session key: the owner believes the uid only then (identity.py)
+        data = json.dumps(self.identity.sign(msg, room, getattr(conn, "session_key", None)))
         # with no owner listening, nobody received the message, so sending it again cannot apply it
         # twice: wait up to one lease for an owner (a handover takes milliseconds, a failover up to
         # the lease time) before answering owner_unavailable
@@ -153,7 +156,8 @@ class Routing:
         if kind == "pres":
             await self.sync_presence(table)
         elif kind == "msg":
-            conn = Conn(msg.get("uid"), msg.get("name"))
+            uid = await self.identity.verified_uid(room, msg)  # never the uid as received
+            conn = Conn(uid, msg.get("name") if uid is not None else None)
             frame = await handle_message(table, conn, msg.get("text"), rate_limit=1_000_000)
             self.publish(room, self.keys.reply(msg["node"]), json.dumps({"req": msg["req"], "frame": frame}),
                          getattr(table, "_queued", 0))
