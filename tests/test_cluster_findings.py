@@ -296,3 +296,89 @@ def test_a_message_published_on_redis_with_someone_elses_uid_cannot_act_for_them
         person.send({"type": "act", "action": st["view"]["legal_actions"][0]})
         person.wait(lambda f: f.get("type") == "state" and f["seq"] > st["seq"], timeout_s=20)
         person.close()
+
+
+# -- item 3: the socket caps hold over every process ----------------------------------------------
+
+
+def _opened(url: str, room: str, token: str | None = None) -> Any:
+    """A table socket to ``room`` on ``url``: the :class:`Client` once it got its first state, or
+    ``None`` when it was refused with ``too_many_connections``."""
+    from cluster_helpers import Client
+
+    c = Client(url, room, token, f"socket to {url}")
+    f = c.wait(lambda f: f.get("type") in ("state", "error"), timeout_s=30)
+    if f["type"] == "error":
+        assert f["reason"] == "too_many_connections", f
+        c.close()
+        return None
+    return c
+
+
+def test_socket_caps_are_counted_over_the_whole_cluster_and_seated_players_always_get_in() -> None:
+    import time
+
+    import httpx
+
+    from cluster_helpers import api, cluster, guest
+
+    caps = ("--max-ws-per-room", "3", "--max-ws-per-address", "6")
+    with cluster(2, extra=caps) as (_db, nodes):
+        a, b = nodes
+        token, _ = guest(a.url)
+        room = api(a.url, "/api/quick", token, {"difficulty": "easy"})["room"]["id"]
+        token2, _ = guest(b.url)
+        room2 = api(b.url, "/api/quick", token2, {"difficulty": "easy"})["room"]["id"]
+        # three spectators of the room, spread over both processes: the room's cap
+        spectators = [_opened(u, room) for u in (a.url, b.url, a.url)]
+        assert all(spectators)
+        assert _opened(b.url, room) is None and _opened(a.url, room) is None  # each process holds 1-2 only
+        # the seated person is never refused, even with the room full
+        person = _opened(b.url, room, token)
+        assert person is not None
+        # the address (127.0.0.1) now has 4 sockets; 2 more in another room, then it is full
+        others = [_opened(b.url, room2), _opened(a.url, room2)]
+        assert all(others)
+        assert _opened(b.url, room2) is None and _opened(a.url, room2) is None
+        seated2 = _opened(a.url, room2, token2)  # seated: in, over the address's cap too
+        assert seated2 is not None
+        # closed sockets are taken back: two spectators less (7 -> 5) let one in again
+        spectators[0].close()
+        spectators[1].close()
+        time.sleep(0.5)
+        others.append(_opened(b.url, room2))
+        assert others[-1] is not None
+        assert _opened(a.url, room2) is None
+        # a process that dies stops counting its sockets once its presence expires (three leases)
+        held_by_b = 3  # person (room), others[0] and others[2] (room2) are on b
+        b.kill()
+        assert _opened(a.url, room2) is None  # b's counts still stand for a moment
+        time.sleep(3 * b.lease_s + 1.0)
+        # (room2 has one spectator left, on a; the room cap 3 lets two in there, one goes to room)
+        again = [_opened(a.url, r) for r in (room2, room2, room)]
+        assert len(again) == held_by_b
+        assert all(again), again
+        assert _opened(a.url, room2) is None
+        seats = httpx.get(f"{a.url}/api/rooms/{room}", timeout=30).json()["room"]["seats"]
+        assert seats[0]["connected"] is False
+        for c in [*spectators[2:], person, *others, seated2, *again]:
+            if c is not None:
+                c.close()
+
+
+def test_sockets_from_one_address_spread_over_two_processes_stay_under_its_cap() -> None:
+    """The attack of issue 26 item 3: 55 sockets from one address to each of two processes with
+    ``--max-ws-per-address 50`` opened 100; scaled down here (11 to each, cap 10): 10 open."""
+    from cluster_helpers import api, cluster, guest
+
+    with cluster(2, extra=("--max-ws-per-address", "10")) as (_db, nodes):
+        a, b = nodes
+        token, _ = guest(a.url)
+        room = api(a.url, "/api/quick", token, {"difficulty": "easy"})["room"]["id"]
+        opened = [_opened(u, room) for _ in range(11) for u in (a.url, b.url)]
+        n = sum(c is not None for c in opened)
+        print(f"sockets open from one address over two processes (cap 10, 22 tried): {n}")
+        assert n == 10
+        for c in opened:
+            if c is not None:
+                c.close()

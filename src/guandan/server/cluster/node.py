@@ -21,6 +21,7 @@ from .keys import RELEASE_LUA, RENEW_LUA, SPEC, Keys, _shown, import_redis, with
 from .leases import LeaseLost, Leases
 from .proxy import ChannelConn, ProxyTable
 from .snapshots import restore_snapshot, table_snapshot
+from .sockets import SocketCaps
 from .routing import Routing
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ class ClusterNode(Routing):
         await self._warn_if_open()
         self._renew_script = self.r.register_script(RENEW_LUA)
         self._release_script = self.r.register_script(RELEASE_LUA)
+        self.sockets = SocketCaps(self.r, self.keys.p, self.member)
         self.pubsub = self.r.pubsub()
         await self.pubsub.subscribe(self.keys.reply(self.member), self.keys.ctl)
         await self.r.set(self.keys.alive(self.member), "1", px=self.lease_ms * 3)
@@ -218,6 +220,22 @@ class ClusterNode(Routing):
                     return None
                 proxy = self.proxies[room_id] = ProxyTable(self, info)
         return proxy
+
+    async def admit_socket(self, room: str, address: str, *, spectator: bool, seated: bool, per_room: int,
+                           per_address: int) -> str | None:
+        """Check a new websocket against the caps counted over every process and count it
+        (:meth:`~guandan.server.cluster.sockets.SocketCaps.admit`: ``None``, ``"room"`` or
+        ``"address"``). Raises redis.exceptions.RedisError (Redis out of reach)."""
+        return await self.sockets.admit(room, address, spectator=spectator, seated=seated, per_room=per_room,
+                                        per_address=per_address)
+
+    async def release_socket(self, room: str, address: str, *, spectator: bool) -> None:
+        """A socket counted by :meth:`admit_socket` closed (a Redis failure is logged: the count
+        then stays until this process's fields are dropped, when it dies, or the day's expiry)."""
+        try:
+            await self.sockets.release(room, address, spectator=spectator)
+        except Exception as e:  # noqa: BLE001 - the socket is closing anyway
+            self._redis_failed("taking back a socket's count failed", e)
 
     def forget_if_idle(self, room_id: str) -> None:
         """Drop the proxy of ``room_id`` once it holds no connection."""
