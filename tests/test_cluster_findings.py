@@ -382,3 +382,54 @@ def test_sockets_from_one_address_spread_over_two_processes_stay_under_its_cap()
         for c in opened:
             if c is not None:
                 c.close()
+
+
+# -- item 11: a key prefix per cluster ---------------------------------------------------------------
+
+
+def test_two_clusters_with_different_prefixes_on_one_redis_do_not_see_each_others_rooms() -> None:
+    """Clusters X and Y (their own databases) share one Redis database with prefixes ``pX`` and
+    ``pY``: every key and channel of X's room carries ``pX`` and every one of Y's ``pY`` (none the
+    old fixed ``gd:``), and each process listens to its own cluster's channels only, so neither
+    receives the other's handovers, frames or hidden cards."""
+    import time
+
+    from cluster_helpers import Client, Node, api, fresh_database, guest, require_services
+
+    require_services()
+    tag = secrets.token_hex(3)
+    prefixes = {"X": f"gdx{tag}:", "Y": f"gdy{tag}:"}
+    client = _redis()
+    # (no pattern subscription to watch the traffic: a PSUBSCRIBE counts as a receiver of every
+    # PUBLISH, so the processes would take it for a table's owner listening)
+    with fresh_database() as db_x, fresh_database() as db_y:
+        x = Node(db_x, f"x{tag}", prefix=prefixes["X"]).start()
+        y = Node(db_y, f"y{tag}", prefix=prefixes["Y"]).start()
+        try:
+            rooms, clients = {}, []
+            for key, node in (("X", x), ("Y", y)):
+                token, _ = guest(node.url)
+                rooms[key] = api(node.url, "/api/quick", token, {"difficulty": "easy"})["room"]["id"]
+                c = Client(node.url, rooms[key], token, f"seat 0 in {key}")
+                c.wait(lambda f: f.get("type") == "state" and f["view"] is not None, timeout_s=60)
+                clients.append(c)
+            time.sleep(1.5)
+            for key, room in rooms.items():
+                other = prefixes["Y" if key == "X" else "X"]
+                keys = [k.decode() for k in client.scan_iter(f"*{room}*")]
+                # the channels listened to: the owner's inbox and the seat's frames, of its own cluster
+                channels = [ch.decode() for ch in client.pubsub_channels(f"*{room}*")]
+                assert {f"{prefixes[key]}lease:{room}", f"{prefixes[key]}snap:{room}"} <= set(keys), keys
+                assert {f"{prefixes[key]}in:{room}", f"{prefixes[key]}out:{room}:0"} <= set(channels), channels
+                assert all(k.startswith(prefixes[key]) for k in keys + channels), (keys, channels)
+                assert not any(k.startswith(("gd:", other)) for k in keys + channels)
+            assert client.pubsub_numsub(f"{prefixes['X']}ctl", f"{prefixes['Y']}ctl", "gd:ctl") == \
+                [(f"{prefixes['X']}ctl".encode(), 1), (f"{prefixes['Y']}ctl".encode(), 1), (b"gd:ctl", 0)]
+            for c in clients:
+                c.close()
+        finally:
+            x.stop()
+            y.stop()
+            for p in prefixes.values():
+                for k in client.scan_iter(f"{p}*"):
+                    client.delete(k)

@@ -61,10 +61,12 @@ def serve_command(
     ),
     max_ws_per_room: int = typer.Option(
         200, "--max-ws-per-room",
-        help="Spectator websockets allowed per room (0: no limit); seated players' are never refused.",
+        help="Spectator websockets allowed per room (0: no limit; a cluster counts them over every process); "
+        "seated players' are never refused.",
     ),
     max_ws_per_address: int = typer.Option(
-        50, "--max-ws-per-address", help="Open websockets allowed per client address (0: no limit)."
+        50, "--max-ws-per-address", help="Open websockets allowed per client address (0: no limit; a cluster "
+        "counts them over every process)."
     ),
     guests_per_hour: int = typer.Option(120, "--guests-per-hour", help="Guest accounts one address may create per hour (0: no limit)."),
     registrations_per_hour: int = typer.Option(

@@ -41,10 +41,12 @@ class Settings:
         forwarded_allow_ips: proxy addresses whose ``X-Forwarded-For`` gives the client address
             (``guandan serve --forwarded-allow-ips``); empty: the header is ignored.
         allowed_origins: extra ``Origin`` values allowed to open table websockets (same origin always is).
-        max_ws_per_room: spectator websockets allowed per room (in each process); the sockets of
+        max_ws_per_room: spectator websockets allowed per room (in a cluster: over every process,
+            :mod:`guandan.server.cluster.sockets`); the sockets of
             accounts that hold a seat in the room are never refused nor counted (each seated
             account keeps at most ``ws.MAX_TABS_PER_SEAT`` open, the oldest closed first).
-        max_ws_per_address: open websockets allowed per client address (all rooms).
+        max_ws_per_address: open websockets allowed per client address (all rooms; in a cluster
+            over every process).
         ws_ping_interval_s: seconds between websocket pings; a peer that does not answer within
             ``ws_ping_timeout_s`` is closed (a dropped client then counts as away).
         ws_ping_timeout_s: see ``ws_ping_interval_s``.
