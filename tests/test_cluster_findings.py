@@ -21,7 +21,6 @@ import secrets
 from typing import Any
 
 import pytest
-
 from cluster_helpers import REDIS_URL, _unavailable
 
 
@@ -106,7 +105,6 @@ def test_away_tuoguan_and_its_reason_survive_kill9_of_the_owner_without_a_stall(
     import time
 
     import httpx
-
     from cluster_helpers import Client, api, cluster, guest, lease_holder
 
     with cluster(2) as (_db, nodes):
@@ -180,7 +178,6 @@ def _own_redis(*args: str) -> tuple[Any, int]:
 
 def test_login_and_the_lobby_answer_a_retryable_503_while_redis_is_down() -> None:
     import httpx
-
     from cluster_helpers import Node, api, fresh_database, require_services
 
     require_services()
@@ -258,7 +255,6 @@ def test_a_message_published_on_redis_with_someone_elses_uid_cannot_act_for_them
     import time
 
     import httpx
-
     from cluster_helpers import REDIS_PREFIX, Client, api, cluster, lease_holder
 
     with cluster(2) as (_db, nodes):
@@ -319,7 +315,6 @@ def test_socket_caps_are_counted_over_the_whole_cluster_and_seated_players_alway
     import time
 
     import httpx
-
     from cluster_helpers import api, cluster, guest
 
     caps = ("--max-ws-per-room", "3", "--max-ws-per-address", "6")
