@@ -428,3 +428,62 @@ def test_two_clusters_with_different_prefixes_on_one_redis_do_not_see_each_other
             for p in prefixes.values():
                 for k in client.scan_iter(f"{p}*"):
                     client.delete(k)
+
+
+def test_forwarded_uid_is_believed_only_with_a_live_sessions_signature_fresh_and_once(tmp_path: Any) -> None:
+    """:class:`ForwardedIdentity` on a real database: a message signed with the account's live
+    session key is believed; the same message again (replay), one signed with another account's
+    session, with a made-up key, sent 31 s ago, or with the text changed after signing, is not; a
+    new login of the account is believed at once (its sessions are read again)."""
+    import time
+
+    from guandan.server import auth
+    from guandan.server import db as gdb
+    from guandan.server.cluster.identity import ForwardedIdentity
+
+    url = f"sqlite:///{tmp_path / 'id.db'}"
+    gdb.migrate(url)
+    factory = gdb.make_session_factory(gdb.make_engine(url))
+    with factory() as db:
+        alice, bob = auth.register(db, "alice_id", "correct horse 1"), auth.register(db, "bob_id", "correct horse 2")
+        db.flush()
+        ka = auth.token_key(auth.create_session(db, alice).cookie_token)
+        kb = auth.token_key(auth.create_session(db, bob).cookie_token)
+        alice_id, bob_id = alice.id, bob.id
+        db.commit()
+
+    async def run_db(fn: Any, *args: Any) -> Any:
+        return await asyncio.to_thread(fn, *args)
+
+    async def scenario() -> list[Any]:
+        ident = ForwardedIdentity(run_db, factory)
+
+        def msg(req: str, uid: int, key: str | None, text: str = '{"type": "ready"}') -> dict[str, Any]:
+            return ident.sign({"k": "msg", "node": "n1", "req": req, "uid": uid, "name": "x", "text": text}, "room1", key)
+
+        out = [await ident.verified_uid("room1", msg("r1", alice_id, ka))]
+        out.append(await ident.verified_uid("room1", msg("r1", alice_id, ka)))  # replayed request id
+        out.append(await ident.verified_uid("room1", msg("r2", alice_id, kb)))  # bob's session for alice
+        out.append(await ident.verified_uid("room1", msg("r3", alice_id, "f" * 64)))
+        old = msg("r4", alice_id, ka)
+        old["ts"] -= 31
+        out.append(await ident.verified_uid("room1", old))  # the signature no longer matches either
+        stale = ident.sign({"k": "msg", "node": "n1", "req": "r5", "uid": alice_id, "name": "x", "text": "{}"}, "room1", None)
+        stale["ts"] = time.time() - 31
+        out.append(await ident.verified_uid("room1", stale))  # unsigned
+        changed = msg("r6", alice_id, ka)
+        changed["text"] = '{"type": "act", "action": ["pass", null, []]}'
+        out.append(await ident.verified_uid("room1", changed))
+        out.append(await ident.verified_uid("room1", msg("r7", bob_id, kb)))
+        out.append(await ident.verified_uid("room1", msg("r8", alice_id, ka)))
+        out.append(await ident.verified_uid("room2", {**msg("r9", alice_id, ka)}))  # signed for room1
+        with factory() as db:  # alice logs in on another device: a new session
+            user = db.get(auth.User, alice_id)
+            k2 = auth.token_key(auth.create_session(db, user).cookie_token)
+            db.commit()
+        out.append(await ident.verified_uid("room1", msg("r10", alice_id, k2)))
+        out.append(ident.refused)
+        return out
+
+    got = asyncio.run(scenario())
+    assert got == [alice_id, None, None, None, None, None, None, bob_id, alice_id, None, alice_id, 7]

@@ -8,8 +8,8 @@ message with HMAC-SHA256 under the person's **session key** (the SHA-256 of the 
 what the ``sessions`` table stores; it never travels through Redis), over the room, the reply
 channel, the request id, the account id and name, the send time and the message text. The owner
 looks up the live sessions of that account in the database (cached for
-:data:`SESSION_CACHE_S` seconds, read again at most once a second for a signature that matches
-none, forgotten when a session is revoked) and believes the ``uid`` only when one of them gives
+:data:`SESSION_CACHE_S` seconds, read again, at most once a second, for a signature that matches
+none, such as a new login's; forgotten when a session is revoked) and believes the ``uid`` only when one of them gives
 the same signature, the send time is within :data:`MAX_AGE_S` seconds of its clock, and the
 request id was not seen before (a copied message cannot be replayed). Otherwise the message is
 handled as a spectator's (it can change nothing) and a warning is logged.
@@ -27,11 +27,13 @@ sockets, room operations); give the cluster its own ACL user and instance.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import json
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -41,6 +43,8 @@ log = logging.getLogger("guandan.server.cluster")
 MAX_AGE_S = 30.0
 #: Seconds the owner keeps an account's session keys before reading them again.
 SESSION_CACHE_S = 30.0
+#: Messages of one account that may wait for its sessions to be read again (more are not believed).
+MAX_WAITING = 32
 
 
 def signature(session_key: str, room: str, node: str, req: str, uid: int, name: str | None, ts: float,
@@ -85,7 +89,12 @@ class ForwardedIdentity:
         self.run_db = run_db
         self.session_factory = session_factory
         self._keys: dict[int, tuple[float, list[str]]] = {}
-        self._seen: dict[str, float] = {}
+        #: request ids seen in the last 2 * MAX_AGE_S seconds, and (forget at, id) oldest first
+        self._seen: set[str] = set()
+        self._seen_order: deque[tuple[float, str]] = deque()
+        #: per account: one reading of its sessions at a time, and how many messages wait for it
+        self._locks: dict[int, asyncio.Lock] = {}
+        self._waiting: dict[int, int] = {}
         self._last_warning = -1e9
         #: forwarded messages whose uid was not believed (monitoring and tests)
         self.refused = 0
@@ -129,11 +138,12 @@ class ForwardedIdentity:
         now = time.time()
         if abs(now - float(ts)) > MAX_AGE_S:
             return "sent too long ago"
-        for r in [r for r, until in self._seen.items() if until < now]:
-            self._seen.pop(r, None)
+        while self._seen_order and self._seen_order[0][0] < now:  # oldest first: forget expired ids
+            self._seen.discard(self._seen_order.popleft()[1])
         if req in self._seen:
             return "a replayed request"
-        self._seen[req] = now + 2 * MAX_AGE_S
+        self._seen.add(req)
+        self._seen_order.append((now + 2 * MAX_AGE_S, req))
         return None
 
     async def _matches(self, room: str, msg: dict[str, Any]) -> bool:
@@ -144,17 +154,34 @@ class ForwardedIdentity:
             return any(hmac.compare_digest(signature(k, room, msg["node"], msg["req"], uid, msg.get("name"),
                                                      msg["ts"], msg["text"]), want) for k in keys)
 
-        now = time.monotonic()
         cached = self._keys.get(uid)
-        if cached is not None and now - cached[0] < SESSION_CACHE_S and good(cached[1]):
+        if cached is not None and time.monotonic() - cached[0] < SESSION_CACHE_S and good(cached[1]):
             return True
-        if cached is not None and now - cached[0] < 1.0:
-            return False  # read a moment ago: a flood of bad signatures does not reach the database
-        keys = await self.run_db(live_session_keys, self.session_factory, uid)
-        self._keys[uid] = (now, keys)
-        if len(self._keys) > 10_000:
-            self._keys.pop(next(iter(self._keys)))
-        return good(keys)
+        # not among the cached keys (a new login, or a forgery): read the account's sessions again,
+        # at most once a second per account, one reading at a time; a flood of forged messages
+        # for one account waits in a bounded queue instead of reaching the database
+        if self._waiting.get(uid, 0) >= MAX_WAITING:
+            return False
+        self._waiting[uid] = self._waiting.get(uid, 0) + 1
+        try:
+            async with self._locks.setdefault(uid, asyncio.Lock()):
+                cached = self._keys.get(uid)
+                if cached is not None:
+                    age = time.monotonic() - cached[0]
+                    if age < SESSION_CACHE_S and good(cached[1]):
+                        return True  # read meanwhile by another message
+                    if age < 1.0:
+                        await asyncio.sleep(1.0 - age)
+                keys = await self.run_db(live_session_keys, self.session_factory, uid)
+                self._keys[uid] = (time.monotonic(), keys)
+                if len(self._keys) > 10_000:
+                    self._keys.pop(next(iter(self._keys)))
+                return good(keys)
+        finally:
+            self._waiting[uid] -= 1
+            if not self._waiting[uid]:
+                self._waiting.pop(uid, None)
+                self._locks.pop(uid, None)
 
     def revoked(self, hashed: str) -> None:
         """A session was revoked (:func:`revoke_hash` of its key): forget the cached keys that hold it."""
