@@ -487,3 +487,31 @@ def test_forwarded_uid_is_believed_only_with_a_live_sessions_signature_fresh_and
 
     got = asyncio.run(scenario())
     assert got == [alice_id, None, None, None, None, None, None, bob_id, alice_id, None, alice_id, 7]
+
+
+def test_a_pattern_subscriber_on_the_clusters_redis_does_not_stop_games_from_starting() -> None:
+    """``redis-cli PSUBSCRIBE '*'`` (someone watching the traffic) counts as a receiver of every
+    message, so a process starting a game took it for the room's owner and waited for an answer
+    that never came (409 ``start_failed`` after four leases). Starting checks the lease instead."""
+    import time
+
+    from cluster_helpers import Client, api, cluster, guest, lease_holder
+
+    client = _redis()
+    watcher = client.pubsub()
+    watcher.psubscribe("*")
+    try:
+        with cluster(2) as (_db, nodes):
+            a, b = nodes
+            token, _ = guest(a.url)
+            t0 = time.monotonic()
+            room = api(b.url, "/api/quick", token, {"difficulty": "easy"})["room"]["id"]
+            took = time.monotonic() - t0
+            assert lease_holder(room) in (a.name, b.name)
+            person = Client(a.url, room, token, "seat 0 on A")
+            person.wait(lambda f: f.get("type") == "state" and f["view"] is not None, timeout_s=30)
+            person.close()
+            print(f"quick game started in {took:.2f} s with a pattern subscriber listening")
+            assert took < 4 * a.lease_s
+    finally:
+        watcher.close()

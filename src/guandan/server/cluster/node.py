@@ -249,14 +249,18 @@ class ClusterNode(Routing):
         listening, try to become it (a room with connections always has an owner)."""
         counts = proxy.counts()
         key = self.keys.presence(proxy.id)
-        pipe = self.r.pipeline(transaction=False)
+        pipe = self.r.pipeline(transaction=True)
         if any(counts):
             pipe.hset(key, self.member, json.dumps(counts))
             pipe.pexpire(key, 24 * 3600 * 1000)
         else:
             pipe.hdel(key, self.member)
+        # an owner listens when the inbox channel itself has a subscriber (a pattern subscriber
+        # receives the message too, and is no owner: see Routing.to_owner)
+        pipe.pubsub_numsub(self.keys.inbox(proxy.id))
         pipe.publish(self.keys.inbox(proxy.id), json.dumps({"k": "pres"}))
-        *_, receivers = await pipe.execute()
+        *_, numsub, published = await pipe.execute()
+        receivers = min(int(numsub[0][1]) if numsub else 0, int(published))
         if not receivers and any(counts) and not self.closing:
             asyncio.get_running_loop().create_task(self.take(proxy.id))
 

@@ -77,7 +77,7 @@ class Routing:
         try:
             while True:
                 try:
-                    receivers = await self.r.publish(self.keys.inbox(room), data)
+                    receivers = await self.to_owner(room, data)
                 except Exception as e:  # noqa: BLE001 - Redis unreachable or slow: the socket stays open
                     log.warning("room %s: forwarding a message failed: %s", room,
                                 str(e).splitlines()[0] if str(e) else type(e).__name__,
@@ -125,18 +125,13 @@ class Routing:
             self._pending[req] = fut
             try:
                 msg = {"k": "call", "op": op, "node": self.member, "req": req, "args": args}
-                receivers = await self.r.publish(self.keys.inbox(room), json.dumps(msg))
+                receivers = await self.to_owner(room, json.dumps(msg))
                 if receivers:
-                    left = end - time.monotonic()
-                    try:
-                        reply = await asyncio.wait_for(fut, timeout=max(0.1, left))
-                    except TimeoutError:
-                        if time.monotonic() >= end:
-                            raise TimeoutError(f"room {room}: no owner answered {op!r}") from None
-                        continue
-                    if reply.get("error"):
-                        raise IllegalAction(reply["error"], reply.get("message") or reply["error"])
-                    return reply.get("result")
+                    reply = await self._await_reply(room, fut, end, op)
+                    if reply is not None:
+                        if reply.get("error"):
+                            raise IllegalAction(reply["error"], reply.get("message") or reply["error"])
+                        return reply.get("result")
             finally:
                 self._pending.pop(req, None)
             if not take:
@@ -146,6 +141,40 @@ class Routing:
                     raise TimeoutError(f"room {room}: no owner and the lease is held")
                 await asyncio.sleep(0.05)
 
+
+    async def to_owner(self, room: str, data: str) -> int:
+        """Publish ``data`` on ``room``'s inbox. Returns how many processes listening to that very
+        channel received it (0: no owner listens, so nobody acted on it and it may be sent again).
+
+        ``PUBLISH`` alone counts pattern subscribers too (a ``PSUBSCRIBE *`` watching the traffic
+        would pass for an owner), so the channel's own subscribers are counted in the same
+        transaction (``PUBSUB NUMSUB``, then ``PUBLISH``, with no command between them).
+        """
+        pipe = self.r.pipeline(transaction=True)
+        pipe.pubsub_numsub(self.keys.inbox(room))
+        pipe.publish(self.keys.inbox(room), data)
+        numsub, published = await pipe.execute()
+        return min(int(numsub[0][1]) if numsub else 0, int(published))
+
+    async def _await_reply(self, room: str, fut: asyncio.Future[Any], end: float, op: str) -> dict[str, Any] | None:
+        """The owner's answer to an operation published on ``room``'s inbox, or ``None`` when it
+        turns out that nobody owns the room: the lease is free after a lease time of waiting, so
+        whoever received the message was not an owner (a client with a pattern subscription on
+        the cluster's Redis, ``PSUBSCRIBE *``, counts as a receiver of every message). The
+        message is never sent twice here, so an operation runs at most once.
+
+        Raises:
+            TimeoutError: ``end`` (monotonic) passed while the lease was held and no answer came.
+        """
+        while True:
+            left = end - time.monotonic()
+            try:
+                return await asyncio.wait_for(asyncio.shield(fut), timeout=max(0.1, min(left, self.lease_s)))  # type: ignore[no-any-return]
+            except TimeoutError:
+                if time.monotonic() >= end:
+                    raise TimeoutError(f"room {room}: no owner answered {op!r}") from None
+                if not await self.r.exists(self.keys.lease(room)):
+                    return None
 
     # -- the owner's side of messages ------------------------------------------------------------
     async def _on_inbox(self, room: str, msg: dict[str, Any]) -> None:
