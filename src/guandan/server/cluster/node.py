@@ -284,9 +284,12 @@ class ClusterNode(Routing):
         return out
 
     # -- ownership -------------------------------------------------------------------------------
-    async def take(self, room: str) -> Table | None:
+    async def take(self, room: str, keep: bool = False) -> Table | None:
         """Become ``room``'s owner if its lease is free: load the room from the database, replay
         its record, restore clocks and 托管 from the snapshot, and serve the connections.
+
+        A room nobody looks at that is not being played is released again at once, unless
+        ``keep`` (an operation is about to run on it here: :meth:`Routing.call` releases it after).
 
         Returns:
             The owned table, or ``None`` (another process owns it, or no such room).
@@ -322,7 +325,7 @@ class ClusterNode(Routing):
             log.info("room %s: owned by %s (status %s, %d events, %.0f ms)", room, self.node, table.info.status,
                      0 if table.game is None else len(table.game.events), (time.monotonic() - t0) * 1000,
                      extra={"room": room, "node": self.node})
-            await self.sync_presence(table)
+            await self.sync_presence(table, release_idle=not keep)
             return table
 
     async def _restore_snapshot(self, table: Table) -> None:
@@ -354,10 +357,11 @@ class ClusterNode(Routing):
             self._snap_written.pop(room, None)
         return out
 
-    async def sync_presence(self, table: Table) -> None:
+    async def sync_presence(self, table: Table, release_idle: bool = True) -> None:
         """At the owner: read every live process's connection counts of the room, keep one
         :class:`ChannelConn` per seat/spectators channel that has connections, and send everyone
-        the state (a new connection gets its first frame this way)."""
+        the state (a new connection gets its first frame this way). A room with no connection
+        that is not being played is released (unless ``release_idle`` is False)."""
         room = table.id
         raw = await self.r.hgetall(self.keys.presence(room))
         want: set[str] = set()
@@ -402,7 +406,7 @@ class ClusterNode(Routing):
                 if report is not None:
                     table.notice("bot_played", **report)
             idle = not want and table.info.status != PLAYING
-        if idle:
+        if idle and release_idle:
             await self.release(room)
 
     async def release(self, room: str) -> None:

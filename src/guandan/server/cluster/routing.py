@@ -50,8 +50,10 @@ class Routing:
     identity: ForwardedIdentity
 
     if TYPE_CHECKING:  # ClusterNode's own (ownership)
-        async def take(self, room: str) -> Table | None: ...
-        async def sync_presence(self, table: Table) -> None: ...
+        async def take(self, room: str, keep: bool = False) -> Table | None: ...
+        async def sync_presence(self, table: Table, release_idle: bool = True) -> None: ...
+        async def release(self, room: str) -> None: ...
+        async def _guarded(self, coro: Any) -> None: ...
         def snapshot(self, table: Table) -> str | None: ...
 
     async def forward(self, room: str, conn: Conn, text: str) -> dict[str, Any] | None:
@@ -126,20 +128,28 @@ class Routing:
             try:
                 msg = {"k": "call", "op": op, "node": self.member, "req": req, "args": args}
                 receivers = await self.to_owner(room, json.dumps(msg))
-                if receivers:
-                    reply = await self._await_reply(room, fut, end, op)
-                    if reply is not None:
-                        if reply.get("error"):
-                            raise IllegalAction(reply["error"], reply.get("message") or reply["error"])
-                        return reply.get("result")
+                if receivers:  # the owner has it: wait for its answer (never sent twice)
+                    left = end - time.monotonic()
+                    try:
+                        reply = await asyncio.wait_for(fut, timeout=max(0.1, left))
+                    except TimeoutError:
+                        raise TimeoutError(f"room {room}: no owner answered {op!r}") from None
+                    if reply.get("error"):
+                        raise IllegalAction(reply["error"], reply.get("message") or reply["error"])
+                    return reply.get("result")
             finally:
                 self._pending.pop(req, None)
             if not take:
                 return None
-            if await self.take(room) is None:
-                if time.monotonic() >= end:
-                    raise TimeoutError(f"room {room}: no owner and the lease is held")
-                await asyncio.sleep(0.05)
+            taken = await self.take(room, keep=True)
+            if taken is not None and room in self.owned and self.manager.tables.get(room) is taken:
+                try:  # here, on the table just taken (an idle room is released afterwards)
+                    return await self._local_op(taken, op, args)
+                finally:
+                    asyncio.get_running_loop().create_task(self._guarded(self.release(room)))
+            if time.monotonic() >= end:
+                raise TimeoutError(f"room {room}: no owner and the lease is held")
+            await asyncio.sleep(0.05)
 
 
     async def to_owner(self, room: str, data: str) -> int:
@@ -155,26 +165,6 @@ class Routing:
         pipe.publish(self.keys.inbox(room), data)
         numsub, published = await pipe.execute()
         return min(int(numsub[0][1]) if numsub else 0, int(published))
-
-    async def _await_reply(self, room: str, fut: asyncio.Future[Any], end: float, op: str) -> dict[str, Any] | None:
-        """The owner's answer to an operation published on ``room``'s inbox, or ``None`` when it
-        turns out that nobody owns the room: the lease is free after a lease time of waiting, so
-        whoever received the message was not an owner (a client with a pattern subscription on
-        the cluster's Redis, ``PSUBSCRIBE *``, counts as a receiver of every message). The
-        message is never sent twice here, so an operation runs at most once.
-
-        Raises:
-            TimeoutError: ``end`` (monotonic) passed while the lease was held and no answer came.
-        """
-        while True:
-            left = end - time.monotonic()
-            try:
-                return await asyncio.wait_for(asyncio.shield(fut), timeout=max(0.1, min(left, self.lease_s)))  # type: ignore[no-any-return]
-            except TimeoutError:
-                if time.monotonic() >= end:
-                    raise TimeoutError(f"room {room}: no owner answered {op!r}") from None
-                if not await self.r.exists(self.keys.lease(room)):
-                    return None
 
     # -- the owner's side of messages ------------------------------------------------------------
     async def _on_inbox(self, room: str, msg: dict[str, Any]) -> None:
