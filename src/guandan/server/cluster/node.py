@@ -127,7 +127,7 @@ class ClusterNode(Routing):
         finally:
             await bare.aclose()
         log.warning("Redis at %s answers clients without a password: anyone who reaches it can read every "
-                    "seat's hidden cards and act in the tables; give the cluster an ACL user and a dedicated "
+                    "seat's hidden cards and disturb the tables; give the cluster an ACL user and a dedicated "
                     "instance (README \"Running a cluster\")", _shown(self.url), extra={"node": self.node})
         return True
 
