@@ -5,9 +5,9 @@ database, guest accounts over HTTP, and table websockets read by a thread each.
 Services: PostgreSQL at ``GUANDAN_TEST_POSTGRES_URL`` (default
 ``postgresql+psycopg://postgres@127.0.0.1:5432/test``; each cluster gets a new database named
 ``<that database>_<random>``, dropped afterwards) and Redis at ``GUANDAN_TEST_REDIS_URL`` (default
-``redis://127.0.0.1:6379/1``; keys are per room and per node name, but the channels are the
-cluster's: two test runs side by side on one Redis database can see each other's table handovers,
-so give each concurrent run its own database number). Within one run only ``tests/test_cluster.py``
+``redis://127.0.0.1:6379/1``). Every key and channel of the test clusters carries the prefix
+:data:`REDIS_PREFIX`, new for each test run (``GUANDAN_TEST_REDIS_PREFIX`` sets it), so that two
+runs side by side on one Redis never see each other's rooms or table handovers. Within one run only ``tests/test_cluster.py``
 starts clusters, one at a time (the module runs whole on one pytest-xdist worker). Ports
 come from ``GUANDAN_TEST_PORT_BASE`` (default 18200) upwards. When a service is down the tests skip
 with the reason, except under ``CI=true`` where they fail.
@@ -34,6 +34,8 @@ import pytest
 
 PG_URL = os.environ.get("GUANDAN_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("GUANDAN_TEST_REDIS_URL", "redis://127.0.0.1:6379/1")
+#: The key prefix of this run's clusters (``guandan serve --redis-prefix``): one per test process.
+REDIS_PREFIX = os.environ.get("GUANDAN_TEST_REDIS_PREFIX") or f"gdt{secrets.token_hex(4)}:"
 PORT_BASE = int(os.environ.get("GUANDAN_TEST_PORT_BASE", "18200"))
 #: CI (CI=true) must have PostgreSQL and Redis; elsewhere the tests skip without them.
 REQUIRED = os.environ.get("CI", "").lower() == "true" or os.environ.get("GUANDAN_REQUIRE_POSTGRES") == "1"
@@ -114,8 +116,10 @@ class Node:
     """One ``guandan serve --redis`` process (``url``, ``name``, ``proc``); its output goes to ``log``."""
 
     def __init__(self, db_url: str, name: str, *, lease_s: float = 1.5, bot_delay_s: float = 0.05,
-                 extra: tuple[str, ...] = ()) -> None:
+                 extra: tuple[str, ...] = (), prefix: str | None = None, redis_url: str | None = None) -> None:
         self.name = name
+        self.prefix = prefix or REDIS_PREFIX
+        self.redis_url = redis_url or REDIS_URL
         self.db_url = db_url
         self.lease_s = lease_s
         self.bot_delay_s = bot_delay_s
@@ -139,7 +143,7 @@ class Node:
     def _start(self, timeout_s: float) -> Node:
         port = free_port()
         cmd = [sys.executable, "-c", "from guandan.cli import main; main()", "serve", "--port", str(port),
-               "--db", self.db_url, "--redis", REDIS_URL, "--node-name", self.name, "--lease", str(self.lease_s),
+               "--db", self.db_url, "--redis", self.redis_url, "--redis-prefix", self.prefix, "--node-name", self.name, "--lease", str(self.lease_s),
                "--bot-delay", str(self.bot_delay_s), "--log-format", "kv", "--log-level", "info",
                # the sign-up limits are shared over the cluster through Redis and outlive one run
                "--guests-per-hour", "0", "--registrations-per-hour", "0", *self.extra]
@@ -235,11 +239,12 @@ def api(url: str, path: str, token: str, body: dict[str, Any] | None = None) -> 
     return r.json()  # type: ignore[no-any-return]
 
 
-def lease_holder(room: str) -> str | None:
-    """The node name holding ``room``'s lease in Redis, or ``None``."""
+def lease_holder(room: str, prefix: str | None = None) -> str | None:
+    """The node name holding ``room``'s lease in Redis (keys ``prefix``, default :data:`REDIS_PREFIX`),
+    or ``None``."""
     import redis
 
-    v = redis.Redis.from_url(REDIS_URL).get(f"gd:lease:{room}")
+    v = redis.Redis.from_url(REDIS_URL).get(f"{prefix or REDIS_PREFIX}lease:{room}")
     return None if v is None else v.decode().rsplit(":", 1)[0]
 
 

@@ -30,6 +30,12 @@ def serve_command(
         "over by another within --lease seconds if it dies (README \"Running a cluster\"). Default: "
         "$GUANDAN_REDIS_URL, else one process.",
     ),
+    redis_prefix: str = typer.Option(
+        None, "--redis-prefix",
+        help="Cluster mode: prefix of every Redis key and channel of this cluster (default: "
+        "$GUANDAN_REDIS_PREFIX, else gd:). Clusters sharing one Redis need different prefixes; the processes "
+        "of one cluster the same one.",
+    ),
     node_name: str = typer.Option(
         None, "--node-name", help="This process's name in logs, leases and /healthz (default: "
         "$GUANDAN_NODE_NAME, else hostname-pid).",
@@ -55,10 +61,12 @@ def serve_command(
     ),
     max_ws_per_room: int = typer.Option(
         200, "--max-ws-per-room",
-        help="Spectator websockets allowed per room (0: no limit); seated players' are never refused.",
+        help="Spectator websockets allowed per room (0: no limit; a cluster counts them over every process); "
+        "seated players' are never refused.",
     ),
     max_ws_per_address: int = typer.Option(
-        50, "--max-ws-per-address", help="Open websockets allowed per client address (0: no limit)."
+        50, "--max-ws-per-address", help="Open websockets allowed per client address (0: no limit; a cluster "
+        "counts them over every process)."
     ),
     guests_per_hour: int = typer.Option(120, "--guests-per-hour", help="Guest accounts one address may create per hour (0: no limit)."),
     registrations_per_hour: int = typer.Option(
@@ -136,6 +144,13 @@ def serve_command(
         err.print(error_text("--node-name must be 1-100 characters with no spaces or ':'"))
         raise typer.Exit(2)
     redis = redis if redis is not None else Settings().redis_url
+    redis_prefix = redis_prefix if redis_prefix is not None else Settings().redis_prefix
+    from guandan.server.cluster.keys import prefix_problem
+
+    problem = prefix_problem(redis_prefix)
+    if problem is not None:
+        err.print(error_text(f"--redis-prefix: {problem}"))
+        raise typer.Exit(2)
     try:
         url = database_url(db if db is not None else Settings().db_url)
     except ValueError as e:
@@ -148,7 +163,7 @@ def serve_command(
         guests_per_hour=guests_per_hour, registrations_per_hour=registrations_per_hour,
         max_ws_per_room=max_ws_per_room, max_ws_per_address=max_ws_per_address,
         ready_timeout_s=ready_timeout, timeouts_to_auto=timeouts_to_auto,
-        redis_url=redis or None, node_name=node_name, lease_s=lease,
+        redis_url=redis or None, node_name=node_name, lease_s=lease, redis_prefix=redis_prefix,
         **({"public_url": public_url} if public_url is not None else {}),
     )
     if settings.redis_url:
@@ -205,7 +220,8 @@ def serve_command(
     shown = f"[{shown}]" if ":" in shown else shown
     print(f"pyguandan server: open http://{shown}:{bound}/  (database {_db_shown(settings.db_url)}; Ctrl+C to stop)", flush=True)
     if settings.redis_url:
-        print(f"cluster node {settings.node_name}: Redis {settings.redis_url.split('@')[-1]}, lease {lease:g} s", flush=True)
+        print(f"cluster node {settings.node_name}: Redis {settings.redis_url.split('@')[-1]} (keys {settings.redis_prefix}*), "
+              f"lease {lease:g} s", flush=True)
     if host in ("0.0.0.0", "::"):
         lan = _lan_address()
         if lan is not None:

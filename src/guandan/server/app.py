@@ -89,8 +89,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         from .cluster import ClusterNode, make_store_fenced
 
         manager.attach_cluster(ClusterNode(manager, settings.redis_url, getattr(settings, "node_name", "node"),
-                                           float(getattr(settings, "lease_s", 3.0))))
-        make_store_fenced(manager.store, manager.cluster.check_lease)
+                                           float(getattr(settings, "lease_s", 3.0)),
+                                           prefix=getattr(settings, "redis_prefix", None) or "gd:"))
+        make_store_fenced(manager.store, manager.cluster.check_lease, manager.cluster.check_leases)
     manager.restore()
     manager_box["manager"] = manager
     app.state.manager = manager
@@ -105,6 +106,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings))
     app.include_router(make_friends_router())
     install_catch_all(app)
+    if manager.cluster is not None:  # a Redis outage: a retryable 503, not a 500
+        from .cluster.outage import install_outage_handler
+
+        install_outage_handler(app)
     app.add_middleware(GuardMiddleware, max_body_bytes=settings.max_body_bytes)
     app.mount("/static", StaticFiles(directory=str(settings.static_dir)), name="static")
     index = settings.static_dir / "index.html"

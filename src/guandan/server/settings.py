@@ -8,6 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_DB_URL = "sqlite:///./guandan.db"
+#: Prefix of a cluster's Redis keys and channels when none is given (what clusters used before it
+#: could be chosen, so that their processes keep finding one another's rooms).
+DEFAULT_REDIS_PREFIX = "gd:"
 STATIC_DIR = Path(__file__).with_name("static")
 #: Per-decision budget of a review (复盘) served by the web server: 40 sampled worlds, 6 moves
 #: compared, at most 1.5 s of sampling per decision (about half a minute for a seat's deal).
@@ -38,10 +41,12 @@ class Settings:
         forwarded_allow_ips: proxy addresses whose ``X-Forwarded-For`` gives the client address
             (``guandan serve --forwarded-allow-ips``); empty: the header is ignored.
         allowed_origins: extra ``Origin`` values allowed to open table websockets (same origin always is).
-        max_ws_per_room: spectator websockets allowed per room (in each process); the sockets of
+        max_ws_per_room: spectator websockets allowed per room (in a cluster: over every process,
+            :mod:`guandan.server.cluster.sockets`); the sockets of
             accounts that hold a seat in the room are never refused nor counted (each seated
             account keeps at most ``ws.MAX_TABS_PER_SEAT`` open, the oldest closed first).
-        max_ws_per_address: open websockets allowed per client address (all rooms).
+        max_ws_per_address: open websockets allowed per client address (all rooms; in a cluster
+            over every process).
         ws_ping_interval_s: seconds between websocket pings; a peer that does not answer within
             ``ws_ping_timeout_s`` is closed (a dropped client then counts as away).
         ws_ping_timeout_s: see ``ws_ping_interval_s``.
@@ -64,6 +69,10 @@ class Settings:
             (:mod:`guandan.server.cluster`); default ``GUANDAN_REDIS_URL`` or ``None`` (one process).
         node_name: this process's name in the cluster (logs, lease tokens, ``/healthz``); default
             ``GUANDAN_NODE_NAME`` or ``<hostname>-<pid>``.
+        redis_prefix: cluster mode: the prefix of every Redis key and channel of this cluster
+            (``guandan serve --redis-prefix``); default ``GUANDAN_REDIS_PREFIX`` or ``gd:``. Clusters
+            that share one Redis need different prefixes (each sees only its own rooms); every
+            process of one cluster must use the same one.
         lease_s: cluster mode: seconds a table's ownership lease lasts without renewal (the owner
             renews it three times per lease); a dead owner's tables are taken over after about
             this long.
@@ -107,6 +116,7 @@ class Settings:
     default_clock_follow_s: float = 30.0
     redis_url: str | None = field(default_factory=lambda: os.environ.get("GUANDAN_REDIS_URL") or None)
     node_name: str = field(default_factory=default_node_name)
+    redis_prefix: str = field(default_factory=lambda: os.environ.get("GUANDAN_REDIS_PREFIX") or DEFAULT_REDIS_PREFIX)
     lease_s: float = 3.0
     review_budget: str = field(default_factory=lambda: os.environ.get("GUANDAN_REVIEW_BUDGET") or DEFAULT_REVIEW_BUDGET)
     review_workers: int = 1

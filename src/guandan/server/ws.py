@@ -258,10 +258,43 @@ def _over_cap(manager: TableManager, table: Table, address: str, settings: Any,
     per_room = int(getattr(settings, "max_ws_per_room", 200) or 0)
     per_address = int(getattr(settings, "max_ws_per_address", 50) or 0)
     if per_room and sum(1 for c in table.conns if table.info.seat_of(c.user_id) is None) >= per_room:
-        return f"this room has too many spectators (at most {per_room}); try again later"
+        return _cap_text("room", settings)
     if per_address and _address_counts(manager).get(address, 0) >= per_address:
-        return f"too many connections from your address (at most {per_address}); close some tabs"
+        return _cap_text("address", settings)
     return None
+
+
+def _cap_text(which: str, settings: Any) -> str:
+    """The refusal of a socket over the room's (``which="room"``) or the address's cap."""
+    if which == "room":
+        return f"this room has too many spectators (at most {int(getattr(settings, 'max_ws_per_room', 200) or 0)}); " \
+            "try again later"
+    return f"too many connections from your address (at most {int(getattr(settings, 'max_ws_per_address', 50) or 0)}); " \
+        "close some tabs"
+
+
+async def _cluster_cap(cluster: Any, table: Any, room_id: str, address: str, settings: Any,
+                       user_id: int | None) -> tuple[str | None, bool | None]:
+    """Cluster mode: the caps of :func:`_over_cap` counted over every process (the cluster node's
+    ``admit_socket``, :mod:`guandan.server.cluster.sockets`).
+
+    Returns:
+        ``(refusal or None, counted)``: ``counted`` is ``None`` when nothing was counted (refused,
+        or Redis out of reach: then only this process's counts applied, logged), else whether the
+        socket was counted as a spectator's (pass it to ``release_socket`` when it closes).
+    """
+    seated = user_id is not None and table.info.seat_of(user_id) is not None
+    try:
+        which = await cluster.admit_socket(room_id, address, spectator=not seated, seated=seated,
+                                           per_room=int(getattr(settings, "max_ws_per_room", 200) or 0),
+                                           per_address=int(getattr(settings, "max_ws_per_address", 50) or 0))
+    except Exception as e:  # noqa: BLE001 - Redis out of reach: this process's caps still hold
+        log.warning("room %s: counting the socket in the cluster failed (%s); this process's caps apply", room_id,
+                    _one_line(e))
+        return None, None
+    if which is not None:
+        return _cap_text(which, settings), None
+    return None, not seated
 
 
 def _close_extra_tabs(table: Table, conn: Conn) -> None:
@@ -332,6 +365,9 @@ def make_ws_router(
             return
         address = websocket.client.host if websocket.client is not None else "unknown"
         refusal = _over_cap(manager, table, address, settings, user_id)
+        counted: bool | None = None  # cluster mode: counted over every process (as a spectator's?)
+        if refusal is None and cluster is not None:
+            refusal, counted = await _cluster_cap(cluster, table, room_id, address, settings, user_id)
         if refusal is not None:
             await websocket.send_text(frame_json(error_frame(refusal, "too_many_connections")))
             await websocket.close(code=1013, reason="too many connections")
@@ -376,6 +412,8 @@ def make_ws_router(
             except Exception:
                 log.exception("room %s: disconnect failed", room_id)
             conn.close()
+            if counted is not None:
+                await cluster.release_socket(room_id, address, spectator=counted)
             counts[address] = counts.get(address, 1) - 1
             if counts[address] <= 0:
                 counts.pop(address, None)

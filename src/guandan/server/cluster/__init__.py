@@ -38,9 +38,17 @@ Modules, one concern each: :mod:`~.keys` (Redis key names, scripts, URLs), :mod:
 (ownership leases and fencing of the store's writes), :mod:`~.proxy` (the connections' side: a
 room seen from the process holding its sockets, and the owner's per-seat channels), :mod:`~.node`
 (this process's part: taking tables over, presence, its loops), :mod:`~.routing` (messages to the
-owner, frames published once stored) and
-:mod:`~.limits` (login and rate limits shared by every process). The names below are importable
-from ``guandan.server.cluster`` itself.
+owner, frames published once stored),
+:mod:`~.limits` (login and rate limits shared by every process), :mod:`~.snapshots` (what a new
+owner restores beside the record), :mod:`~.identity` (forwarded messages signed with the sender's
+session key: the owner never believes a ``uid`` it cannot check), :mod:`~.sockets` (the socket
+caps counted over every process) and :mod:`~.outage` (a Redis outage answers a retryable 503).
+The names below are importable from ``guandan.server.cluster`` itself.
+
+Key prefix: ``gd:`` above is the default prefix (``guandan serve --redis-prefix``); clusters that
+share one Redis use different ones. Redis is a trust boundary: whoever reads it sees every hand
+(README "Running a cluster": a dedicated instance, an ACL user; a warning is logged at start when
+Redis answers clients without a password).
 
 redis-py (``pip install -e '.[cluster]' in the pyguandan checkout``) is imported only in cluster mode.
 """

@@ -82,6 +82,39 @@ class Keys:
         return f"{self.p}ctl"
 
 
+#: Longest key prefix accepted (``guandan serve --redis-prefix``).
+MAX_PREFIX_LEN = 64
+
+
+def prefix_problem(prefix: str) -> str | None:
+    """What is wrong with the key prefix ``prefix`` (``--redis-prefix``), or ``None``.
+
+    A prefix is 1 to :data:`MAX_PREFIX_LEN` printable ASCII characters without spaces or the
+    glob characters ``* ? [ ] \\`` (the prefix is matched literally, never as a pattern).
+    """
+    if not prefix or len(prefix) > MAX_PREFIX_LEN:
+        return f"the Redis key prefix must be 1-{MAX_PREFIX_LEN} characters (like gd: or shop1:gd:)"
+    if not prefix.isascii() or not prefix.isprintable() or any(c.isspace() or c in "*?[]\\" for c in prefix):
+        return (f"the Redis key prefix {prefix!r} must be printable ASCII without spaces or * ? [ ] \\ "
+                "(like gd: or shop1:gd:)")
+    return None
+
+
+def without_credentials(url: str) -> str:
+    """The Redis URL ``url`` with its user name and password removed (from the address and from
+    ``username=``/``password=`` query parameters): what a client with no credentials would use."""
+    from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    netloc = parts.netloc.rsplit("@", 1)[-1]
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                       if k not in ("username", "password")])
+    out = urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+    if not netloc and parts.scheme == "unix":  # urlunsplit writes unix:/path; keep unix:///path
+        out = "unix://" + out[len("unix:"):]
+    return out
+
+
 def _shown(url: str) -> str:
     """A Redis URL without its password (for logs and messages)."""
     if "@" in url and "://" in url:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .keys import RELEASE_LUA, RENEW_LUA, Keys
@@ -57,12 +57,27 @@ class LeaseLost(RuntimeError):
     fenced = True
 
 
-def make_store_fenced(store: Any, check: Callable[[str], None]) -> Any:
+def make_store_fenced(store: Any, check: Callable[[str], None],
+                      check_many: Callable[[Sequence[str]], None] | None = None) -> Any:
     """Wrap every write of ``store`` (a :class:`~guandan.server.roomstore.RoomStore`: ``save``,
-    ``finish``, and its ``games`` rows' ``start`` and ``append``) with the lease check
-    ``check(room)``: a process that lost a room's lease raises :class:`LeaseLost` instead of
+    ``finish``, and its ``games`` rows' ``start``, ``append`` and ``append_many``) with the lease
+    check ``check(room)``: a process that lost a room's lease raises :class:`LeaseLost` instead of
     writing (fencing). The ``game_events`` key (room, index) refuses a line written twice, so even a
-    write that passed the check just before the lease expired cannot store an action twice."""
+    write that passed the check just before the lease expired cannot store an action twice.
+
+    ``append_many`` (the batched appends of :class:`~guandan.server.append_batcher.AppendBatcher`,
+    several rooms in one transaction) checks every room of the batch first, with ``check_many``
+    (one round trip for all of them) when given, else ``check`` per room: one room whose lease is
+    lost refuses the whole batch (nothing is written), and the batcher then writes the rooms one by
+    one, so that only that room's lines are refused (issue 26 item 12).
+
+    Args:
+        store: the room store (changed in place and returned).
+        check: raises :class:`LeaseLost` when this process does not own the room.
+        check_many: the same for several rooms at once (optional).
+    Returns:
+        ``store``.
+    """
 
     def fence(obj: Any, name: str, room_of: Callable[[Any], str]) -> None:
         inner = getattr(obj, name, None)
@@ -82,4 +97,17 @@ def make_store_fenced(store: Any, check: Callable[[str], None]) -> Any:
     if games is not None:
         fence(games, "start", str)
         fence(games, "append", str)
+        inner_many = getattr(games, "append_many", None)
+        if inner_many is not None:
+            def append_many(items: Sequence[tuple[str, int, Sequence[str]]]) -> Any:
+                rooms = list(dict.fromkeys(str(item[0]) for item in items))
+                if check_many is not None:
+                    check_many(rooms)
+                else:
+                    for room in rooms:
+                        check(room)
+                return inner_many(items)
+
+            append_many.__doc__ = inner_many.__doc__
+            games.append_many = append_many
     return store

@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..table.flow import Table
 from ..table.info import PLAYING
-from .keys import RELEASE_LUA, RENEW_LUA, SPEC, Keys, _shown, import_redis
+from .identity import ForwardedIdentity, revoke_hash
+from .keys import RELEASE_LUA, RENEW_LUA, SPEC, Keys, _shown, import_redis, without_credentials
 from .leases import LeaseLost, Leases
 from .proxy import ChannelConn, ProxyTable
+from .snapshots import restore_snapshot, table_snapshot
+from .sockets import SocketCaps
 from .routing import Routing
 
 if TYPE_CHECKING:
@@ -74,6 +77,14 @@ class ClusterNode(Routing):
         self.closing = False
         #: takeovers done by this process (monitoring and tests)
         self.takeovers = 0
+        #: owned room -> the snapshot last written to Redis (the renewal loop writes changed ones)
+        self._snap_written: dict[str, str] = {}
+        #: the owner's check of the uid in forwarded messages (and their signing)
+        self.identity = ForwardedIdentity(manager.run_db, manager.session_factory)
+        #: when the listener last logged a Redis outage (monotonic s)
+        self._outage_logged = -1e9
+        #: rooms a takeover is already timed for (their lease expires within a sweep period)
+        self._timed_takes: set[str] = set()
 
     # -- life cycle ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -89,8 +100,10 @@ class ClusterNode(Routing):
                                                              socket_connect_timeout=5)
         self.r = redis.asyncio.Redis(connection_pool=pool)
         await self.r.ping()
+        await self._warn_if_open()
         self._renew_script = self.r.register_script(RENEW_LUA)
         self._release_script = self.r.register_script(RELEASE_LUA)
+        self.sockets = SocketCaps(self.r, self.keys.p, self.member)
         self.pubsub = self.r.pubsub()
         await self.pubsub.subscribe(self.keys.reply(self.member), self.keys.ctl)
         await self.r.set(self.keys.alive(self.member), "1", px=self.lease_ms * 3)
@@ -100,6 +113,23 @@ class ClusterNode(Routing):
                        loop.create_task(self._sweep_loop(), name="cluster-sweep")]
         log.info("node %s joined the cluster at %s (lease %.1f s)", self.node, _shown(self.url), self.lease_s,
                  extra={"node": self.node})
+
+    async def _warn_if_open(self) -> bool:
+        """Log a warning when Redis answers a client that gives no password (Redis carries every
+        seat's hidden cards and the players' actions: README "Running a cluster", Redis is a trust
+        boundary). Returns whether it warned."""
+        redis = import_redis()
+        bare = redis.asyncio.Redis.from_url(without_credentials(self.url), socket_timeout=3, socket_connect_timeout=3)
+        try:
+            await bare.ping()
+        except Exception:  # noqa: BLE001 - refused without credentials (NOAUTH, WRONGPASS...): as it should be
+            return False
+        finally:
+            await bare.aclose()
+        log.warning("Redis at %s answers clients without a password: anyone who reaches it can read every "
+                    "seat's hidden cards and disturb the tables; give the cluster an ACL user and a dedicated "
+                    "instance (README \"Running a cluster\")", _shown(self.url), extra={"node": self.node})
+        return True
 
     async def stop(self) -> None:
         """Graceful shutdown: finish each owned table's action in progress, store it, release the
@@ -191,6 +221,22 @@ class ClusterNode(Routing):
                 proxy = self.proxies[room_id] = ProxyTable(self, info)
         return proxy
 
+    async def admit_socket(self, room: str, address: str, *, spectator: bool, seated: bool, per_room: int,
+                           per_address: int) -> str | None:
+        """Check a new websocket against the caps counted over every process and count it
+        (:meth:`~guandan.server.cluster.sockets.SocketCaps.admit`: ``None``, ``"room"`` or
+        ``"address"``). Raises redis.exceptions.RedisError (Redis out of reach)."""
+        return await self.sockets.admit(room, address, spectator=spectator, seated=seated, per_room=per_room,
+                                        per_address=per_address)
+
+    async def release_socket(self, room: str, address: str, *, spectator: bool) -> None:
+        """A socket counted by :meth:`admit_socket` closed (a Redis failure is logged: the count
+        then stays until this process's fields are dropped, when it dies, or the day's expiry)."""
+        try:
+            await self.sockets.release(room, address, spectator=spectator)
+        except Exception as e:  # noqa: BLE001 - the socket is closing anyway
+            self._redis_failed("taking back a socket's count failed", e)
+
     def forget_if_idle(self, room_id: str) -> None:
         """Drop the proxy of ``room_id`` once it holds no connection."""
         p = self.proxies.get(room_id)
@@ -203,14 +249,18 @@ class ClusterNode(Routing):
         listening, try to become it (a room with connections always has an owner)."""
         counts = proxy.counts()
         key = self.keys.presence(proxy.id)
-        pipe = self.r.pipeline(transaction=False)
+        pipe = self.r.pipeline(transaction=True)
         if any(counts):
             pipe.hset(key, self.member, json.dumps(counts))
             pipe.pexpire(key, 24 * 3600 * 1000)
         else:
             pipe.hdel(key, self.member)
+        # an owner listens when the inbox channel itself has a subscriber (a pattern subscriber
+        # receives the message too, and is no owner: see Routing.to_owner)
+        pipe.pubsub_numsub(self.keys.inbox(proxy.id))
         pipe.publish(self.keys.inbox(proxy.id), json.dumps({"k": "pres"}))
-        *_, receivers = await pipe.execute()
+        *_, numsub, published = await pipe.execute()
+        receivers = min(int(numsub[0][1]) if numsub else 0, int(published))
         if not receivers and any(counts) and not self.closing:
             asyncio.get_running_loop().create_task(self.take(proxy.id))
 
@@ -234,9 +284,12 @@ class ClusterNode(Routing):
         return out
 
     # -- ownership -------------------------------------------------------------------------------
-    async def take(self, room: str) -> Table | None:
+    async def take(self, room: str, keep: bool = False) -> Table | None:
         """Become ``room``'s owner if its lease is free: load the room from the database, replay
         its record, restore clocks and 托管 from the snapshot, and serve the connections.
+
+        A room nobody looks at that is not being played is released again at once, unless
+        ``keep`` (an operation is about to run on it here: :meth:`Routing.call` releases it after).
 
         Returns:
             The owned table, or ``None`` (another process owns it, or no such room).
@@ -272,51 +325,43 @@ class ClusterNode(Routing):
             log.info("room %s: owned by %s (status %s, %d events, %.0f ms)", room, self.node, table.info.status,
                      0 if table.game is None else len(table.game.events), (time.monotonic() - t0) * 1000,
                      extra={"room": room, "node": self.node})
-            await self.sync_presence(table)
+            await self.sync_presence(table, release_idle=not keep)
             return table
 
     async def _restore_snapshot(self, table: Table) -> None:
-        """Clocks, 托管 and the pause between deals as the previous owner last published them, when
-        the snapshot matches the stored game (same number of events)."""
+        """Clocks, 托管 and the pause between deals as the previous owner last wrote them
+        (:func:`~guandan.server.cluster.snapshots.restore_snapshot`)."""
         raw = await self.r.get(self.keys.snapshot(table.id))
-        table.restored_grace_until = time.monotonic() + self.manager.restart_grace_s
-        if raw is None or table.game is None:
-            return
-        try:
-            snap = json.loads(raw)
-            if snap.get("events") != len(table.game.events):
-                return
-            table.auto = [bool(x) for x in snap["auto"]]
-            table.auto_reason = list(snap["auto_reason"])
-            table.timeouts = [int(x) for x in snap["timeouts"]]
-            if snap.get("deadline") is not None:
-                seat, when = snap["deadline"]
-                table.resume_deadline = (int(seat), float(when))
-            b = snap.get("between")
-            if b is None:
-                table.between = None  # the pause had ended (the record alone cannot tell)
-            elif table.between is not None and table.between["deal"] == b["deal"]:
-                table.between["pressed"] = [bool(x) for x in b["pressed"]]
-                table.between["deadline"] = float(b["deadline"])
-        except (ValueError, KeyError, TypeError):
-            log.warning("room %s: ignoring a malformed snapshot", table.id, extra={"room": table.id})
+        restore_snapshot(table, raw, self.manager.restart_grace_s)
 
     def snapshot(self, table: Table) -> str | None:
-        """The JSON snapshot of ``table``'s clocks, 托管 and pause (``None`` before the game)."""
-        if table.game is None:
-            return None
-        b = table.between
-        return json.dumps({
-            "events": len(table.game.events),
-            "auto": table.auto, "auto_reason": table.auto_reason, "timeouts": table.timeouts,
-            "deadline": list(table.deadline) if table.deadline is not None else None,
-            "between": None if b is None else {"deal": b["deal"], "pressed": b["pressed"], "deadline": b["deadline"]},
-        })
+        """The JSON snapshot of ``table``'s clocks, 托管 and pause (``None`` before the game;
+        :func:`~guandan.server.cluster.snapshots.table_snapshot`)."""
+        snap = table_snapshot(table)
+        if snap is not None:
+            self._snap_written[table.id] = snap
+        return snap
 
-    async def sync_presence(self, table: Table) -> None:
+    def _changed_snapshots(self) -> list[tuple[str, str]]:
+        """``(room, snapshot)`` of the owned tables whose snapshot changed since it was last
+        written: the renewal loop writes them, so that a table nobody watches (no frame is
+        published) still leaves a fresh snapshot for a takeover."""
+        out = []
+        for room in list(self.owned):
+            table = self.manager.tables.get(room)
+            snap = table_snapshot(table) if table is not None else None
+            if snap is not None and self._snap_written.get(room) != snap:
+                self._snap_written[room] = snap
+                out.append((room, snap))
+        for room in [r for r in self._snap_written if r not in self.owned]:
+            self._snap_written.pop(room, None)
+        return out
+
+    async def sync_presence(self, table: Table, release_idle: bool = True) -> None:
         """At the owner: read every live process's connection counts of the room, keep one
         :class:`ChannelConn` per seat/spectators channel that has connections, and send everyone
-        the state (a new connection gets its first frame this way)."""
+        the state (a new connection gets its first frame this way). A room with no connection
+        that is not being played is released (unless ``release_idle`` is False)."""
         room = table.id
         raw = await self.r.hgetall(self.keys.presence(room))
         want: set[str] = set()
@@ -361,7 +406,7 @@ class ClusterNode(Routing):
                 if report is not None:
                     table.notice("bot_played", **report)
             idle = not want and table.info.status != PLAYING
-        if idle:
+        if idle and release_idle:
             await self.release(room)
 
     async def release(self, room: str) -> None:
@@ -410,6 +455,26 @@ class ClusterNode(Routing):
         if token is None or self.leases.holder(room) != token:
             raise LeaseLost(f"room {room}: this server no longer owns the table")
 
+    def check_leases(self, rooms: list[str] | tuple[str, ...]) -> None:
+        """:meth:`check_lease` for several rooms in one round trip (``MGET``; the batched record
+        appends of :class:`~guandan.server.append_batcher.AppendBatcher` call it; blocking).
+
+        Raises:
+            LeaseLost: this process no longer holds the lease of one of ``rooms`` (the first such
+                room is named).
+        """
+        rooms = list(rooms)
+        if not rooms:
+            return
+        tokens = [self.owned.get(room) for room in rooms]
+        for room, token in zip(rooms, tokens, strict=True):
+            if token is None:
+                raise LeaseLost(f"room {room}: this server no longer owns the table")
+        held = self.sync.mget([self.keys.lease(room) for room in rooms])
+        for room, token, v in zip(rooms, tokens, held, strict=True):
+            if (v.decode() if isinstance(v, bytes) else v) != token:
+                raise LeaseLost(f"room {room}: this server no longer owns the table")
+
     # -- background loops ------------------------------------------------------------------------
     async def _listen(self) -> None:
         reply_ch = self.keys.reply(self.member)
@@ -443,9 +508,22 @@ class ClusterNode(Routing):
                     asyncio.get_running_loop().create_task(self._guarded(self._on_ctl(json.loads(data))))
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - keep listening
-                log.exception("cluster listener failed", extra={"node": self.node})
+            except Exception as e:  # noqa: BLE001 - keep listening
+                self._redis_failed("cluster listener failed", e)
                 await asyncio.sleep(0.2)
+
+    def _redis_failed(self, what: str, e: Exception) -> None:
+        """Log a failure of a background loop: a Redis outage as one line at most every 10 s (the
+        loops retry several times a second), anything else with its traceback."""
+        redis = import_redis()
+        if not isinstance(e, (redis.exceptions.ConnectionError, redis.exceptions.TimeoutError)):
+            log.warning(what, exc_info=e, extra={"node": self.node})
+            return
+        now = time.monotonic()
+        if now - self._outage_logged >= 10.0:
+            self._outage_logged = now
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            log.warning("Redis out of reach (%s); retrying", first, extra={"node": self.node})
 
     async def _guarded(self, coro: Any) -> None:
         try:
@@ -468,9 +546,11 @@ class ClusterNode(Routing):
                 if info is not None:
                     await proxy.reseat(info)
         elif kind == "revoke":
+            hashed = str(msg.get("h") or "")
+            self.identity.revoked(hashed)
             for proxy in list(self.proxies.values()):
                 for c in list(proxy.conns):
-                    if c.session_key is not None and c.session_key == msg["key"]:
+                    if c.session_key is not None and revoke_hash(c.session_key) == hashed:
                         c.close(4401, "logged out")
 
     async def _renew_loop(self) -> None:
@@ -484,8 +564,10 @@ class ClusterNode(Routing):
                 pipe.set(self.keys.alive(self.member), "1", px=self.lease_ms * 3)
                 for room, token in rooms:
                     pipe.eval(RENEW_LUA, 1, self.keys.lease(room), token, self.lease_ms)
+                for room, snap in self._changed_snapshots():
+                    pipe.set(self.keys.snapshot(room), snap, px=24 * 3600 * 1000)
                 results = await pipe.execute()
-                for (room, token), ok in zip(rooms, results[2:], strict=True):
+                for (room, token), ok in zip(rooms, results[2:2 + len(rooms)], strict=True):
                     if not ok and self.owned.get(room) == token:
                         self.demote(room, "not renewed in time")
                 if results[0] is None:
@@ -493,8 +575,8 @@ class ClusterNode(Routing):
                 await self._forget_dead_members()
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - Redis unreachable: keep trying; the leases may expire
-                log.warning("renewing leases failed", exc_info=True, extra={"node": self.node})
+            except Exception as e:  # noqa: BLE001 - Redis unreachable: keep trying; the leases may expire
+                self._redis_failed("renewing leases failed", e)
 
     def _announce_presence(self) -> None:
         """This process was taken for dead (its ``alive`` key expired: Redis was out of reach, or
@@ -541,14 +623,31 @@ class ClusterNode(Routing):
                 ids = [r for r in ids if r not in self.owned]
                 if not ids:
                     continue
-                holders = await self.r.mget([self.keys.lease(r) for r in ids])
-                for room, holder in zip(ids, holders, strict=True):
-                    if holder is None:
+                pipe = self.r.pipeline(transaction=False)
+                for room in ids:
+                    pipe.pttl(self.keys.lease(room))
+                ttls = await pipe.execute()
+                for room, ttl in zip(ids, ttls, strict=True):
+                    if ttl == -2:  # no lease: nobody owns the room
                         await self.take(room)
+                    elif 0 <= ttl <= period * 1.25 * 1000 and room not in self._timed_takes:
+                        # not renewed for most of a lease (its owner died or stalled): try when
+                        # it expires rather than up to a sweep period later
+                        self._timed_takes.add(room)
+                        asyncio.get_running_loop().create_task(self._guarded(self._take_at(room, ttl / 1000)))
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001
-                log.warning("sweeping for free tables failed", exc_info=True, extra={"node": self.node})
+            except Exception as e:  # noqa: BLE001
+                self._redis_failed("sweeping for free tables failed", e)
+
+    async def _take_at(self, room: str, delay_s: float) -> None:
+        """Try to take ``room`` once its lease has expired, ``delay_s`` seconds from now."""
+        try:
+            await asyncio.sleep(delay_s + 0.005)
+            if not self.closing:
+                await self.take(room)
+        finally:
+            self._timed_takes.discard(room)
 
     # -- shared state of the API -----------------------------------------------------------------
     def next_room(self, room_id: str) -> str | None:
@@ -570,5 +669,10 @@ class ClusterNode(Routing):
         await self.call(room_id, "changed", take=False)
 
     async def revoke_session(self, session_key: str) -> None:
-        """Close the connections of a logged-out session on every process."""
-        await self.r.publish(self.keys.ctl, json.dumps({"k": "revoke", "key": session_key}))
+        """Close the connections of a logged-out session on every process (a Redis outage is
+        logged: the other processes then keep those sockets until they close)."""
+        try:
+            await self.r.publish(self.keys.ctl, json.dumps({"k": "revoke", "h": revoke_hash(session_key)}))
+        except Exception as e:  # noqa: BLE001 - run as a task: nobody awaits it
+            first = (str(e).strip().splitlines() or [type(e).__name__])[0][:200]
+            log.warning("telling the other processes of a logout failed: %s", first, extra={"node": self.node})

@@ -27,6 +27,7 @@ from ..ws import handle_message
 
 if TYPE_CHECKING:
     from ..manager import TableManager
+    from .identity import ForwardedIdentity
     from .keys import Keys
 
 log = logging.getLogger("guandan.server.cluster")
@@ -46,10 +47,13 @@ class Routing:
     _pending: dict[str, asyncio.Future[Any]]
     _outq: dict[str, deque[tuple[str, str, int]]]
     _pub_tasks: dict[str, asyncio.Task[None]]
+    identity: ForwardedIdentity
 
     if TYPE_CHECKING:  # ClusterNode's own (ownership)
-        async def take(self, room: str) -> Table | None: ...
-        async def sync_presence(self, table: Table) -> None: ...
+        async def take(self, room: str, keep: bool = False) -> Table | None: ...
+        async def sync_presence(self, table: Table, release_idle: bool = True) -> None: ...
+        async def release(self, room: str) -> None: ...
+        async def _guarded(self, coro: Any) -> None: ...
         def snapshot(self, table: Table) -> str | None: ...
 
     async def forward(self, room: str, conn: Conn, text: str) -> dict[str, Any] | None:
@@ -65,7 +69,8 @@ class Routing:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[req] = fut
         msg = {"k": "msg", "node": self.member, "req": req, "uid": conn.user_id, "name": conn.name, "text": text}
-        data = json.dumps(msg)
+        # signed with the person's session key: the owner believes the uid only then (identity.py)
+        data = json.dumps(self.identity.sign(msg, room, getattr(conn, "session_key", None)))
         # with no owner listening, nobody received the message, so sending it again cannot apply it
         # twice: wait up to one lease for an owner (a handover takes milliseconds, a failover up to
         # the lease time) before answering owner_unavailable
@@ -74,7 +79,7 @@ class Routing:
         try:
             while True:
                 try:
-                    receivers = await self.r.publish(self.keys.inbox(room), data)
+                    receivers = await self.to_owner(room, data)
                 except Exception as e:  # noqa: BLE001 - Redis unreachable or slow: the socket stays open
                     log.warning("room %s: forwarding a message failed: %s", room,
                                 str(e).splitlines()[0] if str(e) else type(e).__name__,
@@ -122,15 +127,13 @@ class Routing:
             self._pending[req] = fut
             try:
                 msg = {"k": "call", "op": op, "node": self.member, "req": req, "args": args}
-                receivers = await self.r.publish(self.keys.inbox(room), json.dumps(msg))
-                if receivers:
+                receivers = await self.to_owner(room, json.dumps(msg))
+                if receivers:  # the owner has it: wait for its answer (never sent twice)
                     left = end - time.monotonic()
                     try:
                         reply = await asyncio.wait_for(fut, timeout=max(0.1, left))
                     except TimeoutError:
-                        if time.monotonic() >= end:
-                            raise TimeoutError(f"room {room}: no owner answered {op!r}") from None
-                        continue
+                        raise TimeoutError(f"room {room}: no owner answered {op!r}") from None
                     if reply.get("error"):
                         raise IllegalAction(reply["error"], reply.get("message") or reply["error"])
                     return reply.get("result")
@@ -138,11 +141,30 @@ class Routing:
                 self._pending.pop(req, None)
             if not take:
                 return None
-            if await self.take(room) is None:
-                if time.monotonic() >= end:
-                    raise TimeoutError(f"room {room}: no owner and the lease is held")
-                await asyncio.sleep(0.05)
+            taken = await self.take(room, keep=True)
+            if taken is not None and room in self.owned and self.manager.tables.get(room) is taken:
+                try:  # here, on the table just taken (an idle room is released afterwards)
+                    return await self._local_op(taken, op, args)
+                finally:
+                    asyncio.get_running_loop().create_task(self._guarded(self.release(room)))
+            if time.monotonic() >= end:
+                raise TimeoutError(f"room {room}: no owner and the lease is held")
+            await asyncio.sleep(0.05)
 
+
+    async def to_owner(self, room: str, data: str) -> int:
+        """Publish ``data`` on ``room``'s inbox. Returns how many processes listening to that very
+        channel received it (0: no owner listens, so nobody acted on it and it may be sent again).
+
+        ``PUBLISH`` alone counts pattern subscribers too (a ``PSUBSCRIBE *`` watching the traffic
+        would pass for an owner), so the channel's own subscribers are counted in the same
+        transaction (``PUBSUB NUMSUB``, then ``PUBLISH``, with no command between them).
+        """
+        pipe = self.r.pipeline(transaction=True)
+        pipe.pubsub_numsub(self.keys.inbox(room))
+        pipe.publish(self.keys.inbox(room), data)
+        numsub, published = await pipe.execute()
+        return min(int(numsub[0][1]) if numsub else 0, int(published))
 
     # -- the owner's side of messages ------------------------------------------------------------
     async def _on_inbox(self, room: str, msg: dict[str, Any]) -> None:
@@ -153,7 +175,8 @@ class Routing:
         if kind == "pres":
             await self.sync_presence(table)
         elif kind == "msg":
-            conn = Conn(msg.get("uid"), msg.get("name"))
+            uid = await self.identity.verified_uid(room, msg)  # never the uid as received
+            conn = Conn(uid, msg.get("name") if uid is not None else None)
             frame = await handle_message(table, conn, msg.get("text"), rate_limit=1_000_000)
             self.publish(room, self.keys.reply(msg["node"]), json.dumps({"req": msg["req"], "frame": frame}),
                          getattr(table, "_queued", 0))
