@@ -236,7 +236,7 @@ def test_login_and_signup_limits_are_counted_once_over_the_processes() -> None:
     with pytest.raises(AuthError) as e:
         a.attempt("10.0.0.1", "ALICE")  # spellings of one name share their tries
     assert e.value.code == "too_many_logins" and 1 <= e.value.params["wait_s"] <= 301
-    b.attempt("10.0.0.2", "alice")  # another address still may try (account limit is 30)
+    b.attempt("10.0.0.2", "alice")  # another address still may try
     b.succeeded("10.0.0.2", "alice")
     ra, rb = SharedRateLimiter(client, prefix, 3, 3600.0, "guest accounts"), \
         SharedRateLimiter(client, prefix, 3, 3600.0, "guest accounts")
@@ -249,6 +249,43 @@ def test_login_and_signup_limits_are_counted_once_over_the_processes() -> None:
     rb.hit("10.0.0.10")
     for key in client.scan_iter(f"{prefix}*"):
         client.delete(key)
+
+
+def test_a_cluster_slows_guessers_of_an_account_but_never_refuses_its_owner() -> None:
+    """Issue 26 item 4 in a cluster: the shared limiter used to refuse every address once an
+    account had 30 failures (the owner's correct password too). Now, as in one process: 30 wrong
+    passwords from 3 addresses over two processes leave a new address free to try; an address
+    that failed on the account waits 2 ** (failures - 10) s, at most 60 s; a good login trusts the
+    address in the hash gate."""
+    from guandan.server.auth import AuthError
+    from guandan.server.cluster import SharedLoginLimiter
+
+    client = _redis()
+    prefix = f"gdlim{secrets.token_hex(3)}:"
+    a, b = SharedLoginLimiter(client, prefix), SharedLoginLimiter(client, prefix)
+    try:
+        for i in range(30):  # 10 each from 3 addresses (counted, as by attempts whose password was wrong)
+            (a if i % 2 else b).failed(f"10.1.0.{i % 3}", "owner")
+        for addr in ("10.1.0.0", "10.1.0.1", "10.1.0.2"):
+            with pytest.raises(AuthError) as e:
+                a.attempt(addr, "owner")
+            assert e.value.code == "too_many_logins"
+        b.attempt("10.1.0.9", "owner")  # a new address is checked: the owner gets in
+        b.succeeded("10.1.0.9", "owner")
+        caller = a.caller("10.1.0.9", "owner")
+        assert (caller.failures, caller.trusted) == (0, True)
+        assert a.caller("10.1.0.0", "owner").failures == 10 and not a.caller("10.1.0.0", "owner").trusted
+        # a fourth guesser: its first try is checked, its second waits out the backoff
+        # (29 account failures in the window after the owner's success took one back: 2 ** 19 s,
+        # capped at 60 s)
+        a.attempt("10.1.0.5", "owner")
+        with pytest.raises(AuthError) as e2:
+            b.attempt("10.1.0.5", "owner")
+        assert 55 <= e2.value.params["wait_s"] <= 61
+        b.attempt("10.1.0.9", "owner")  # the trusted owner's address is never slowed on its account
+    finally:
+        for key in client.scan_iter(f"{prefix}*"):
+            client.delete(key)
 
 
 def test_cluster_processes_share_the_database_lock_and_keep_a_single_server_off() -> None:
