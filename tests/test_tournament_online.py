@@ -626,3 +626,42 @@ def test_online_bad_input(paced: Any) -> None:
     tid, _room = _bot_match(c, "Started", time_limit=70)
     r = c.request("DELETE", f"/api/tournaments/{tid}/rounds/1", params={"version": _get(c, tid)["version"]}, json={})
     assert r.status_code == 409 and r.json()["code"] == "online_round_started"
+
+
+def test_time_called_in_the_deal_that_passes_the_target_ends_the_match_even_with_restart() -> None:
+    """R58 over R42: under ``after_target="restart"`` (classic) a pass of the target used to start
+    a new game although time had been called, whose first deal was played and whose levels then
+    decided the winner. Time called in the deal that passes the target: that team wins, game 1,
+    nothing dealt after it. (Target 8 so that the target is reached within a few deals.)"""
+    from guandan.agents.registry import make_agent
+    from guandan.core.match import Game
+    from guandan.core.rules import RuleSet
+    from guandan.core.cards import parse_rank
+    from guandan.core.views import seat_view
+
+    rules = RuleSet.preset("classic").replace(target_level="8")
+    target = parse_rank("8")
+    passed_seen = 0
+    for seed in range(1, 40):
+        bot = make_agent("heuristic", seed)
+        g = Game(rules, seed=seed, max_games=None)
+        # play until a deal at the target level has its first action, then call time
+        while not g.over:
+            at_target = g.deal.level == target and target in g.score.levels
+            started = any(e["type"] == "action" for e in g.events[g.deal_event_index:])
+            if at_target and started and not g.time_called:
+                g.call_time()
+            g.apply(bot.act(seat_view(g, g.to_act())), g.to_act())
+        types = [e["type"] for e in g.events]
+        if not g.time_called:
+            continue
+        i = types.index("time_called")
+        assert types[i + 1:].count("deal_end") == 1 and "deal" not in types[i + 1:] and types[-1] == "game_over"
+        assert g.game_number == 1
+        end = [e for e in g.events if e["type"] == "deal_end"][-1]
+        if end["passed"]:
+            passed_seen += 1
+            assert g.winner == end["winner_team"] and g.games_won[end["winner_team"]] == 1
+        if passed_seen >= 2:
+            break
+    assert passed_seen >= 2

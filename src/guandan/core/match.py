@@ -199,7 +199,8 @@ class Game:
             self.games_won[st.winner] += 1
             self.winner = st.winner
             self.events.append({"type": "game_over", "game": self.game_number, "winner_team": st.winner})
-            more = self.rules.after_target == "restart" and (
+            # R58: once time is called the match ends with this deal, even where R42 restarts
+            more = not self.time_called and self.rules.after_target == "restart" and (
                 self.max_games is None or self.game_number < self.max_games
             )
             if not more:
