@@ -439,3 +439,20 @@ def test_points_ladder(client: TestClient, app: FastAPI) -> None:
     assert [p["name"] for p in client.get("/api/ladder?limit=1").json()["players"]] == ["ann"]
     assert client.get("/api/ladder?limit=0").status_code == 422
     assert "dan" in [p["name"] for p in client.get("/api/leaderboard").json()["players"]]
+
+
+def test_a_timed_match_drawn_on_levels_is_drawn_in_the_history(client: TestClient, app: FastAPI) -> None:
+    """R58: a match whose time was called with equal levels ends in a draw (game_over with no
+    winner after time_called). The history called it "unfinished", like an abandoned game."""
+    register(client, "tim")
+    tid = user_id(app, "tim")
+    bots = [(None, "random")] * 3
+    text = synthetic_record(False, [([0, 2], "1-2"), ([1, 3], "1-2")], 0)
+    lines = [json.loads(x) for x in text.splitlines()]
+    lines[-1] = {"type": "time_called", "game": 1, "deal": 2}
+    lines.append({"type": "game_over", "game": 1, "winner_team": None})
+    store_game(app, "".join(json.dumps(x) + "\n" for x in lines), None, [(tid, None), *bots])
+    abandoned = "".join(json.dumps(x) + "\n" for x in lines[:-2])  # no time call, no game_over
+    store_game(app, abandoned, None, [(tid, None), *bots])
+    rows = client.get("/api/history").json()["games"]
+    assert [r["result"] for r in rows] == ["unfinished", "drawn"]  # newest first

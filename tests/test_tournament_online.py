@@ -665,3 +665,25 @@ def test_time_called_in_the_deal_that_passes_the_target_ends_the_match_even_with
         if passed_seen >= 2:
             break
     assert passed_seen >= 2
+
+
+def test_replay_command_shows_a_drawn_timed_game(tmp_path: Path) -> None:
+    """`guandan replay` crashed (TypeError) on a time-called draw (winner_team null) and called the
+    finished game "not over"; it now names the time call and the draw."""
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+    from guandan.core.match import Game
+    from guandan.records import dumps, record_header
+
+    g = Game(seed=12)
+    g.call_time()  # between deals at 2:2: the game ends at once, a draw (R58)
+    assert g.over and g.winner is None
+    rec = tmp_path / "draw.jsonl"
+    rec.write_text("".join(dumps(x) + "\n" for x in [record_header(g, "official", ["a", "b", "c", "d"]), *g.events]),
+                   encoding="utf-8")
+    r = CliRunner().invoke(app, ["replay", str(rec)], env={"COLUMNS": "120"})
+    assert r.exit_code == 0, r.output
+    assert "time called (R58) in game 1, deal 1" in r.output
+    assert "game 1 over: a draw (time called, equal levels)" in r.output
+    assert "game over, a draw" in r.output and "not over" not in r.output

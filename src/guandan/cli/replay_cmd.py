@@ -103,8 +103,13 @@ class _Renderer:
             if ev["passed"]:
                 text += " · target passed"
             self.add(text, "green")
+        elif t == "time_called":
+            self.add(f"time called (R58) in game {ev['game']}, deal {ev['deal']}: this deal is the last", "yellow")
         elif t == "game_over":
-            self.add(f"game {ev['game']} over: {_TEAM[ev['winner_team']]} wins", "bold green")
+            if ev.get("winner_team") in (0, 1):
+                self.add(f"game {ev['game']} over: {_TEAM[ev['winner_team']]} wins", "bold green")
+            else:
+                self.add(f"game {ev['game']} over: a draw (time called, equal levels)", "bold green")
 
 
 @app.command("replay")
@@ -157,9 +162,12 @@ def replay_command(
         for style, text in renderer.lines:
             out.print(Text(text, style=style))
     g = result.game
-    status = (
-        f"game over, {_TEAM[g.winner]} won" if result.complete and g.winner is not None else "the game is not over"
-    )
+    if not result.complete:
+        status = "the game is not over"
+    elif g.winner is not None:
+        status = f"game over, {_TEAM[g.winner]} won"
+    else:
+        status = "game over, a draw (time called, equal levels)"
     out.print(
         Text(
             f"record OK: {result.n_deals} deals, {result.n_actions} actions, {result.n_lines} lines; {status}",

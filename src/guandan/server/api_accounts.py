@@ -438,23 +438,31 @@ def _players_of(db: Session, game_ids: Sequence[int]) -> dict[int, list[dict[str
 
 def record_outcome(record_text: str) -> dict[str, Any]:
     """What a history row shows of a stored record: ``levels`` (final team levels after the last
-    ``deal_end``, rank text, or ``None`` when there is none) and ``deals`` (deals played).
-    Only the ``deal_end`` lines are parsed."""
+    ``deal_end``, rank text, or ``None`` when there is none), ``deals`` (deals played) and
+    ``drawn`` (the record ends with a ``game_over`` without a winner after ``time_called``: a
+    timed match drawn on equal levels, R58). Only those lines are parsed."""
     import json
 
     deals = 0
     levels = None
+    timed = drawn = False
     for line in record_text.splitlines():
-        if '"deal_end"' not in line:
+        if '"deal_end"' not in line and '"time_called"' not in line and '"game_over"' not in line:
             continue
         try:
             ev = json.loads(line)
         except ValueError:
             continue
-        if isinstance(ev, dict) and ev.get("type") == "deal_end":
+        if not isinstance(ev, dict):
+            continue
+        if ev.get("type") == "deal_end":
             deals += 1
             levels = ev.get("levels")
-    return {"levels": levels, "deals": deals}
+        elif ev.get("type") == "time_called":
+            timed = True
+        elif ev.get("type") == "game_over":
+            drawn = timed and ev.get("winner_team") is None
+    return {"levels": levels, "deals": deals, "drawn": drawn}
 
 
 def record_damaged(record_text: str) -> bool:
@@ -477,7 +485,7 @@ def record_damaged(record_text: str) -> bool:
 def history_row(game: dict[str, Any], players: list[dict[str, Any]], outcome: dict[str, Any]) -> dict[str, Any]:
     """Add to a game summary (``_game_summaries``) what the history page shows (contract section 12):
     ``players``, ``partner``, ``opponents``, final ``levels`` (team 0, team 1), ``my_level`` /
-    ``their_level``, ``deals``, ``result`` (``won``/``lost``/``unfinished``), ``record_url`` and
+    ``their_level``, ``deals``, ``result`` (``won``/``lost``/``drawn``/``unfinished``), ``record_url`` and
     ``replay_url``."""
     seat = game["seat"]
     by_seat = {p["seat"]: p for p in players}
@@ -492,7 +500,8 @@ def history_row(game: dict[str, Any], players: list[dict[str, Any]], outcome: di
         my_level=levels[mine] if levels else None,
         their_level=levels[1 - mine] if levels else None,
         deals=outcome["deals"],
-        result="unfinished" if game["winner_team"] is None else ("won" if game["won"] else "lost"),
+        result=("drawn" if outcome.get("drawn") else "unfinished") if game["winner_team"] is None
+        else ("won" if game["won"] else "lost"),
         record_url=f"/api/games/{game['id']}/record",
         replay_url=f"/replay/{game['id']}",
         damaged=record_damaged(game["_record"]) if "_record" in game else bool(game.get("damaged")),
@@ -508,7 +517,8 @@ def profile(name: str, db: DbSession) -> Any:
     games = _game_summaries(db, user, 20, public=True)
     recent = [{k: g[k] for k in ("id", "preset", "finished_at", "won", "seat")} for g in games]
     for g, r in zip(games, recent):
-        r.update(record_outcome(g["_record"]), damaged=record_damaged(g["_record"]))
+        outcome = record_outcome(g["_record"])
+        r.update(levels=outcome["levels"], deals=outcome["deals"], damaged=record_damaged(g["_record"]))
     win_rate = round(user.games_won / user.games_played, 3) if user.games_played else 0.0
     return {"user": user_json(user), "win_rate": win_rate, "recent_games": recent}
 

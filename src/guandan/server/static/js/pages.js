@@ -135,7 +135,7 @@ export function rowFacts(g) {
 
 function resultEl(result) {
   const cls = result === "won" ? "good" : result === "lost" ? "bad" : "muted";
-  return h("span", { class: `result-word ${cls}`, testid: "game-result" }, t(`result_${result === "won" || result === "lost" ? result : "unfinished"}`));
+  return h("span", { class: `result-word ${cls}`, testid: "game-result" }, t(`result_${result === "won" || result === "lost" || result === "drawn" ? result : "unfinished"}`));
 }
 
 /**

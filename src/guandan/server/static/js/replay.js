@@ -237,8 +237,10 @@ export function mountReplay(el, params, ctx) {
         if (Array.isArray(ev.points)) lines.push(h("div", {}, `${t("result_points")}: ${ev.points.map((p, x) => `${nm(x)} ${p > 0 ? "+" : ""}${p}`).join(" · ")}`));
         return lines;
       }
+      case "time_called":
+        return [t("ev_time_called")];
       case "game_over":
-        return [t("ev_game_over", { team: teamName(ev.winner_team) })];
+        return [Number.isInteger(ev.winner_team) ? t("ev_game_over", { team: teamName(ev.winner_team) }) : t("ev_game_over_draw")];
       default:
         return [t("ev_unknown", { type: String(ev.type) })];
     }
