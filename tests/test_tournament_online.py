@@ -291,12 +291,12 @@ def test_third_timeout_gives_opponents_a_level(paced: Any) -> None:
             if tos["ab".index(people_side)] >= 3:
                 break
             time.sleep(0.2)
+        time.sleep(0.3)
+        _on_loop(paced, paced.app.state.online_rounds.set_deadline(room, time.time()))
+        d = _wait_round(c, tid, 1, 90)  # the sockets stay open: every timeout's notice is seen
     finally:
         for s in socks:
             s.close()
-    time.sleep(0.3)
-    _on_loop(paced, paced.app.state.online_rounds.set_deadline(room, time.time()))
-    d = _wait_round(c, tid, 1, 90)
     res = d["rounds_list"][0]["matches"][0]["result"]
     k = res[f"timeouts_{people_side}"]
     # the moves the clock made for the people: one timeout_move notice each, counted per pair
@@ -314,6 +314,55 @@ def test_third_timeout_gives_opponents_a_level(paced: Any) -> None:
     assert score["level"] == min(14, res[f"level_{opp}"] + k - 2)
     pens = [p for s in d["standings"] for p in s["penalties"]]
     assert any(p["kind"] == "timeouts" and p["levels"] == k - 2 for p in pens)
+
+
+def test_an_absent_pair_gets_timeouts_not_a_bot_and_no_auto_play(paced: Any) -> None:
+    """R54 could be dodged: an absent person's seat was played by the bot after 2 s ("away") with no
+    timeout counted, and after two timeouts 托管 played every later move uncounted; the clock's
+    move was the bot's, not R53's. At a tournament table with a move clock the clock now runs for
+    an absent person, each expiry is a timeout of the pair, the move is R53's (pass when
+    following), and 托管 is refused."""
+    from cluster_helpers import Client
+
+    c = _client(paced.base, "orga_away")
+    people = [_client(paced.base, n) for n in ("aw_p1", "aw_p2")]
+    tid, v = _create(c, name="Away", rounds=1, time_limit=70, clock_lead_s=1, clock_follow_s=1)
+    entries = [{"name": "People", "players": ["aw_p1", "aw_p2"], "seed": 1},
+               {"name": "Bots", "players": ["awb1", "awb2"], "bot": "normal", "seed": 2}]
+    assert c.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": entries}).status_code == 200
+    _pair(c, tid)
+    d = _get(c, tid)
+    room = d["online_tables"][0]["room"]
+    m = d["rounds_list"][0]["matches"][0]
+    side = "ab".index("a" if m["a"] == 1 else "b")
+    seats = (0, 2) if side == 0 else (1, 3)
+    # nobody of the people's pair connects: 5 timeouts within ~5 clock expiries, none made by 托管
+    end = time.monotonic() + 40
+    while time.monotonic() < end and _get(c, tid)["online_tables"][0]["timeouts"][side] < 5:
+        time.sleep(0.2)
+    table = paced.app.state.manager.tables[room]
+    assert _get(c, tid)["online_tables"][0]["timeouts"][side] >= 5
+    assert not any(table.auto[s] for s in seats) and table.bot_moves[seats[0]] == table.bot_moves[seats[1]] == 0
+    # R53: each move made for them is a pass (following) or a single (leading), never a bot's play
+    g = _game(paced, room)
+    theirs = [e["action"][0] for e in g.events if e["type"] == "action" and e["seat"] in seats]
+    assert theirs and set(theirs) <= {"pass", "single", "tribute", "return"}, theirs
+    # a person who comes back cannot hand the seat to the bot
+    sock = Client(paced.base, room, people[0].cookies.get("gd_session"), "p1")
+    try:
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not any(f["type"] == "state" for f in sock.frames):
+            time.sleep(0.05)
+        sock.send({"type": "auto", "on": True})
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and not any(f["type"] == "error" for f in sock.frames):
+            time.sleep(0.05)
+        errors = [f for f in sock.frames if f["type"] == "error"]
+        assert errors and errors[0]["reason"] == "no_auto_in_competition", sock.frames[-3:]
+    finally:
+        sock.close()
+    _on_loop(paced, paced.app.state.online_rounds.set_deadline(room, time.time()))
+    _wait_round(c, tid, 1, 90)
 
 
 def test_restart_in_a_timed_round(tmp_path: Path) -> None:

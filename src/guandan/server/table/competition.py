@@ -16,7 +16,8 @@ hooks below:
   (``call_time(table, play_deal=True)`` as it starts).
 * **Timeouts per pair (R54).** :func:`timed_out` counts each move-clock timeout against the seat's pair
   and tells the listener, which stores the count; the engine turns the 3rd and later ones into levels
-  for the opponents.
+  for the opponents. With a move clock there is no 托管 (:func:`strict`): an absent person's clock
+  runs out like a present one's, and the clock's move is R53's (:func:`timeout_move`).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from guandan.core.cards import rank_char
+from guandan.core.plays import STRENGTH
 
 
 @dataclass
@@ -95,9 +97,38 @@ def call_time(table: Any, play_deal: bool = False) -> bool:
     return True
 
 
+def strict(table: Any) -> bool:
+    """True at a competition table with a move clock: no 托管 there (R54: every move a person does
+    not make in time is a timeout, counted for the pair), so the clock runs for a person's seat
+    even when they are away or the bot would otherwise play for them, and a clock running out
+    makes R53's move (:func:`timeout_move`), not the bot's."""
+    lead, follow = table.info.clocks
+    return bool(lead or follow) and table.id in table.manager.competitions
+
+
+def timeout_move(game: Any) -> Any:
+    """R53's move when a person's clock runs out at a tournament table: following, pass; leading,
+    the smallest single (lowest in level order, R10); a tribute, the lowest card of the forced rank
+    (the legal tributes are of that rank, R45); a return, the smallest eligible card (R47).
+
+    Args:
+        game: a :class:`~guandan.core.match.Game` waiting for a person's action.
+    Returns:
+        One of ``game.pending().actions``.
+    """
+    p = game.pending()
+    acts = list(p.actions)
+    level = game.deal.level
+    passes = [a for a in acts if a[0] == "pass"]
+    if passes:
+        return passes[0]
+    singles = [a for a in acts if a[0] in ("single", "tribute", "return")] or acts
+    return min(singles, key=lambda a: (STRENGTH[level][a[1]] if a[1] is not None else 99, tuple(a[2])))
+
+
 def seconds_left(comp: Competition) -> float | None:
     """Seconds until the match clock runs out (0 when it has), None when untimed."""
     return None if comp.deadline is None else max(0.0, comp.deadline - time.time())
 
 
-__all__ = ["Competition", "spectator_view", "timed_out", "call_time", "seconds_left"]
+__all__ = ["Competition", "call_time", "seconds_left", "spectator_view", "strict", "timed_out", "timeout_move"]

@@ -19,7 +19,12 @@ same names). When the clock runs out the heuristic bot plays that one move (noti
 person's turn and none of their tabs has been connected for ``away_grace_s`` seconds (a page reload
 or a server restart is not an absence) the bot plays for the seat (reason ``away``) until a tab is
 back. Otherwise ``auto`` changes only by the person's ``auto`` message (docs/table-contract.md
-section 5).
+section 5). At a tournament table with a move clock there is no 托管 (R54): the clock runs for an
+absent person too and its move is R53's (:mod:`guandan.server.table.competition`).
+
+Slightly over ~800 lines on purpose: one lock and one timer per table make every path through a
+table (actions, bots, clocks, the pause, restore) one class; what varies (boards, competitions,
+views, frames) lives in the sibling modules.
 
 Between deals: after every deal that does not end the game the table sends ``deal_result`` (with
 the hands left) and pauses (``between``) until every person is ready or
@@ -455,7 +460,7 @@ class Table:
         ``bot_played`` when the bot moved meanwhile); either resets the count of timeouts.
 
         Raises:
-            IllegalAction: ``not_seated`` (spectators), ``game_over``.
+            IllegalAction: ``not_seated`` (spectators), ``game_over``, ``no_auto_in_competition``.
         """
         async with self.lock:
             seat = self.seat_of(conn)
@@ -463,6 +468,8 @@ class Table:
                 raise IllegalAction("not_seated", "spectators have no seat to hand to the bot")
             if self.game is not None and self.game.over:
                 raise IllegalAction("game_over", "the game is over")
+            if on and competition.strict(self):
+                raise IllegalAction("no_auto_in_competition", "no 托管 at a tournament table (R54)")
             self.timeouts[seat] = 0
             if on:
                 self._auto_on(seat, "player")
@@ -678,9 +685,10 @@ class Table:
         elif info.bot is not None:
             plan = (self.seq, seat, self._seat_agent(seat), "bot", delay)
         else:
-            if self.auto[seat]:
+            strict = competition.strict(self)  # a tournament table: the clock runs, no 托管 (R54)
+            if self.auto[seat] and not strict:
                 plan = (self.seq, seat, "heuristic", "auto", delay)
-            elif not self.connected()[seat]:
+            elif not self.connected()[seat] and not strict:
                 # nobody at the seat: the bot takes over after a short grace (a page reload, a
                 # server restart closing sockets) and stays until the person comes back
                 grace = max(self.manager.away_grace_s, self.restored_grace_until - time.monotonic())
@@ -787,14 +795,15 @@ class Table:
                 competition.timed_out(self, seat)  # R54: counted per pair at a tournament table
                 limit = self.manager.timeouts_to_auto
                 notices.append(("timeout_move", {"seat": seat, "timeouts": self.timeouts[seat], "limit": limit}))
-                if self.timeouts[seat] >= limit:
+                if self.timeouts[seat] >= limit and not competition.strict(self):
                     self._auto_on(seat, "timeouts")
             elif mode == "away":
                 self._auto_on(seat, "away")
             if mode in ("auto", "away") or (mode == "clock" and self.auto[seat]):
                 self.bot_moves[seat] += 1
                 self.bot_deals[seat].add((game.game_number, game.deal_number))
-            act = self._agent(seat, agent).act(seat_view(game, seat))
+            strict = mode == "clock" and competition.strict(self)  # R53's move at a tournament table
+            act = competition.timeout_move(game) if strict else self._agent(seat, agent).act(seat_view(game, seat))
             self._apply(seat, act)
             for code, params in notices:
                 self.notice(code, **params)

@@ -46,7 +46,8 @@ export function renderActions(store, actions, barEl) {
       { type: "button", class: "btn big secondary", testid: "sort-btn", dataset: { mode: st.arr.mode }, title: `${t(`sort_mode_${st.arr.mode}`)} (${keyFor("onSort")})`, "aria-keyshortcuts": keyFor("onSort"), disabled: !st.display.length, onclick: actions.onSort },
       st.selected.size ? t("sort_group") : t("sort"),
     ),
-    me !== null && !over
+    // no 托管 at a tournament table with a move clock (R54: a move not made in time is a timeout)
+    me !== null && !over && (auto || !(st.competition && st.room && st.room.clocks && (st.room.clocks.lead_s || st.room.clocks.follow_s)))
       ? h("button", { type: "button", class: `btn big auto-btn${auto ? " on" : ""}`, testid: "auto-btn", "aria-pressed": String(auto), onclick: actions.onAutoToggle }, auto ? t("auto_cancel") : t("auto_on"))
       : null,
   );
