@@ -139,7 +139,7 @@ def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) ->
     @router.post("/api/challenge/boards/{number}/play")
     async def play(number: str, user: RequiredUser, request: Request) -> Any:
         """Start (or go back to) board ``number`` of today's challenge: ``{room, created}``."""
-        n = int(number) if number.isdigit() and len(number) <= 3 else 0
+        n = int(number) if number.isascii() and number.isdigit() and len(number) <= 3 else 0
         ch = await manager.run_db(today)
         if not 1 <= n <= ch.n_boards:
             raise error(404, f"today's challenge has boards 1-{ch.n_boards}", "no_board",
@@ -159,7 +159,7 @@ def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) ->
         """A board's deal and its results (the best ``limit``, and the viewer's), for a viewer who
         may see it; 404 ``board_hidden``."""
         ch = published(day)
-        n = int(number) if number.isdigit() and len(number) <= 3 else 0
+        n = int(number) if number.isascii() and number.isdigit() and len(number) <= 3 else 0
         mine = store.plays(ch, user_id=user.id) if user is not None else []
         if not 1 <= n <= ch.n_boards or not board_visible(n, user.id if user else None, mine,
                                                           is_closed(ch.day, utcnow())):

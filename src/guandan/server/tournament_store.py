@@ -77,8 +77,9 @@ def now_iso() -> str:
 
 
 def load(db: Session, tournament_id: int) -> tuple[TournamentRow, Tournament]:
-    """The row and its parsed state; 404 ``tournament_not_found``."""
-    row = db.get(TournamentRow, tournament_id)
+    """The row and its parsed state; 404 ``tournament_not_found`` (also for an id no database
+    integer holds: a 20-digit id answered 500 with SQLite's OverflowError)."""
+    row = db.get(TournamentRow, tournament_id) if 1 <= tournament_id < 2**31 else None
     if row is None:
         raise api_error(404, f"no tournament {tournament_id}", "tournament_not_found", {"id": tournament_id})
     return row, from_json(row.state)
