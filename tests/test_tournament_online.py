@@ -365,6 +365,20 @@ def test_an_absent_pair_gets_timeouts_not_a_bot_and_no_auto_play(paced: Any) -> 
     _wait_round(c, tid, 1, 90)
 
 
+def test_a_tournament_table_cannot_be_abandoned_or_played_again(paced: Any) -> None:
+    """The organiser owns the rooms of an all-bot match: abandoning one left the tournament table
+    "playing" for good, and "play again" made a stray copy of the match. Both answer 409."""
+    c = _client(paced.base, "orga_ab")
+    tid, room = _bot_match(c, "Ab", time_limit=70)
+    r = c.post(f"/api/rooms/{room}/abandon", json={})
+    assert r.status_code == 409 and r.json()["code"] == "tournament_table", r.text
+    _on_loop(paced, paced.app.state.online_rounds.set_deadline(room, time.time()))
+    d = _wait_round(c, tid, 1, 90)
+    assert d["rounds_list"][0]["matches"][0]["result"] is not None
+    r = c.post(f"/api/rooms/{room}/again", json={})
+    assert r.status_code == 409 and r.json()["code"] == "tournament_table", r.text
+
+
 def test_restart_in_a_timed_round(tmp_path: Path) -> None:
     from guandan.server import models
 

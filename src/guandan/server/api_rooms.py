@@ -453,6 +453,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                                    {"action": "again"})
                 if room.status != FINISHED:
                     raise ApiError(409, "play again is possible once the game is over", "game_not_over")
+                _not_a_tournament_table(db, room_id)
                 done = manager.next_room(room_id)
                 if done is not None and db.get(models.Room, done) is not None:
                     return {"room": summary(db, room_of(db, done))}
@@ -516,6 +517,15 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         except QuickGameRefused as e:
             return _error(ApiError(e.status, e.message, e.code, e.params))
 
+    def _not_a_tournament_table(db: Any, room_id: str) -> None:
+        """409 ``tournament_table``: the room plays a tournament match (its result belongs to the
+        tournament: abandoning it left the table "playing" for good, and "play again" made a
+        stray room of the match)."""
+        if db.scalar(select(models.TournamentTableRow.id).where(models.TournamentTableRow.room_id == room_id)
+                     .limit(1)) is not None:
+            raise ApiError(409, "this room plays a tournament match: its result is the tournament's",
+                           "tournament_table")
+
     @router.post("/api/rooms/{room_id}/abandon")
     def abandon(room_id: str, request: Request) -> Any:
         """Owner only, and only when every other seat holds a bot: end the game unfinished (stored
@@ -527,6 +537,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 room = room_of(db, room_id)
                 if room.owner_id != user.id:
                     raise ApiError(403, "only the room's owner may abandon the game", "not_owner")
+                _not_a_tournament_table(db, room_id)
                 if any(r.user_id is not None and r.user_id != user.id for r in room.seats):
                     raise ApiError(409, "other people play in this room; the game cannot be abandoned",
                                    "abandon_not_alone")
