@@ -363,6 +363,11 @@ def test_an_absent_pair_gets_timeouts_not_a_bot_and_no_auto_play(paced: Any) -> 
         sock.close()
     _on_loop(paced, paced.app.state.online_rounds.set_deadline(room, time.time()))
     _wait_round(c, tid, 1, 90)
+    # a tournament match moves no rating: an organiser cannot lower two absent accounts' ratings
+    # by entering them (their result is the tournament's)
+    for name in ("aw_p1", "aw_p2"):
+        u = c.get(f"/api/users/{name}").json()["user"]
+        assert (u["games_played"], u["rating"]) == (0, 0.0), u
 
 
 def test_a_tournament_table_cannot_be_abandoned_or_played_again(paced: Any) -> None:

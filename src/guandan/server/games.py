@@ -44,7 +44,8 @@ def record_finished_game(
 ) -> GameRow:
     """Store a finished game (``games`` + ``game_players`` rows) and update the people's ratings
     (not for a board room's game, the daily challenge: its result counts in the challenge only, and
-    an account's points would show it before the day closes).
+    an account's points would show it before the day closes; not for an online tournament match:
+    its result is the tournament's).
 
     Flushes but does not commit: call it inside the caller's transaction (e.g.
     ``with session_scope(factory) as db: record_finished_game(db, ...)``).
@@ -86,9 +87,20 @@ def record_finished_game(
         game.players.append(GamePlayer(seat=s, user_id=user_id, bot=bot))
     db.add(game)
     db.flush()
-    if room is None or getattr(room, "board", None) is None:
+    if room is None or (getattr(room, "board", None) is None and not _tournament_room(db, room.id)):
         update_ratings(db, game)  # a daily-challenge board moves no rating and no Anhui points
     return game
+
+
+def _tournament_room(db: Session, room_id: str) -> bool:
+    """Whether the room plays an online tournament match. Such games move no rating and no Anhui
+    points: their result is the tournament's, and an organiser could otherwise enter any two
+    accounts and have the bot lose their games for them while they are away."""
+    from sqlalchemy import select
+
+    from guandan.server.models import TournamentTableRow
+
+    return db.scalar(select(TournamentTableRow.id).where(TournamentTableRow.room_id == room_id).limit(1)) is not None
 
 
 __all__ = ["record_finished_game"]
