@@ -103,6 +103,12 @@ def test_board_visibility() -> None:
     assert not board_visible(1, 8, plays, closed=False)  # another account
     assert not board_visible(1, None, plays, closed=False)
     assert board_visible(2, 8, plays, closed=True) and board_visible(3, None, plays, closed=True)
+    # a guest's finished play shows nothing before the close (a free guest account could learn a
+    # board, then play it ranked); after the close, everything
+    plays += [Play(1, 9, "guest", False, 3), Play(1, 10, "busy", True, None)]
+    assert not board_visible(1, 9, plays, closed=False) and board_visible(1, 9, plays, closed=True)
+    # a play still going on at the close keeps the board hidden from its player until it ends
+    assert not board_visible(1, 10, plays, closed=True) and board_visible(1, 8, plays, closed=True)
 
 
 def test_config_is_checked() -> None:
@@ -298,7 +304,20 @@ def test_a_guest_plays_unranked(served: Any) -> None:
     assert guest.post("/api/guest", json={}).status_code == 200
     assert guest.post("/api/challenge/boards/1/play", json={}).status_code == 200
     row = _wait_played(guest, 1)
-    assert row["pct"] is None and row["result"] is not None
+    # the guest's own result, and nothing that shows the board before the close: no percentage,
+    # no game, no review, no field count; the board, its game and its record answer 404
+    assert row["result"] is not None and not {"pct", "game", "review_url", "results"} & set(row), row
+    day = guest.get("/api/challenge/today").json()["day"]
+    assert guest.get(f"/api/challenge/days/{day}/boards/1").status_code == 404
+    with served.app.state.session_factory() as db:
+        from sqlalchemy import select
+
+        from guandan.server import models
+
+        gid = db.scalar(select(models.ChallengePlayRow.game_id).join(models.User).where(models.User.is_guest.is_(True)))
+    assert gid is not None
+    assert guest.get(f"/api/games/{gid}").status_code == 404
+    assert guest.get(f"/api/games/{gid}/record").status_code == 404
     today = guest.get("/api/challenge/today").json()
     assert today["me"]["ranked"] is False and today["field"] == 1  # ann only
     names = [s["name"] for s in guest.get("/api/challenge/leaderboard").json()["standings"]]

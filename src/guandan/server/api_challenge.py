@@ -82,6 +82,8 @@ def _day_json(ch: ChallengeInfo, scores: DayScores, mine: list[Play], viewer: An
                        game=p.game if p is not None else None,
                        review_url=f"/review/{p.game}?deal=1&seat=0" if p is not None and p.game else None,
                        results=scores.tables[n].n)
+        elif p is not None and p.finished:
+            row.update(result=p.result)  # a guest's own result: the board stays hidden until the close
         boards.append(row)
     st = scores.standing(vid) if vid is not None else None
     me = None

@@ -157,15 +157,20 @@ def board_visible(board: int, viewer: int | None, plays: Iterable[Play], closed:
     """Whether ``viewer`` (an account id, ``None`` for nobody logged in) may see anything about
     board ``board``: its cards, its first leader, its results and their records.
 
-    True once the day's challenge is closed; before, only when the viewer has finished playing
-    the board (a board started but not finished shows nothing more than the live table's own
-    seat view).
+    Before the day's challenge closes, only when the viewer has finished a *ranked* play of the
+    board: a board started but not finished shows nothing more than the live table's own seat
+    view, and a guest's play (unranked, free to make) shows nothing, or a guest account could
+    learn a board and then play it ranked. After the close, to everyone except a viewer whose
+    own play of it is still unfinished (a board started just before midnight is not finished
+    with every hand in view).
     """
+    unfinished = viewer is not None and any(p.board == board and p.player == viewer and not p.finished
+                                            for p in plays)
     if closed:
-        return True
+        return not unfinished
     if viewer is None:
         return False
-    return any(p.board == board and p.player == viewer and p.finished for p in plays)
+    return any(p.board == board and p.player == viewer and p.finished and p.ranked for p in plays)
 
 
 def player_result(rules: RuleSet, result: DealResult, seat: int = PLAYER_SEAT) -> int:

@@ -342,7 +342,7 @@ class ChallengeStore:
 def secret_room(db: Any, room_id: str | None, viewer_id: int | None, now: datetime) -> bool:
     """Whether the game of room ``room_id`` is secret to ``viewer_id`` at ``now``: the room is
     secret until a time still to come (a challenge board before the day closes) and the viewer
-    holds none of its seats. Used by every endpoint that shows a stored game."""
+    holds none of its seats, or is a guest. Used by every endpoint that shows a stored game."""
     if room_id is None:
         return False
     row = db.execute(select(models.Room.secret_until).where(models.Room.id == room_id)).first()
@@ -352,7 +352,11 @@ def secret_room(db: Any, room_id: str | None, viewer_id: int | None, now: dateti
         return True
     seated = db.execute(select(models.RoomSeat.seat).where(models.RoomSeat.room_id == room_id,
                                                            models.RoomSeat.user_id == viewer_id)).first()
-    return seated is None
+    if seated is None:
+        return True
+    # a guest's own board stays secret to the guest too until the close: a free guest account
+    # could otherwise read a board's four hands in its replay, then play it ranked
+    return bool(db.scalar(select(models.User.is_guest).where(models.User.id == viewer_id)))
 
 
 def own_seat_only(db: Any, room_id: str | None, viewer_id: int | None, now: datetime) -> int | None:
