@@ -384,6 +384,24 @@ def test_a_tournament_table_cannot_be_abandoned_or_played_again(paced: Any) -> N
     assert r.status_code == 409 and r.json()["code"] == "tournament_table", r.text
 
 
+def test_bot_pairs_from_a_csv_import(paced: Any) -> None:
+    """The organiser's CSV import dropped the ``bot`` column: bot pairs came in as people without
+    accounts and an online round could not be paired. Now ``bot`` makes a bot pair of that level."""
+    c = _client(paced.base, "orga_csv")
+    tid, v = _create(c, name="CSV bots", rounds=1, time_limit=70)
+    text = "name,partner,club,rating,bot\n" + "".join(f"B{i}a,B{i}b,Bots,{1500 - i},{lvl}\n"
+                                                       for i, lvl in enumerate(("easy", "normal", "easy", "normal")))
+    r = c.post(f"/api/tournaments/{tid}/entries", json={"version": v, "csv": text})
+    assert r.status_code == 200, r.text
+    _pair(c, tid)
+    d = _get(c, tid)
+    assert len(d["online_tables"]) == 2
+    for t in d["online_tables"]:
+        _on_loop(paced, paced.app.state.online_rounds.set_deadline(t["room"], time.time()))
+    d = _wait_round(c, tid, 1, 90)
+    assert all(m["result"] is not None for m in d["rounds_list"][0]["matches"])
+
+
 def test_restart_in_a_timed_round(tmp_path: Path) -> None:
     from guandan.server import models
 

@@ -100,10 +100,12 @@ def _number(value: str, what: str, line: int, kind: type) -> Any:
 
 
 def parse_entries_csv(text: Any, team: bool) -> list[dict[str, Any]]:
-    """Entries from CSV text with the header ``name,partner,club,rating`` (optional ``seed`` and ``pair``,
-    the entry's name; teams add ``name2,partner2`` and ``team``), the CLI's format (docs/tournaments.md).
+    """Entries from CSV text with the header ``name,partner,club,rating`` (optional ``seed``, ``pair``
+    (the entry's name) and ``bot`` (a bot pair's level); teams add ``name2,partner2`` and ``team``), the
+    CLI's format (docs/tournaments.md).
 
-    Returns ``[{"name", "players", "club", "rating", "seed"}]``; 400 ``bad_csv`` (``params.line``)."""
+    Returns ``[{"name", "players", "club", "rating", "seed"}]`` (and ``"bot"`` where given); 400
+    ``bad_csv`` (``params.line``)."""
     if not isinstance(text, str) or not text.strip():
         raise api_error(400, "the CSV is empty", "bad_csv", {"line": 1})
     if bad_text(text):
@@ -125,9 +127,12 @@ def parse_entries_csv(text: Any, team: bool) -> list[dict[str, Any]]:
             raise api_error(400, f"CSV line {line}: every player needs a name", "bad_csv",
                             {"line": line, "field": "name"})
         name = r.get("team" if team else "pair") or " / ".join(players)
-        out.append({"name": name, "players": players, "club": r.get("club") or None,
-                    "rating": _number(r.get("rating", ""), "rating", line, float),
-                    "seed": _number(r.get("seed", ""), "seed", line, int)})
+        entry = {"name": name, "players": players, "club": r.get("club") or None,
+                 "rating": _number(r.get("rating", ""), "rating", line, float),
+                 "seed": _number(r.get("seed", ""), "seed", line, int)}
+        if r.get("bot"):
+            entry["bot"] = r["bot"]  # a bot pair of that level (checked with the JSON entries)
+        out.append(entry)
         if len(out) > MAX_IMPORT:
             raise api_error(400, f"at most {MAX_IMPORT} entries at once", "bad_csv", {"line": line})
     if not out:
