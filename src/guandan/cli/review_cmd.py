@@ -117,7 +117,7 @@ def _print_table(out: Any, review: dict[str, Any]) -> None:
     for col, just, wrap in (("#", "right", False), ("played", "left", True), ("win% lv", "right", False),
                             ("best alt", "left", True), ("win% lv", "right", False),
                             ("real", "right", False), ("real alt", "right", False),
-                            ("mark", "left", False)):
+                            ("mark", "left", True)):
         t.add_column(col, justify=just, no_wrap=not wrap, ratio=1 if wrap else None,  # type: ignore[arg-type]
                      min_width=8 if wrap else None)
     for e in review["decisions"]:

@@ -177,9 +177,9 @@ export function mountChallenge(el, _params, ctx) {
       !ctx.me ? h("p", { class: "ch-note", testid: "challenge-sign-in" }, link(`/login?next=${encodeURIComponent("/challenge")}`, t("ch_sign_in"))) : null,
       ctx.me && ctx.me.is_guest ? h("p", { class: "ch-note", testid: "challenge-guest-note" }, t("ch_guest_note")) : null,
       me && me.ranked
-        ? h("p", { class: "ch-me", testid: "challenge-me" }, me.rank ? t("ch_my_standing", { pct: pctText(me.pct).replace("%", ""), boards: me.boards, rank: me.rank }) : t("ch_my_none"))
+        ? h("p", { class: "ch-me", testid: "challenge-me" }, me.rank ? t(me.boards === 1 ? "ch_my_standing_1" : "ch_my_standing", { pct: pctText(me.pct).replace("%", ""), boards: me.boards, rank: me.rank }) : t("ch_my_none"))
         : null,
-      h("p", { class: "hint" }, t("ch_field", { n: day.field })));
+      h("p", { class: "hint" }, t(day.field === 1 ? "ch_field_1" : "ch_field", { n: day.field })));
   }
 
   function boardsList() {
@@ -205,7 +205,7 @@ export function mountChallenge(el, _params, ctx) {
     if (!ctx.me || !history) return null;
     return h("section", { class: "card-panel", testid: "challenge-history" },
       h("h2", {}, t("ch_history_title")),
-      history.boards ? h("p", { class: "ch-me" }, t("ch_history_avg", { pct: pctText(history.average).replace("%", ""), boards: history.boards })) : null,
+      history.boards ? h("p", { class: "ch-me" }, t(history.boards === 1 ? "ch_history_avg_1" : "ch_history_avg", { pct: pctText(history.average).replace("%", ""), boards: history.boards })) : null,
       history.days.length
         ? h("div", { class: "table-fit" }, h("table", { class: "data-table" },
             h("thead", {}, h("tr", {}, h("th", {}, t("ch_col_day")), h("th", { class: "num" }, t("ch_col_pct")), h("th", { class: "num" }, t("ch_col_boards")), h("th", { class: "num" }, t("col_rank")))),

@@ -142,6 +142,12 @@ function pointsText(m) {
   return `${m.score.a.field_points} : ${m.score.b.field_points}`;
 }
 
+/** Whether the match is being played now at an online table (its result not in yet). */
+function onlineNow(d, rnd, m) {
+  const x = (d.online_tables || []).find((o) => o.round === rnd.number && o.table === m.table);
+  return Boolean(x) && x.state === "playing" && !m.result;
+}
+
 /** An online table's link (issue 21): "Your table" for its players, "Go to table" for everyone else
  * (spectators see each deal once it is over), or the table's state once it needs the organiser. */
 function tableLink(d, rnd, m, me) {
@@ -177,7 +183,7 @@ function roundSection(d, rnd, onPrint, me) {
           h("td", { class: "num" }, String(m.table)),
           h("td", {}, entryCell(d, m.a)),
           h("td", {}, m.b === null ? h("em", {}, t("tour_bye")) : entryCell(d, m.b)),
-          h("td", { class: "result-cell" }, m.b === null ? "" : resultText(m), m.b === null ? null : tableLink(d, rnd, m, me)),
+          h("td", { class: "result-cell" }, m.b === null ? "" : onlineNow(d, rnd, m) ? t("tmatch_playing") : resultText(m), m.b === null ? null : tableLink(d, rnd, m, me)),
           h("td", { class: "num" }, pointsText(m)))))),
   );
 }
