@@ -259,6 +259,10 @@ def test_spectator_sees_no_deal_in_progress(paced: Any) -> None:
         assert v["delayed"] is True
         assert set(v) == {"delayed", "seat_names", "levels", "level", "deal_number", "deals_done", "over"}
         assert f["competition"]["tournament"] == tid
+    # not even whose turn it is: the order of turns would show who went out (no clock seat, no
+    # timeouts, no notice during the game)
+    assert all(f["clock"]["seat"] is None and f["timeouts"] == [0, 0, 0, 0] for f in states if not f["view"].get("over"))
+    assert not [f for f in frames if f["type"] == "notice"]
     # deal results come only for finished deals; nothing else carries cards
     for f in frames:
         if f["type"] not in ("state", "deal_result", "game_over"):

@@ -170,7 +170,8 @@ class Table:
         names = [s.name or (f"bot:{bot_difficulty(s.bot)}" if s.bot else "") for s in self.info.seats]
         view = None if self.game is None else view_for(self.game, seat, names)
         comp = self.manager.competitions.get(self.id)  # a tournament table: delayed spectating, match clock
-        if comp is not None and seat is None and view is not None and not self.game.over:  # type: ignore[union-attr]
+        delayed = comp is not None and seat is None and view is not None and not self.game.over  # type: ignore[union-attr]
+        if delayed:
             view = competition.spectator_view(self.game, names)
         if view is not None and not view.get("delayed"):
             view["received"] = received_cards(view["tribute_events"], seat)
@@ -182,10 +183,11 @@ class Table:
             "seat": seat,
             "room": room if room is not None else self.info.summary(self.connected()),
             "view": view,
-            "clock": self.clock_frame(),
+            # delayed spectating: not even whose turn it is (the order of turns shows who went out)
+            "clock": {"seat": None, "deadline_ms": None} if delayed else self.clock_frame(),
             "auto": list(self.auto),
             "auto_reason": list(self.auto_reason),
-            "timeouts": list(self.timeouts),
+            "timeouts": [0] * 4 if delayed else list(self.timeouts),
             "between": self.between_frame(),
             "final": self.final,
             "seq": 0 if self.game is None else len(self.game.events),
@@ -211,8 +213,10 @@ class Table:
     def notice(self, code: str, **params: Any) -> None:
         """Send every connection ``{"type": "notice", "code", "params"}`` (contract section 5)."""
         frame = {"type": "notice", "code": code, "params": params}
+        hide = self.id in self.manager.competitions and self.game is not None and not self.game.over
         for c in list(self.conns):
-            c.send(frame)
+            if not (hide and self.seat_of(c) is None):  # delayed spectating: no notice of the deal either
+                c.send(frame)
 
     def _broadcast(self, frames: list[dict[str, Any]] | None = None) -> None:
         """Send ``frames`` (common to everyone) then each connection's own state frame."""
