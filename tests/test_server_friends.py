@@ -450,3 +450,22 @@ def test_every_friends_error_code_has_chinese_and_english_words() -> None:
         assert en and zh, code
         assert set(re.findall(r"\{(\w+)\}", en)) == set(re.findall(r"\{(\w+)\}", zh)), code
         assert not re.search(r"[A-Za-z]{2,}", re.sub(r"\{\w+\}", "", zh)), (code, zh)
+
+
+def test_others_blocks_and_requests_do_not_fill_my_cap(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cap of friends and requests counted every row naming me: 200 strangers blocking me (or
+    asking me) locked me out of asking anyone (409 too_many_friends with nothing I could clear).
+    It counts my friends and my own pending requests only (cap 2 here)."""
+    from guandan.server import friends
+
+    monkeypatch.setattr(friends, "MAX_FRIENDS", 2)
+    vic = person(app, "capvictim")
+    for n in ("capx1", "capx2"):
+        assert person(app, n).post("/api/friends/block", json={"name": "capvictim"}).status_code == 200
+    assert person(app, "capx3").post("/api/friends/requests", json={"name": "capvictim"}).status_code == 200
+    person(app, "capfriend1")
+    person(app, "capfriend2")
+    person(app, "capfriend3")
+    assert vic.post("/api/friends/requests", json={"name": "capfriend1"}).json()["outcome"] == "requested"
+    assert vic.post("/api/friends/requests", json={"name": "capfriend2"}).json()["outcome"] == "requested"
+    refused(vic.post("/api/friends/requests", json={"name": "capfriend3"}), 409, "too_many_friends")  # my own two

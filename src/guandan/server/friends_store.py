@@ -78,8 +78,12 @@ def send_request(db: Session, me: User, name: object) -> tuple[str, User]:
     wanted = name if isinstance(name, str) else ""
     target = user_by_name(db, wanted)
     link = _link(db, me.id, target.id) if target is not None and target.id != me.id else None
+    # the cap counts my friends and my own pending requests only: rows others made (their blocks
+    # of me, their requests to me) must not lock me out of asking anyone
     count = db.scalar(select(func.count()).select_from(FriendLink).where(
-        or_(FriendLink.user_low == me.id, FriendLink.user_high == me.id))) or 0
+        or_(FriendLink.user_low == me.id, FriendLink.user_high == me.id),
+        or_(FriendLink.status == "accepted",
+            and_(FriendLink.status == "pending", FriendLink.requester_id == me.id)))) or 0
     outcome = rules.decide_request(_account(me), _account(target) if target is not None else None,
                                    relation_of(link, me.id), count, wanted)
     assert target is not None
