@@ -587,17 +587,20 @@ def test_knockout_draw_played_off_by_an_extra_deal(fast: Any) -> None:
     assert d["standings"][0]["id"] == winner and d["status"] == "finished"
 
 
-def test_late_pair_gives_levels(paced: Any) -> None:
-    """``late_action: "levels"``: the pair that connects 12 minutes after the start plays on, and its
-    12 minutes late give the opponents 12 // 5 = 2 levels (R54)."""
+@pytest.mark.parametrize(("action", "limit"), [("levels", 5), ("forfeit", 15)])
+def test_late_pair_gives_levels(paced: Any, action: str, limit: int) -> None:
+    """The pair that connects 12 minutes after the start plays on, and its 12 minutes late give the
+    opponents 12 // 5 = 2 levels (R54): with ``late_action: "levels"``, and with ``"forfeit"`` when it
+    comes before the forfeit limit (15 minutes; it paid nothing there before)."""
     from cluster_helpers import Client
 
-    c = _client(paced.base, "orga_lv")
-    p1 = _client(paced.base, "lv_p1")
-    _client(paced.base, "lv_p2")
-    tid, v = _create(c, name="Late levels", rounds=1, time_limit=70, late_minutes=5, late_action="levels")
-    entries = [{"name": "Slow", "players": ["lv_p1", "lv_p2"], "seed": 1},
-               {"name": "Quick", "players": ["lvb1", "lvb2"], "bot": "normal", "seed": 2}]
+    c = _client(paced.base, f"orga_lv_{action}")
+    p1 = _client(paced.base, f"lv_{action}_p1")
+    _client(paced.base, f"lv_{action}_p2")
+    tid, v = _create(c, name=f"Late {action}", rounds=1, time_limit=70, late_minutes=limit, late_action=action,
+                       clock_lead_s=1, clock_follow_s=1)
+    entries = [{"name": "Slow", "players": [f"lv_{action}_p1", f"lv_{action}_p2"], "seed": 1},
+               {"name": "Quick", "players": [f"lvb1{action}", f"lvb2{action}"], "bot": "normal", "seed": 2}]
     assert c.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": entries}).status_code == 200
     online = paced.app.state.online_rounds
     _pair(c, tid)

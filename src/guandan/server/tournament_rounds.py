@@ -15,9 +15,10 @@ timeouts per pair); this module creates the rooms, stores what must survive a re
 * At the deadline the deal in progress is finished and the game ends (:func:`competition.call_time`).
 * Every move-clock timeout is stored per pair (``timeouts_a``/``timeouts_b``, R54).
 * Lateness (``Tournament.late_minutes``): a pair arrives when one of its players has an open connection
-  (a bot pair has arrived). ``late_action == "forfeit"`` (the default): a pair still missing N minutes
-  after the start forfeits (result ``absent``; the room's game is abandoned). ``"levels"``: the pair plays
-  on, and its minutes late go into the result (R54: +1 level for the opponents per full 5 minutes).
+  (a bot pair has arrived). In both modes a pair's minutes late go into the result (R54: +1 level for
+  the opponents per full 5 minutes). ``late_action == "forfeit"`` (the default): a pair still missing N
+  minutes after the start forfeits (result ``absent``; the room's game is abandoned). ``"levels"``: the
+  pair may come at any time and plays on.
 * When the game is stored, its result (levels reached, A passed, time called, timeouts, minutes late) is
   entered through :func:`guandan.tournament.online.enter_online_result`: the tournament state is written
   only over the version it was read at and the table's row moves from ``playing`` to ``entered`` in the
@@ -295,7 +296,7 @@ class OnlineRounds:
         levels = (game.score.levels[0] + LEVEL_MIN, game.score.levels[1] + LEVEL_MIN)
         passed = game.winner if game.settlements and game.settlements[-1].passed else None
         late = (0, 0)
-        if live is not None and live.late_minutes is not None and live.late_action == "levels":
+        if live is not None and live.late_minutes is not None:  # both modes: R54's +1 per 5 minutes late
             now = self.clock()
             late = tuple(0 if live.bot_sides[i] else late_minutes(live.started, live.arrived[i], now)
                          for i in (0, 1))  # type: ignore[assignment]
