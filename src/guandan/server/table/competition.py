@@ -98,12 +98,14 @@ def call_time(table: Any, play_deal: bool = False) -> bool:
 
 
 def strict(table: Any) -> bool:
-    """True at a competition table with a move clock: no 托管 there (R54: every move a person does
+    """True at a timed competition table with a move clock: no 托管 there (R54: every move a person does
     not make in time is a timeout, counted for the pair), so the clock runs for a person's seat
     even when they are away or the bot would otherwise play for them, and a clock running out
     makes R53's move (:func:`timeout_move`), not the bot's."""
     lead, follow = table.info.clocks
-    return bool(lead or follow) and table.id in table.manager.competitions
+    comp = table.manager.competitions.get(table.id)
+    # only a timed match (a match clock, R58): an untimed one would never end with an absent pair
+    return bool(lead or follow) and comp is not None and comp.deadline is not None
 
 
 def timeout_move(game: Any) -> Any:

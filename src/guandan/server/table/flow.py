@@ -1,4 +1,4 @@
-"""A live table's game flow: one authoritative :class:`~guandan.core.match.Game` per room being played.
+"""A live table's game flow: one authoritative :class:`~guandan.core.match.Game` per room (~810 lines, see below).
 
 Plain code with no I/O of its own (DESIGN.md section 6): it decides, and talks to what stores, sends
 and coordinates only through the interfaces of :mod:`guandan.server.table.ports`, passed in by its
