@@ -47,6 +47,20 @@ def _unavailable(msg: str) -> None:
     pytest.skip(msg)
 
 
+def redis_client() -> Any:
+    """A client of the test Redis (``REDIS_URL``), pinged; fails (CI) or skips when it is missing."""
+    try:
+        import redis
+    except ImportError:
+        _unavailable("redis-py is not installed: pip install -e '.[cluster]' in the pyguandan checkout")
+    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3)
+    try:
+        client.ping()
+    except Exception as e:  # noqa: BLE001
+        _unavailable(f"Redis is not reachable at {REDIS_URL} ({e}); start it (redis-server --daemonize yes)")
+    return client
+
+
 def require_services() -> None:
     """Skip (fail under CI) with a clear message when PostgreSQL, Redis or redis-py is missing."""
     try:

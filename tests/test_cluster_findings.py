@@ -21,20 +21,11 @@ import secrets
 from typing import Any
 
 import pytest
-from cluster_helpers import REDIS_URL, _unavailable
+from cluster_helpers import _unavailable, redis_client
 
 
 def _redis() -> Any:
-    try:
-        import redis
-    except ImportError:
-        _unavailable("redis-py is not installed: pip install -e '.[cluster]' in the pyguandan checkout")
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3)
-    try:
-        client.ping()
-    except Exception as e:  # noqa: BLE001
-        _unavailable(f"Redis is not reachable at {REDIS_URL} ({e}); start it (redis-server --daemonize yes)")
-    return client
+    return redis_client()
 
 
 # -- item 12: batched appends check the lease ------------------------------------------------------

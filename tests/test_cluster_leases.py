@@ -29,19 +29,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from cluster_helpers import REDIS_URL, _unavailable
+from cluster_helpers import REDIS_URL, redis_client
 
 def _redis() -> Any:
-    try:
-        import redis
-    except ImportError:
-        _unavailable("redis-py is not installed: pip install -e '.[cluster]' in the pyguandan checkout")
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=3)
-    try:
-        client.ping()
-    except Exception as e:  # noqa: BLE001
-        _unavailable(f"Redis is not reachable at {REDIS_URL} ({e}); start it (redis-server --daemonize yes)")
-    return client
+    return redis_client()
 
 
 def _leases(node: str, lease_ms: int = 5000, prefix: str | None = None) -> Any:
