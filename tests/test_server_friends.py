@@ -366,16 +366,24 @@ def test_block_and_unblock(app: Any) -> None:
     refused(alice.post("/api/friends/block", json={"name": "nobody"}), 404, "no_user")
     refused(alice.post("/api/friends/remove", json={"name": "bob"}), 404, "not_friends")
     refused(bob.post("/api/friends/accept", json={"name": "alice"}), 404, "no_request")
-    # bob blocking alice back changes nothing; bob cannot lift alice's block
+    # bob blocks alice back: two blocks, each shown to its blocker only and lifted by its blocker only
     assert bob.post("/api/friends/block", json={"name": "alice"}).json() == {"ok": True, "name": "alice"}
-    refused(bob.post("/api/friends/unblock", json={"name": "alice"}), 404, "not_blocked")
+    assert bob.get("/api/friends").json()["blocked"] == [{"name": "alice"}]
+    refused(bob.post("/api/friends/block", json={"name": "alice"}), 409, "already_blocked")
     # blocking a pending request from carol ends it
     carol.post("/api/friends/requests", json={"name": "alice"})
     alice.post("/api/friends/block", json={"name": "carol"})
     assert carol.get("/api/friends").json()["outgoing"] == []
-    # alice lifts her block: bob may ask again
+    # alice lifts her block: bob's block still stands (before, one row held both and this lifted bob's too)
     assert alice.post("/api/friends/unblock", json={"name": "bob"}).json() == {"ok": True, "name": "bob"}
     assert [x["name"] for x in alice.get("/api/friends").json()["blocked"]] == ["carol"]
+    assert bob.get("/api/friends").json()["blocked"] == [{"name": "alice"}]
+    refused(alice.post("/api/friends/unblock", json={"name": "bob"}), 404, "not_blocked")
+    refused(alice.post("/api/friends/requests", json={"name": "bob"}), 403, "request_blocked")
+    refused(bob.post("/api/friends/requests", json={"name": "alice"}), 409, "you_blocked")
+    # bob lifts his: requests go again
+    assert bob.post("/api/friends/unblock", json={"name": "alice"}).json() == {"ok": True, "name": "alice"}
+    assert bob.get("/api/friends").json()["blocked"] == []
     assert bob.post("/api/friends/requests", json={"name": "alice"}).json()["outcome"] == "requested"
 
 

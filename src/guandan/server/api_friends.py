@@ -29,6 +29,7 @@ Handlers are plain functions (FastAPI's thread pool): the database never blocks 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter
@@ -100,9 +101,11 @@ def make_friends_router() -> APIRouter:
                     raise
         raise AssertionError("unreachable")
 
-    def answer(body: NameBody, db: Any, user: Any, accept: bool) -> Any:
+    def act(db: Any, change: Callable[[], Any]) -> Any:
+        """Run one store change on the account named in the body: commit it and answer ``{ok, name}``,
+        or roll it back and answer the refusal."""
         try:
-            other = store.answer_request(db, user, body.name, accept)
+            other = change()
         except FriendError as e:
             db.rollback()
             raise _refused(e) from None
@@ -112,42 +115,27 @@ def make_friends_router() -> APIRouter:
     @router.post("/api/friends/accept")
     def accept_request(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
         """Accept the pending request from ``name``."""
-        return answer(body, db, user, True)
+        return act(db, lambda: store.answer_request(db, user, body.name, True))
 
     @router.post("/api/friends/decline")
     def decline_request(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
         """Decline (delete) the pending request from ``name``."""
-        return answer(body, db, user, False)
+        return act(db, lambda: store.answer_request(db, user, body.name, False))
 
     @router.post("/api/friends/remove")
     def remove(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
         """End the friendship with ``name``, or take back my request to them."""
-        try:
-            other = store.remove_friend(db, user, body.name)
-        except FriendError as e:
-            db.rollback()
-            raise _refused(e) from None
-        db.commit()
-        return {"ok": True, "name": other.name}
-
-    def blocking(body: NameBody, db: Any, user: Any, on: bool) -> Any:
-        try:
-            other = store.block(db, user, body.name) if on else store.unblock(db, user, body.name)
-        except FriendError as e:
-            db.rollback()
-            raise _refused(e) from None
-        db.commit()
-        return {"ok": True, "name": other.name}
+        return act(db, lambda: store.remove_friend(db, user, body.name))
 
     @router.post("/api/friends/block")
     def block(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
         """Block ``name``: no friend request either way until I unblock them."""
-        return blocking(body, db, user, True)
+        return act(db, lambda: store.block(db, user, body.name))
 
     @router.post("/api/friends/unblock")
     def unblock(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
         """Lift my block of ``name``."""
-        return blocking(body, db, user, False)
+        return act(db, lambda: store.unblock(db, user, body.name))
 
     @router.post("/api/friends/invitations")
     def invite(body: InviteBody, db: DbSession, user: RequiredUser) -> Any:

@@ -19,9 +19,9 @@ The rules
   between us and the invitations between us. While the block stands, no request goes either way:
   mine is refused with ``you_blocked`` (unblock first), theirs with ``request_blocked``. Only the
   blocker sees the block (in the ``blocked`` list) and may lift it (``unblock``; ``not_blocked``
-  otherwise). A pair holds one link: when the other has blocked me already, my block changes
-  nothing (requests are refused both ways all the same) and ``already_blocked`` answers a second
-  block of mine.
+  otherwise). Both may block each other (``BOTH_BLOCKED``): each block stands until its own blocker
+  lifts it, so one side's unblock leaves the other's block in place; ``already_blocked`` answers a
+  second block of mine.
 * **Presence** is shown to accepted friends only, never to strangers or to a pending request's
   other side. A friend is *online* when the account was seen in the last :data:`ONLINE_WINDOW_S`
   seconds: "seen" is an authenticated HTTP request or a message on an open table websocket (the
@@ -61,6 +61,8 @@ MAX_FRIENDS = 200
 NONE, FRIENDS, I_ASKED, THEY_ASKED = "none", "friends", "i_asked", "they_asked"
 #: ... I blocked the other; the other blocked me.
 I_BLOCKED, BLOCKED_ME = "i_blocked", "blocked_me"
+#: ... each blocked the other (two blocks, each lifted only by its own blocker).
+BOTH_BLOCKED = "both_blocked"
 
 
 class FriendError(Exception):
@@ -103,6 +105,25 @@ def check_may_have_friends(me: Account) -> None:
         raise FriendError(403, "guest_no_friends", "guest accounts cannot have friends: register an account first")
 
 
+def _check_target(me: Account, target: Account | None, wanted: str, self_message: str) -> Account:
+    """The checks shared by a request and a block: I may have friends, ``target`` exists, is not me
+    and is not a guest.
+
+    Raises:
+        FriendError: ``guest_no_friends`` (403), ``no_user`` (404), ``friend_self`` (400, with
+            ``self_message``), ``guest_target`` (400).
+    """
+    check_may_have_friends(me)
+    if target is None:
+        raise FriendError(404, "no_user", f"no account is named {wanted!r}", {"name": wanted[:40]})
+    if target.id == me.id:
+        raise FriendError(400, "friend_self", self_message)
+    if target.is_guest:
+        raise FriendError(400, "guest_target", f"{target.name} is a guest account: guests cannot have friends",
+                          {"name": target.name})
+    return target
+
+
 def decide_request(me: Account, target: Account | None, relation: str, count: int, wanted: str = "") -> str:
     """What a friend request from ``me`` to ``target`` does.
 
@@ -121,14 +142,7 @@ def decide_request(me: Account, target: Account | None, relation: str, count: in
             ``you_blocked`` (409), ``request_blocked`` (403), ``too_many_friends`` (409, more than
             :data:`MAX_FRIENDS`).
     """
-    check_may_have_friends(me)
-    if target is None:
-        raise FriendError(404, "no_user", f"no account is named {wanted!r}", {"name": wanted[:40]})
-    if target.id == me.id:
-        raise FriendError(400, "friend_self", "you cannot add yourself as a friend")
-    if target.is_guest:
-        raise FriendError(400, "guest_target", f"{target.name} is a guest account: guests cannot have friends",
-                          {"name": target.name})
+    target = _check_target(me, target, wanted, "you cannot add yourself as a friend")
     if relation == FRIENDS:
         raise FriendError(409, "already_friends", f"you and {target.name} are already friends", {"name": target.name})
     if relation == I_ASKED:
@@ -136,7 +150,7 @@ def decide_request(me: Account, target: Account | None, relation: str, count: in
                           {"name": target.name})
     if relation == THEY_ASKED:
         return "accepted"
-    if relation == I_BLOCKED:
+    if relation in (I_BLOCKED, BOTH_BLOCKED):
         raise FriendError(409, "you_blocked", f"you blocked {target.name}: unblock them first", {"name": target.name})
     if relation == BLOCKED_ME:
         raise FriendError(403, "request_blocked", f"{target.name} does not accept friend requests from you",
@@ -168,24 +182,17 @@ def check_remove(relation: str, name: str) -> None:
 
 
 def check_block(me: Account, target: Account | None, relation: str, wanted: str = "") -> bool:
-    """Whether blocking ``target`` writes a block (``False``: the other has blocked me already, and
-    that block stands for both).
+    """Check that I may block ``target`` (always ``True`` when allowed: a block of mine is written
+    even when the other has blocked me already, and then both blocks stand).
 
     Raises:
         FriendError: ``guest_no_friends`` (403), ``no_user`` (404), ``friend_self`` (400),
             ``guest_target`` (400), ``already_blocked`` (409).
     """
-    check_may_have_friends(me)
-    if target is None:
-        raise FriendError(404, "no_user", f"no account is named {wanted!r}", {"name": wanted[:40]})
-    if target.id == me.id:
-        raise FriendError(400, "friend_self", "you cannot block yourself")
-    if target.is_guest:
-        raise FriendError(400, "guest_target", f"{target.name} is a guest account: guests cannot have friends",
-                          {"name": target.name})
-    if relation == I_BLOCKED:
+    target = _check_target(me, target, wanted, "you cannot block yourself")
+    if relation in (I_BLOCKED, BOTH_BLOCKED):
         raise FriendError(409, "already_blocked", f"you have already blocked {target.name}", {"name": target.name})
-    return relation != BLOCKED_ME
+    return True
 
 
 def check_unblock(relation: str, name: str) -> None:
@@ -194,7 +201,7 @@ def check_unblock(relation: str, name: str) -> None:
     Raises:
         FriendError: 404 ``not_blocked``.
     """
-    if relation != I_BLOCKED:
+    if relation not in (I_BLOCKED, BOTH_BLOCKED):
         raise FriendError(404, "not_blocked", f"you have not blocked {name}", {"name": name[:40]})
 
 
@@ -286,7 +293,7 @@ def leaderboard(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["BLOCKED_ME", "FRIENDS", "INVITE_TTL_S", "I_ASKED", "I_BLOCKED", "MAX_FRIENDS", "NONE", "ONLINE_WINDOW_S", "TABLE_STATUSES",
+__all__ = ["BLOCKED_ME", "BOTH_BLOCKED", "FRIENDS", "INVITE_TTL_S", "I_ASKED", "I_BLOCKED", "MAX_FRIENDS", "NONE", "ONLINE_WINDOW_S", "TABLE_STATUSES",
            "THEY_ASKED", "TOUCH_EVERY_S", "Account", "FriendError", "check_answer", "check_block", "check_invite",
            "check_may_have_friends", "check_remove", "check_unblock", "decide_request", "invitation_live", "invite_expiry",
            "is_online", "leaderboard", "touch_due", "visible_table"]

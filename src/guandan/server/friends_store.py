@@ -48,11 +48,13 @@ def _link(db: Session, a: int, b: int) -> FriendLink | None:
 
 def relation_of(link: FriendLink | None, me_id: int) -> str:
     """My relation to the other side of ``link``: :data:`~guandan.server.friends.NONE`, ``FRIENDS``,
-    ``I_ASKED``, ``THEY_ASKED``, ``I_BLOCKED`` or ``BLOCKED_ME``."""
+    ``I_ASKED``, ``THEY_ASKED``, ``I_BLOCKED``, ``BLOCKED_ME`` or ``BOTH_BLOCKED``."""
     if link is None:
         return rules.NONE
     if link.status == "accepted":
         return rules.FRIENDS
+    if link.status == "blocked_both":
+        return rules.BOTH_BLOCKED
     if link.status == "blocked":
         return rules.I_BLOCKED if link.requester_id == me_id else rules.BLOCKED_ME
     return rules.I_ASKED if link.requester_id == me_id else rules.THEY_ASKED
@@ -66,6 +68,15 @@ def _other(link: FriendLink, me_id: int) -> int:
     return link.user_high if link.user_low == me_id else link.user_low
 
 
+def _named(db: Session, me: User, name: object) -> tuple[str, User | None, FriendLink | None]:
+    """``(the name asked for, its account or None, the link between me and it or None)``; a name
+    that is not a string is asked for as ``""`` (no account)."""
+    wanted = name if isinstance(name, str) else ""
+    other = user_by_name(db, wanted)
+    link = _link(db, me.id, other.id) if other is not None and other.id != me.id else None
+    return wanted, other, link
+
+
 def send_request(db: Session, me: User, name: object) -> tuple[str, User]:
     """A friend request from ``me`` to the account named ``name`` (rules: :func:`~guandan.server.friends.decide_request`).
 
@@ -75,9 +86,7 @@ def send_request(db: Session, me: User, name: object) -> tuple[str, User]:
         FriendError: see :func:`~guandan.server.friends.decide_request`; ``no_user`` for a name
             that is not a string.
     """
-    wanted = name if isinstance(name, str) else ""
-    target = user_by_name(db, wanted)
-    link = _link(db, me.id, target.id) if target is not None and target.id != me.id else None
+    wanted, target, link = _named(db, me, name)
     # the cap counts my friends and my own pending requests only: rows others made (their blocks
     # of me, their requests to me) must not lock me out of asking anyone
     count = db.scalar(select(func.count()).select_from(FriendLink).where(
@@ -106,9 +115,7 @@ def answer_request(db: Session, me: User, name: object, accept: bool) -> User:
         FriendError: ``guest_no_friends`` (403), ``no_request`` (404).
     """
     rules.check_may_have_friends(_account(me))
-    wanted = name if isinstance(name, str) else ""
-    other = user_by_name(db, wanted)
-    link = _link(db, me.id, other.id) if other is not None and other.id != me.id else None
+    wanted, other, link = _named(db, me, name)
     rules.check_answer(relation_of(link, me.id), wanted)
     assert link is not None and other is not None
     if accept:
@@ -127,9 +134,7 @@ def remove_friend(db: Session, me: User, name: object) -> User:
         FriendError: ``guest_no_friends`` (403), ``not_friends`` (404).
     """
     rules.check_may_have_friends(_account(me))
-    wanted = name if isinstance(name, str) else ""
-    other = user_by_name(db, wanted)
-    link = _link(db, me.id, other.id) if other is not None and other.id != me.id else None
+    wanted, other, link = _named(db, me, name)
     rules.check_remove(relation_of(link, me.id), wanted)
     assert link is not None and other is not None
     db.delete(link)
@@ -152,19 +157,18 @@ def block(db: Session, me: User, name: object) -> User:
     Raises:
         FriendError: see :func:`~guandan.server.friends.check_block`.
     """
-    wanted = name if isinstance(name, str) else ""
-    other = user_by_name(db, wanted)
-    link = _link(db, me.id, other.id) if other is not None and other.id != me.id else None
-    writes = rules.check_block(_account(me), _account(other) if other is not None else None,
-                               relation_of(link, me.id), wanted)
+    wanted, other, link = _named(db, me, name)
+    relation = relation_of(link, me.id)
+    rules.check_block(_account(me), _account(other) if other is not None else None, relation, wanted)
     assert other is not None
-    if writes:
-        if link is None:
-            low, high = _pair(me.id, other.id)
-            db.add(FriendLink(user_low=low, user_high=high, requester_id=me.id, status="blocked"))
-        else:
-            link.requester_id = me.id
-            link.status = "blocked"
+    if link is None:
+        low, high = _pair(me.id, other.id)
+        db.add(FriendLink(user_low=low, user_high=high, requester_id=me.id, status="blocked"))
+    elif relation == rules.BLOCKED_ME:  # the other's block stands beside mine
+        link.status = "blocked_both"
+    else:
+        link.requester_id = me.id
+        link.status = "blocked"
     _drop_invitations(db, me.id, other.id)
     db.flush()
     return other
@@ -177,12 +181,15 @@ def unblock(db: Session, me: User, name: object) -> User:
         FriendError: ``guest_no_friends`` (403), ``not_blocked`` (404).
     """
     rules.check_may_have_friends(_account(me))
-    wanted = name if isinstance(name, str) else ""
-    other = user_by_name(db, wanted)
-    link = _link(db, me.id, other.id) if other is not None and other.id != me.id else None
-    rules.check_unblock(relation_of(link, me.id), wanted)
+    wanted, other, link = _named(db, me, name)
+    relation = relation_of(link, me.id)
+    rules.check_unblock(relation, wanted)
     assert link is not None and other is not None
-    db.delete(link)
+    if relation == rules.BOTH_BLOCKED:  # the other's block stays
+        link.status = "blocked"
+        link.requester_id = other.id
+    else:
+        db.delete(link)
     db.flush()
     return other
 
@@ -345,8 +352,8 @@ def overview(db: Session, me: User, now: datetime) -> dict[str, Any]:
     for ln in links:
         other = others[_other(ln, me.id)]
         rating = display_rating(other.rating_mu, other.rating_sigma)
-        if ln.status == "blocked":
-            if ln.requester_id == me.id:  # a block by the other is not shown to me
+        if ln.status in ("blocked", "blocked_both"):
+            if ln.status == "blocked_both" or ln.requester_id == me.id:  # the other's block is not shown to me
                 blocked.append({"name": other.name})
         elif ln.status == "accepted":
             online = rules.is_online(other.last_seen_at, now)

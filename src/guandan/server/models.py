@@ -436,14 +436,15 @@ class FriendLink(Base):
     """A friend request or friendship between two accounts, one row per pair (``user_low`` < ``user_high``).
 
     ``requester_id`` is the account that asked (or blocked); ``status`` is ``pending`` until the other
-    accepts, then ``accepted``; ``blocked`` when ``requester_id`` blocked the other (rules:
+    accepts, then ``accepted``; ``blocked`` when ``requester_id`` blocked the other, ``blocked_both``
+    when each blocked the other (rules:
     :mod:`guandan.server.friends`).
     """
 
     __tablename__ = "friend_links"
     __table_args__ = (
         CheckConstraint("user_low < user_high", name="pair_order"),
-        CheckConstraint("status IN ('pending', 'accepted', 'blocked')", name="status"),
+        CheckConstraint("status IN ('pending', 'accepted', 'blocked', 'blocked_both')", name="status"),
     )
 
     user_low: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
