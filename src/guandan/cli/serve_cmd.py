@@ -84,6 +84,10 @@ def serve_command(
         20.0, "--ready-timeout", help="Seconds the table waits between deals for every person to press "
         "\"next\" before the next deal starts anyway.",
     ),
+    idle_close: float = typer.Option(
+        600.0, "--idle-close", help="Seconds a game may have no seated person connected before it is "
+        "closed (ended unfinished, unrated; spectators do not count); 0 = never.",
+    ),
     timeouts_to_auto: int = typer.Option(
         2, "--timeouts-to-auto", help="Consecutive move-clock timeouts that turn 托管 on (each one before "
         "that plays a single move for the player).",
@@ -130,6 +134,9 @@ def serve_command(
     if not 0 < ready_timeout <= 600:
         err.print(error_text("--ready-timeout must be between 0 and 600 seconds"))
         raise typer.Exit(2)
+    if not 0 <= idle_close <= 7 * 86400:
+        err.print(error_text("--idle-close must be between 0 (never) and 604800 seconds (a week)"))
+        raise typer.Exit(2)
     if not 1 <= timeouts_to_auto <= 100:
         err.print(error_text("--timeouts-to-auto must be between 1 and 100"))
         raise typer.Exit(2)
@@ -162,7 +169,7 @@ def serve_command(
         allowed_origins=tuple(x.strip().rstrip("/") for x in allowed_origins.split(",") if x.strip()),
         guests_per_hour=guests_per_hour, registrations_per_hour=registrations_per_hour,
         max_ws_per_room=max_ws_per_room, max_ws_per_address=max_ws_per_address,
-        ready_timeout_s=ready_timeout, timeouts_to_auto=timeouts_to_auto,
+        ready_timeout_s=ready_timeout, timeouts_to_auto=timeouts_to_auto, idle_close_s=idle_close,
         redis_url=redis or None, node_name=node_name, lease_s=lease, redis_prefix=redis_prefix,
         **({"public_url": public_url} if public_url is not None else {}),
     )

@@ -312,7 +312,12 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
 
     @router.post("/api/rooms/{room_id}/leave")
     def leave(room_id: str, request: Request) -> Any:
-        """Give up one's seat while the room waits. Answers ``{room}``."""
+        """Give up one's seat while the room waits, or leave the game under way
+        (:mod:`guandan.server.table.leaving`): with no other person at the table the game ends
+        unfinished (stored, unrated); otherwise the bot plays the seat on (托管 reason ``left``) and
+        the leaver may come back and take it again. Answers ``{room, left}`` with ``left`` one of
+        ``"seat"`` (the room waited), ``"ended"`` or ``"bot"``. 409 ``no_seat``, ``tournament_table``
+        (a tournament match cannot be left), ``not_playing`` (the game is over)."""
         try:
             with session_factory() as db:
                 user = user_of(db, request)
@@ -320,17 +325,25 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 rows = [r for r in room.seats if r.user_id == user.id]
                 if not rows:
                     raise ApiError(409, "you have no seat in this room", "no_seat")
-                if room.status != WAITING:
-                    raise ApiError(
-                        409, "the game is under way; while you are away the bot plays for you (托管)",
-                        "leave_in_game",
-                    )
-                for r in rows:
-                    r.user_id = None
-                db.commit()
-                out = {"room": summary(db, room)}
-            _from_thread(manager.room_changed, room_id)
-            return out
+                if room.status == WAITING:
+                    for r in rows:
+                        r.user_id = None
+                    db.commit()
+                    out = {"room": summary(db, room), "left": "seat"}
+                    playing_seat = None
+                elif room.status == PLAYING:
+                    _not_a_tournament_table(db, room_id)
+                    playing_seat = rows[0].seat
+                else:
+                    raise ApiError(409, "no game is being played in this room", "not_playing")
+            if playing_seat is None:
+                _from_thread(manager.room_changed, room_id)
+                return out
+            try:
+                outcome = _from_thread(manager.leave, room_id, playing_seat)  # at the table's owner in a cluster
+            except Exception:  # noqa: BLE001 - LookupError/IllegalAction: no live game, or over meanwhile
+                raise ApiError(409, "no game is being played in this room", "not_playing") from None
+            return {**room_reply(room_id), "left": outcome}
         except ApiError as e:
             return _error(e)
 

@@ -53,6 +53,7 @@ from .auth import CurrentUser, RequiredUser
 from .db import DbSession
 from .hardening import bad_text
 from .models import TOURNAMENT_NAME_MAX
+from .passwords import invisible
 from .table.bots import BOT_NAMES
 from .tournament_rounds import OnlineError, check_accounts
 from .tournament_store import api_error
@@ -148,6 +149,9 @@ def make_tournaments_router() -> APIRouter:
         assert name is not None
         if len(name) > TOURNAMENT_NAME_MAX:
             raise api_error(400, "the name is too long", "bad_tournament_name", {"max": TOURNAMENT_NAME_MAX})
+        if all(invisible(ch) for ch in name):  # only zero-width or blank characters: nothing to show
+            raise api_error(400, "the name must contain visible characters", "bad_tournament_name",
+                            {"field": "name", "invisible": True})
         fmt = body.get("format", "swiss")
         if fmt not in FORMATS:
             raise api_error(400, f"format must be one of {', '.join(FORMATS)}", "bad_format", {"valid": list(FORMATS)})

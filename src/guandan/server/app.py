@@ -36,6 +36,7 @@ from .api_rooms import make_rooms_router
 from .api_tournaments import make_tournaments_router
 from .challenge_store import ChallengeStore
 from .hardening import GuardMiddleware, install_catch_all
+from .idle_close import DEFAULT_IDLE_CLOSE_S, run_idle_close
 from .settings import Settings
 from .manager import TableManager
 from .reviews import ReviewService
@@ -70,9 +71,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         manager = manager_box["manager"]
         await manager.start()
         await app.state.online_rounds.start()  # tournament tables: match clocks, results (issue 21)
+        idle = asyncio.get_running_loop().create_task(
+            run_idle_close(manager, float(getattr(settings, "idle_close_s", DEFAULT_IDLE_CLOSE_S))))
         try:
             yield
         finally:
+            idle.cancel()
             await app.state.online_rounds.shutdown()
             await manager.shutdown()
             # the searching bots' processes, before uvicorn re-raises SIGTERM (no atexit then)

@@ -382,6 +382,28 @@ class TableManager:
         await table.abandon()
         await self.writer.wait(room_id)
 
+    async def leave(self, room_id: str, seat: int) -> str:
+        """The person of ``seat`` leaves ``room_id``'s game (:func:`guandan.server.table.leaving.leave_game`,
+        at the owner in a cluster); waits until what it changed is stored.
+
+        Returns:
+            ``"ended"`` (nobody else was there: the game was abandoned, unrated) or ``"bot"`` (the
+            bot plays the seat on, 托管 reason ``left``).
+        Raises:
+            LookupError: no live table for the room.
+            IllegalAction: no game, the game is over, or no person in that seat.
+        """
+        if self.cluster is not None:
+            return str(await self.cluster.call(room_id, "leave", seat=seat))
+        from .table.leaving import leave_game
+
+        table = self.tables.get(room_id)
+        if table is None:
+            raise LookupError(f"no live table {room_id!r}")
+        outcome = await leave_game(table, seat)
+        await self.writer.wait(room_id)
+        return outcome
+
     def again_lock(self, room_id: str) -> Any:
         """The lock "play again" of ``room_id`` holds (one new room, even from several processes)."""
         if self.cluster is not None:

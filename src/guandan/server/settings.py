@@ -60,6 +60,8 @@ class Settings:
             the browser used. Default: ``GUANDAN_PUBLIC_URL`` or ``None``.
         ready_timeout_s: seconds the table waits between deals for every person to press "next"
             before it starts the next deal anyway.
+        idle_close_s: seconds a live game may have no seated person connected before it is closed
+            (ended unfinished, unrated; :mod:`guandan.server.idle_close`); 0: never. Default 600.
         timeouts_to_auto: consecutive move-clock timeouts of one seat that turn 托管 on (each
             timeout before that plays one move for the seat).
         default_clock_lead_s, default_clock_follow_s: move clocks (seconds) given by default to a
@@ -111,6 +113,7 @@ class Settings:
     guests_per_hour: int = 120
     public_url: str | None = field(default_factory=lambda: os.environ.get("GUANDAN_PUBLIC_URL") or None)
     ready_timeout_s: float = 20.0
+    idle_close_s: float = 600.0
     timeouts_to_auto: int = 2
     default_clock_lead_s: float = 60.0
     default_clock_follow_s: float = 30.0

@@ -115,6 +115,6 @@ def install_webapp(app: FastAPI, static_dir: Path) -> str:
         return Response(worker, media_type="text/javascript; charset=utf-8",
                         headers={"Cache-Control": "no-cache", "Service-Worker-Allowed": "/", VERSION_HEADER: version})
 
-    app.add_api_route("/manifest.webmanifest", manifest_file, methods=["GET"], include_in_schema=False)
-    app.add_api_route("/sw.js", service_worker, methods=["GET"], include_in_schema=False)
+    app.add_api_route("/manifest.webmanifest", manifest_file, methods=["GET", "HEAD"], include_in_schema=False)
+    app.add_api_route("/sw.js", service_worker, methods=["GET", "HEAD"], include_in_schema=False)
     return version

@@ -23,6 +23,7 @@ from ..connections import Conn
 from ..errors import OWNER_UNAVAILABLE
 from ..table.flow import Table
 from ..table.frames import error_frame
+from ..table.leaving import leave_game
 from ..ws import handle_message
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ class Routing:
 
     async def call(self, room: str, op: str, *, take: bool = True, timeout_s: float | None = None,
                    **args: Any) -> Any:
-        """Run ``op`` (``start``, ``changed``, ``moved``, ``abandon``) at ``room``'s owner.
+        """Run ``op`` (``start``, ``changed``, ``moved``, ``abandon``, ``leave``) at ``room``'s owner.
 
         With no owner: ``take`` makes this process the owner and runs it here; otherwise nothing
         happens (returns ``None``).
@@ -217,6 +218,11 @@ class Routing:
             await self.manager.writer.wait(room)
             await self._drain_publisher(room)
             return True
+        if op == "leave":
+            outcome = await leave_game(table, int(args["seat"]))
+            await self.manager.writer.wait(room)
+            await self._drain_publisher(room)
+            return outcome
         raise IllegalAction("malformed", f"unknown operation {op!r}")
 
     # -- publishing ------------------------------------------------------------------------------
