@@ -20,11 +20,13 @@
 //                create-room-clocks (checkbox, on by default), create-room-clock-lead,
 //                create-room-clock-follow, create-room-clock-hint, create-room-btn,
 //                join-input, join-btn
-//   room:        room-title, room-damaged, conn-status, spectator-badge, room-clocks, invite-link, copy-invite,
+//   room:        room-title, room-damaged, conn-status, spectator-badge, room-rules-line (preset and rules
+//                changed from it), room-clocks, invite-link, copy-invite,
 //                seat-0..seat-3 (seat cards), seat-btn-0..seat-btn-3 (take/move to a seat),
 //                bot-kind (select: heuristic | random), fill-bots-btn, leave-btn, start-btn
 //   table:       table, levels, deal-level, wilds, a-fails, points, finish-order,
-//                seat-panel-0..3, card-count-0..3, auto-badge-0..3, seat-offline-0..3, seat-title-0..3 (the
+//                seat-panel-0..3, card-count-0..3, auto-badge-0..3, left-badge-0..3 (the person left the
+//                game), seat-offline-0..3, seat-title-0..3 (the
 //                account's Anhui title in rooms awarding points), turn-clock,
 //                trick-seat-0..3, phase-prompt, tribute-events, actions-bar,
 //                hand, hand-card (data-card="TH", data-index = position in the sorted hand;
@@ -43,7 +45,8 @@
 //                ready-btn, game-summary, summary-deals, summary-levels, again-btn, again-follow,
 //                result-lobby, drawer-tribute-events, reopen-result-btn, result-main (the
 //                essentials), result-details (the scrolling finish order, hands and points),
-//                result-more (its "more ↓" cue, shown while more lies below)
+//                result-more (its "more ↓" cue, shown while more lies below), leave-game-btn (the
+//                drawer's Leave), leave-confirm (leave-confirm-text, leave-confirm-yes, leave-confirm-no)
 //   friends:     friends-panel (lobby side column), friends-online, friends-guest, friend-invites,
 //                friend-invite (data-room), friend-invite-join, friend-invite-dismiss, friend-requests,
 //                friend-request (data-name), friend-accept, friend-decline, friend-block, friend-blocked,

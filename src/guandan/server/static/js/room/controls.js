@@ -59,7 +59,7 @@ export function autoBanner(store, actions, me) {
   return h(
     "div",
     { class: "auto-banner", testid: "auto-banner", role: "status" },
-    h("span", {}, reason === "timeouts" ? t("auto_banner_timeouts") : t("auto_banner")),
-    h("button", { type: "button", class: "btn primary", testid: "auto-cancel-btn", onclick: actions.onAutoToggle }, t("auto_cancel")),
+    h("span", {}, reason === "timeouts" ? t("auto_banner_timeouts") : reason === "left" ? t("auto_banner_left") : t("auto_banner")),
+    h("button", { type: "button", class: "btn primary", testid: "auto-cancel-btn", onclick: actions.onAutoToggle }, reason === "left" ? t("rejoin_seat") : t("auto_cancel")),
   );
 }

@@ -7,10 +7,11 @@ import { roomTitle } from "../api.js";
 import { getLang, LANGS, setLang, t } from "../i18n.js";
 import { placeLabel, seatName, tributeEventLines } from "../table.js";
 import { clocksInWords, rulesInWords } from "../rules.js";
-import { names } from "./model.js";
+import { names, targetOf } from "./model.js";
 import { seatCards } from "./seats.js";
 import { avSettings } from "./av-settings.js";
 import { closeBtn, inviteEl } from "./widgets.js";
+import { leaveDialog, leaveSection } from "./leave.js";
 
 /** The room's rules in plain words (rules.js): the preset's name and each rule change ("打到 8"). */
 function rulesLines(room) {
@@ -31,7 +32,7 @@ export function drawer(store, actions) {
     { class: "lang-switch", testid: "drawer-lang", "aria-label": t("language"), onchange: (ev) => setLang(ev.target.value) },
     LANGS.map((l) => h("option", { value: l, selected: l === getLang() }, l === "zh" ? "中文" : "English")),
   );
-  return h(
+  return [h(
     "div",
     { class: "drawer-host", onclick: (ev) => { if (ev.target === ev.currentTarget) close(); } },
     h(
@@ -51,7 +52,7 @@ export function drawer(store, actions) {
         { class: "drawer-sec" },
         h("div", { class: "info-label" }, t("game_deal", { game: v.game, deal: v.deal })),
         Array.isArray(v.a_fails) && (v.a_fails[0] || v.a_fails[1])
-          ? h("div", { testid: "a-fails" }, `${t("a_fails")}: ${t("team_a")} ${v.a_fails[0]} · ${t("team_b")} ${v.a_fails[1]}`)
+          ? h("div", { testid: "a-fails" }, `${t("a_fails_at", { target: targetOf(v, room) })}: ${t("team_a")} ${v.a_fails[0]} · ${t("team_b")} ${v.a_fails[1]}`)
           : null,
         showPoints && Array.isArray(v.points)
           ? h("div", { testid: "points" }, `${t("points")}: `, v.points.map((p, s) => h("span", { class: "pts" }, `${seatName(nm, s)} ${p}`)))
@@ -73,7 +74,8 @@ export function drawer(store, actions) {
         : null,
       h("div", { class: "drawer-sec" }, seatCards(store, actions, false)),
       avSettings(store),
+      leaveSection(store),
       h("div", { class: "drawer-sec drawer-row" }, h("label", { class: "inline" }, t("language"), langSel), link("/", t("back_to_lobby"), { class: "btn", testid: "drawer-lobby" })),
     ),
-  );
+  ), leaveDialog(store)];
 }

@@ -1,11 +1,11 @@
 // The head of the room page before the game: the room's title, status, connection, spectator
-// badge, preset, owner, clocks and the invite link (during the game they move into the drawer); at a
+// badge, preset with the rules changed from it, owner, clocks and the invite link (during the game they move into the drawer); at a
 // tournament table the match clock, and for a spectator the levels only (delayed spectating).
 
 import { h, link, replaceChildren } from "../dom.js";
 import { roomTitle } from "../api.js";
 import { getLang, t } from "../i18n.js";
-import { clocksInWords, presetName } from "../rules.js";
+import { clocksInWords, rulesInWords } from "../rules.js";
 import { ownerName } from "./model.js";
 import { connEl, inviteEl, matchClockEl } from "./widgets.js";
 
@@ -29,7 +29,8 @@ export function renderHead(store, headEl) {
     h(
       "div",
       { class: "room-meta-row" },
-      room.preset ? h("span", {}, t("room_preset", { preset: presetName(room.preset, getLang()) })) : null,
+      // the preset and every rule changed from it ("官方规则 · 打到 8"), not only the preset's name
+      room.preset ? h("span", { testid: "room-rules-line" }, t("room_preset", { preset: rulesInWords(room.preset, room.overrides || room.options || {}, getLang()).text })) : null,
       ownerName(room) ? h("span", {}, t("room_owner", { name: ownerName(room) })) : null,
       room.clocks ? h("span", { testid: "room-clocks" }, clocksInWords(room.clocks, getLang())) : null,
       st.competition ? null : inviteEl(store),

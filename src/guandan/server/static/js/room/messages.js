@@ -208,7 +208,7 @@ export function createMessages(store, actions) {
         text = t("notice_timeout_move", { who, n: p.timeouts ?? 1, limit: p.limit ?? 2 });
         break;
       case "auto_on":
-        text = t(p.reason === "away" ? "notice_auto_on_away" : p.reason === "timeouts" ? "notice_auto_on_timeouts" : "notice_auto_on", { who });
+        text = t(p.reason === "away" ? "notice_auto_on_away" : p.reason === "timeouts" ? "notice_auto_on_timeouts" : p.reason === "left" ? "notice_auto_on_left" : "notice_auto_on", { who });
         break;
       case "bot_played":
         // "while you were away" only when 托管 was on because of an absence (contract section 5)

@@ -157,3 +157,8 @@ export function showResult(store) {
   const st = store.state;
   return Boolean((st.dealResult || st.gameOver) && !st.resultHidden);
 }
+
+/** The room's target level ("A", or "8" in a play-to-8 room): failed attempts are counted at it (R41, AMB-13). */
+export function targetOf(v, room) {
+  return String((v && v.rules && v.rules.target_level) || (room && room.options && room.options.target_level) || "A");
+}

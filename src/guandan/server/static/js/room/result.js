@@ -6,7 +6,7 @@ import { h, link } from "../dom.js";
 import { t } from "../i18n.js";
 import { miniCards, rankLabel } from "../cards.js";
 import { placeLabel, seatName, teamName, teamOf, teamTag } from "../table.js";
-import { isOwner, mySeat, names, resultPhrase, roomSeats, SEATS, seated } from "./model.js";
+import { isOwner, mySeat, names, resultPhrase, roomSeats, SEATS, seated, targetOf } from "./model.js";
 import { clockText, closeBtn, reducedMotion } from "./widgets.js";
 import { anhuiTitleText } from "../pages.js";
 import { gamePlayersLinks } from "../friends.js";
@@ -63,7 +63,7 @@ function dealRows(store, r, kv) {
     rows.push(kv(t("result_new_levels"), `${before}${levelPair(r.levels)}`, "result-levels"));
   }
   if (Array.isArray(r.a_fails) && (r.a_fails[0] || r.a_fails[1] || (r.failed && r.failed.length))) {
-    rows.push(kv(t("a_fails"), `${t("team_a")} ${r.a_fails[0]} · ${t("team_b")} ${r.a_fails[1]}`, "result-a-fails"));
+    rows.push(kv(t("a_fails_at", { target: targetOf(store.state.view, store.state.room) }), `${t("team_a")} ${r.a_fails[0]} · ${t("team_b")} ${r.a_fails[1]}`, "result-a-fails"));
   }
   if (r.passed && Number.isInteger(r.winner_team)) rows.push(h("div", { class: "note good" }, t("result_passed", { team: teamName(r.winner_team) })));
   for (const team of Array.isArray(r.failed) ? r.failed : []) rows.push(h("div", { class: "note bad" }, t("result_failed", { team: teamName(team) })));

@@ -119,6 +119,8 @@ export function seatPanel(store, s, pos) {
   const low = typeof count === "number" && count > 0 && count <= 10;
   // one's own seat: offline exactly while one's own socket is down (the room summary may be older than the socket)
   const offline = s === mySeat(store) ? st.conn !== "open" : Boolean(roomSeat && roomSeat.user && roomSeat.connected === false);
+  // a person who left the game (issue 25, item 9): the bot plays the seat; shown "已离开 / left"
+  const left = Array.isArray(st.autoReason) && st.autoReason[s] === "left";
   // for screen readers: team and name, you, cards left, finished, whose turn, 托管, offline
   const label = [
     t("seat_label", { team: teamName(teamOf(s)), name }),
@@ -126,7 +128,7 @@ export function seatPanel(store, s, pos) {
     typeof count === "number" ? t("cards_left", { n: count }) : null,
     place >= 0 ? t("seat_label_out", { place: placeLabel(place) }) : null,
     turn ? t("seat_label_turn") : null,
-    st.auto[s] ? t("auto_badge") : null,
+    left ? t("seat_left_title") : st.auto[s] ? t("auto_badge") : null,
     offline ? t("seat_offline") : null,
   ].filter(Boolean).join(t("call_joiner"));
   return h(
@@ -157,7 +159,9 @@ export function seatPanel(store, s, pos) {
           count === null || count === undefined ? t("cards_hidden") : t("cards_left", { n: count }),
         ),
         place >= 0 ? h("span", { class: `badge place place-${place + 1}` }, placeLabel(place)) : null,
-        st.auto[s] ? h("span", { class: "badge auto", testid: `auto-badge-${s}`, title: t("auto_title") }, t("auto_badge")) : null,
+        left
+          ? h("span", { class: "badge left", testid: `left-badge-${s}`, title: t("seat_left_title") }, t("seat_left"))
+          : st.auto[s] ? h("span", { class: "badge auto", testid: `auto-badge-${s}`, title: t("auto_title") }, t("auto_badge")) : null,
         roomSeat && roomSeat.bot ? h("span", { class: "badge bot-level" }, difficultyName(roomSeat.difficulty || roomSeat.bot, getLang())) : null,
         roomSeat && roomSeat.title ? h("span", { class: "badge ladder-title", testid: `seat-title-${s}`, title: roomSeat.title }, anhuiTitleText(roomSeat.title)) : null,
         offline ? h("span", { class: "badge offline", testid: `seat-offline-${s}` }, t("seat_offline")) : null,

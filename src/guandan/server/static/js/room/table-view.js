@@ -74,7 +74,7 @@ export function mountTable(store, actions, tableEl, pageEl) {
     keyed(sk.banner, [getLang(), me !== null && st.auto[me] && !over, me !== null && st.autoReason[me]], () => (me !== null && st.auto[me] && !over ? autoBanner(store, actions, me) : null));
     keyed(sk.over, [getLang(), over, st.gameOver && st.gameOver.game_id], () => (over ? gameOverBanner(store) : null));
     keyed(sk.pops, [getLang(), st.tracker && me !== null, st.lastTrick, Boolean(st.keysHelp), v.game, v.deal, (v.history || []).length, (v.hand || []).length], () => popovers(store, me));
-    keyed(sk.drawer, [getLang(), st.drawer, st.room, v.game, v.deal, v.finished, v.a_fails, v.points, v.tribute_events], () => (st.drawer ? drawer(store, actions) : null));
+    keyed(sk.drawer, [getLang(), st.drawer, Boolean(st.leaveConfirm), st.autoReason, st.room, v.game, v.deal, v.finished, v.a_fails, v.points, v.tribute_events], () => (st.drawer ? drawer(store, actions) : null));
     renderHandAndActions();
     renderNotices(store, tableEl);
     tickClocks(store, pageEl);
