@@ -254,3 +254,43 @@ def test_phone_play_button_keeps_the_play_type_and_auto_cancel_stays_on_one_line
                           " return r.getClientRects().length; }")
     assert lines == 1, lines
     page.screenshot(path=str(ARTIFACTS / f"ux-phone-auto-{lang}-{viewport[0]}x{viewport[1]}.png"))
+
+
+HAND_27 = ["3S", "3H", "4C", "5D", "6S", "7H", "7C", "8D", "9S", "9H", "9C", "9D", "9S", "TD", "JS", "QH",
+           "KC", "KD", "KS", "KH", "AS", "AD", "2H", "2C", "SJ", "SJ", "BJ"]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_sorted_hand_groups_have_gaps_and_bombs_stand_in_columns(open_page: Any, lang: str) -> None:
+    page, _ = open_page(f"columns-{lang}", lang=lang)
+    view = view_of(HAND_27, [], [["single", "3", ["3S"]]], to_act=1)
+    ScriptedTable(page, [state_of(view, 1)], lambda m: [])
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    while tid(page, "sort-btn").get_attribute("data-mode") != "combos":
+        tid(page, "sort-btn").click()
+    for vw, vh in VIEWPORTS:
+        page.set_viewport_size({"width": vw, "height": vh})
+        page.wait_for_timeout(200)
+        page.screenshot(path=str(ARTIFACTS / f"ux-columns-{lang}-{vw}x{vh}.png"))
+        cards = page.evaluate(
+            """() => [...document.querySelectorAll('[data-testid=hand-card]')].map(e => {
+                 const r = e.getBoundingClientRect();
+                 return {card: e.dataset.card, index: Number(e.dataset.index), x: r.left, y: r.top, w: r.width, h: r.height};
+               })""")
+        # the two bombs (K, 9) each stand in one column: one left, tops going down
+        for rank, size in (("K", 4), ("9", 5)):
+            col = [c for c in cards if c["card"][0] == rank]
+            assert len(col) == size and len({round(c["x"]) for c in col}) == 1, (vw, vh, col)
+            assert [c["y"] for c in col] == sorted(c["y"] for c in col) and col[0]["y"] < col[-1]["y"], col
+            # a tap on the visible corner of each card of the column selects that card
+            for c in col:
+                page.mouse.click(c["x"] + 8, c["y"] + 5)
+                got = page.eval_on_selector_all("[data-testid=hand-card].selected", "els => els.map(e => Number(e.dataset.index))")
+                assert got == [c["index"]], (vw, vh, c, got)
+                tid(page, "clear-btn").click()  # 重选
+        # nothing overlaps the action bar, everything inside the viewport
+        bar = tid(page, "actions-bar").bounding_box()
+        hand = tid(page, "hand").bounding_box()
+        assert bar and hand and hand["y"] >= bar["y"] + bar["height"] - 0.5, (vw, vh, bar, hand)
+        assert hand["y"] + hand["height"] <= vh + 0.5, (vw, vh, hand)

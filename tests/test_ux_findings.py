@@ -139,3 +139,37 @@ def test_a_tournament_name_of_invisible_characters_is_refused(make_client: Any, 
         assert r.status_code == 400 and r.json()["code"] == "bad_tournament_name", r.text
         ok = c.post("/api/tournaments", json={"name": "春季\u200b赛", "format": "swiss"})
         assert ok.status_code == 201, ok.text
+
+
+# -- 理牌: bombs in columns (static/js/hand.js, run in Node) ----------------------------------------
+
+
+def test_bombs_stand_in_columns_and_groups_keep_their_gap() -> None:
+    import json
+
+    from test_table_modules import JS_DIR, run_node
+
+    hand = (JS_DIR / "hand.js").as_uri()
+    out = run_node(f"""
+      const {{ layoutFan, stackRanges, arrangeHand }} = await import({json.dumps(hand)});
+      // 4 single cards (groups 0-3 | the rest), then a 4-card bomb as one column; laptop card size 78x108
+      const fan = layoutFan(8, [3], 1350, 78, 108, {{ stacks: [[4, 8]] }});
+      const flat = layoutFan(8, [3], 1350, 78, 108);
+      const groups = arrangeHand(["9S", "9H", "9C", "9D", "3S", "KD", "SJ", "SJ", "BJ", "BJ"], "2", {{ mode: "combos", custom: [] }});
+      console.log(JSON.stringify({{ fan, flat, stacks: stackRanges(groups), kinds: groups.map((g) => g.kind) }}));
+    """)
+    fan, flat = out["fan"], out["flat"]
+    pos = fan["positions"]
+    # the bomb: one column, one left for its four cards, each 1/4 card (27 px) below the one before
+    assert len({p["left"] for p in pos[4:]}) == 1
+    assert [p["top"] for p in pos] == [17, 17, 17, 17, 17, 44, 71, 98]  # rise = round(108 * 0.16) = 17
+    assert all(p["width"] == 78 for p in pos[4:])  # the last place of the row shows whole
+    assert fan["height"] == 17 + 108 + 3 * 27  # the column is 3/4 card taller than a card
+    # the gap after the group ending at card 3: round(78 * 0.18) = 14 px more than a strip
+    strip = pos[1]["left"] - pos[0]["left"]
+    assert round(pos[4]["left"] - pos[3]["left"] - strip, 1) == 14
+    # without columns: eight places in a row, every card at the same height
+    assert len({p["left"] for p in flat["positions"]}) == 8 and flat["height"] == 17 + 108
+    # combos mode: the 9s bomb and the joker bomb are the columns (display ranges), in bomb-ladder order
+    assert out["kinds"] == ["rank", "rank", "bomb", "joker_bomb"]
+    assert out["stacks"] == [[2, 6], [6, 10]]

@@ -5,7 +5,8 @@
 //   "suit":   by suit (♠ ♥ ♣ ♦), each suit in level order, jokers last;
 //   "combos": level order, with the bombs (four or more of a rank), straight flushes (five
 //             consecutive ranks of one suit, R10; natural cards only) and the joker bomb pulled out
-//             to the right, weakest first by the bomb ladder (R24).
+//             to the right, weakest first by the bomb ladder (R24); bombs and the joker bomb stand
+//             in columns (the cards of a bomb stacked top to bottom, as the apps draw them).
 // On top of any mode the player may put selected cards into groups of their own (kept at the right
 // end). The arrangement is saved in sessionStorage under the room, game and deal, so it survives
 // state updates, reloads and reconnects within the deal and starts afresh with the next deal.
@@ -194,8 +195,11 @@ export function flatten(groups) {
 /**
  * Where each card of the fan goes. n: cards; groupEnds: display indices where a group ends (a small
  * gap follows when there is room); width: px available; cw, ch: card size px; opts: {minStrip,
- * maxStrip, gap, rowStep, rise}. Returns {rows, positions: [{left, top, width, row}], width, height}.
- * A slot's width is the visible part of its card (the last card of a row shows whole).
+ * maxStrip, gap, rowStep, rise, stacks}. stacks: [[first, end), ...] display index ranges drawn as
+ * one column (a bomb, 理牌 "combos": the cards of one rank stacked top to bottom, each showing its
+ * corner, the last one whole); a column takes one place in the row. Returns {rows, positions:
+ * [{left, top, width, row}], width, height}. A slot's width is the visible part of its card (the
+ * last place of a row shows whole); cards drawn later (higher index) lie on top.
  */
 export function layoutFan(n, groupEnds, width, cw, ch, opts = {}) {
   const minStrip = opts.minStrip ?? Math.max(20, cw * 0.42);
@@ -203,27 +207,41 @@ export function layoutFan(n, groupEnds, width, cw, ch, opts = {}) {
   const gapMax = opts.gap ?? Math.round(cw * 0.18);
   const rowStep = opts.rowStep ?? Math.round(ch * 0.58);
   const rise = opts.rise ?? Math.round(ch * 0.16);
-  const ends = new Set(groupEnds || []);
+  // places: a single card, or a column of cards [first, end)
+  const stackAt = new Map();
+  for (const [a, b] of opts.stacks || []) if (Number.isInteger(a) && b - a > 1 && a >= 0 && b <= n) stackAt.set(a, b);
+  const places = [];
+  for (let i = 0; i < n;) {
+    const b = stackAt.get(i) || i + 1;
+    places.push([i, b]);
+    i = b;
+  }
+  const m = places.length;
+  const cardEnds = new Set(groupEnds || []);
+  const ends = new Set(); // places after which a group gap follows
+  places.forEach(([, b], u) => { if (cardEnds.has(b - 1)) ends.add(u); });
+  // a column's cards step down by at most a quarter card, the column at most 3/4 card taller than a card
+  const vstep = (k) => (k > 1 ? Math.min(ch * 0.25, (ch * 0.75) / (k - 1)) : 0);
   const stripFor = (count, gaps, gap) => (count <= 1 ? maxStrip : Math.min(maxStrip, (width - cw - gaps * gap) / (count - 1)));
   const gapsIn = (a, b) => { let k = 0; for (let i = a; i < b - 1; i++) if (ends.has(i)) k++; return k; };
-  let rows = [[0, n]];
+  let rows = [[0, m]];
   let gap = gapMax;
-  let strip = stripFor(n, gapsIn(0, n), gap);
+  let strip = stripFor(m, gapsIn(0, m), gap);
   if (strip < minStrip) {
     gap = Math.min(gapMax, 3);
-    strip = stripFor(n, gapsIn(0, n), gap);
+    strip = stripFor(m, gapsIn(0, m), gap);
   }
-  if (strip < minStrip && n > 1) {
+  if (strip < minStrip && m > 1) {
     // two rows, split at the group boundary nearest the middle
-    let split = Math.ceil(n / 2);
+    let split = Math.ceil(m / 2);
     let best = null;
-    for (let i = 0; i < n - 1; i++) {
+    for (let i = 0; i < m - 1; i++) {
       if (!ends.has(i)) continue;
       const at = i + 1;
-      if (Math.abs(at - n / 2) <= 3 && (best === null || Math.abs(at - n / 2) < Math.abs(best - n / 2))) best = at;
+      if (Math.abs(at - m / 2) <= 3 && (best === null || Math.abs(at - m / 2) < Math.abs(best - m / 2))) best = at;
     }
     if (best !== null) split = best;
-    rows = [[0, split], [split, n]];
+    rows = [[0, split], [split, m]];
     const rowStrip = (g) => Math.min(maxStrip, ...rows.map(([a, b]) => (b - a <= 1 ? maxStrip : (width - cw - gapsIn(a, b) * g) / (b - a - 1))));
     gap = rowStrip(gapMax) >= minStrip ? gapMax : Math.min(gapMax, 3);
     strip = rowStrip(gap);
@@ -231,21 +249,43 @@ export function layoutFan(n, groupEnds, width, cw, ch, opts = {}) {
   strip = Math.max(6, Math.floor(strip * 10) / 10);
   const positions = new Array(n);
   let maxRight = 0;
+  let top = rise;
+  let bottom = 0;
   rows.forEach(([a, b], r) => {
     const count = b - a;
     const rowWidth = count ? cw + (count - 1) * strip + gapsIn(a, b) * gap : 0;
     let x = Math.max(0, (width - rowWidth) / 2);
-    for (let i = a; i < b; i++) {
-      const last = i === b - 1;
-      const step = strip + (ends.has(i) && !last ? gap : 0);
+    let extra = 0; // how much taller than a card the row's tallest column is
+    for (let u = a; u < b; u++) {
+      const last = u === b - 1;
+      const step = strip + (ends.has(u) && !last ? gap : 0);
       const left = Math.round(x * 10) / 10;
-      const right = Math.round((x + step) * 10) / 10; // the next card's left: slots tile without overlap
-      positions[i] = { left, top: rise + r * rowStep, width: last ? cw : Math.min(cw, Math.round((right - left) * 10) / 10), row: r };
+      const right = Math.round((x + step) * 10) / 10; // the next place's left: slots tile without overlap
+      const [first, end] = places[u];
+      const dy = vstep(end - first);
+      for (let i = first; i < end; i++) {
+        positions[i] = { left, top: Math.round((top + (i - first) * dy) * 10) / 10, width: last ? cw : Math.min(cw, Math.round((right - left) * 10) / 10), row: r };
+      }
+      extra = Math.max(extra, (end - first - 1) * dy);
       x += step;
-      maxRight = Math.max(maxRight, positions[i].left + (last ? cw : step));
+      maxRight = Math.max(maxRight, left + (last ? cw : step));
     }
+    bottom = top + ch + extra;
+    top += rowStep + extra;
   });
-  return { rows: rows.length, strip, positions, width: maxRight, height: rise + (rows.length - 1) * rowStep + ch };
+  return { rows: rows.length, strip, positions, width: maxRight, height: n ? Math.ceil(bottom * 10) / 10 : rise + ch };
+}
+
+/** The display index ranges [first, end) of the groups drawn as columns: bombs and the joker bomb. */
+export function stackRanges(groups) {
+  const out = [];
+  let i = 0;
+  for (const g of groups || []) {
+    const k = g.cards.length;
+    if ((g.kind === "bomb" || g.kind === "joker_bomb") && k > 1) out.push([i, i + k]);
+    i += k;
+  }
+  return out;
 }
 
 /** Display indices at which each group ends (the last index of each group but the last). */

@@ -5,7 +5,7 @@
 
 import { h, replaceChildren } from "../dom.js";
 import { cardEl } from "../cards.js";
-import { groupEnds, layoutFan } from "../hand.js";
+import { groupEnds, layoutFan, stackRanges } from "../hand.js";
 import { unlockAudio } from "../sound.js";
 import { getLang, t } from "../i18n.js";
 import { cardName } from "../callout.js";
@@ -34,7 +34,7 @@ export function renderHand(store, handEl) {
   const focusAt = st.display.length ? Math.max(0, Math.min(st.display.length - 1, Number.isInteger(st.focusIndex) ? st.focusIndex : 0)) : -1;
   const { cw, ch } = cardSize(handEl);
   const width = Math.max(120, handEl.clientWidth || handEl.parentElement.clientWidth || 300);
-  const fan = layoutFan(st.display.length, groupEnds(st.groups), width, cw, ch);
+  const fan = layoutFan(st.display.length, groupEnds(st.groups), width, cw, ch, { stacks: stackRanges(st.groups) });
   handEl.style.height = `${Math.ceil(fan.height)}px`;
   handEl.dataset.rows = String(fan.rows);
   handEl.dataset.mode = st.arr.mode;
