@@ -173,3 +173,32 @@ def test_bombs_stand_in_columns_and_groups_keep_their_gap() -> None:
     # combos mode: the 9s bomb and the joker bomb are the columns (display ranges), in bomb-ladder order
     assert out["kinds"] == ["rank", "rank", "bomb", "joker_bomb"]
     assert out["stacks"] == [[2, 6], [6, 10]]
+
+
+# -- idle close in a cluster ----------------------------------------------------------------------------
+
+
+def test_idle_close_in_a_cluster_counts_sockets_on_every_process() -> None:
+    """Two processes, ``--idle-close 2``: a quick game whose player holds a socket on the process
+    that does not own the table stays open; once that socket closes, the owner closes the game."""
+    import httpx
+    from cluster_helpers import Client, api, cluster, guest
+
+    def status(url: str, room: str) -> str:
+        return str(httpx.get(f"{url}/api/rooms/{room}", timeout=30).json()["room"]["status"])
+
+    with cluster(2, extra=("--idle-close", "2")) as (_db, nodes):
+        a, b = (n.url for n in nodes)
+        token, _ = guest(a)
+        room = api(a, "/api/quick", token, {"difficulty": "easy", "clocks": "off"})["room"]["id"]
+        me = Client(b, room, token, "player on B")
+        me.wait(lambda f: f.get("type") == "state" and f["view"] is not None)
+        time.sleep(5)  # more than twice the limit: the socket on B keeps the table open
+        assert status(a, room) == "playing"
+        me.close()
+        end = time.monotonic() + 30
+        while status(b, room) != "finished":
+            assert time.monotonic() < end, "the idle table was not closed"
+            time.sleep(0.2)
+        games = httpx.get(f"{b}/api/history", headers={"cookie": f"gd_session={token}"}, timeout=30).json()["games"]
+        assert [(g["room_id"], g["winner_team"]) for g in games] == [(room, None)]
