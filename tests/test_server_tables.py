@@ -376,10 +376,11 @@ def test_rooms_api_create_seat_bots_start_and_errors(live):
     assert st == 409
     st, data = s.call("POST", f"/api/rooms/{rid}/seat", bob, {"seat": 2})
     assert st == 409
-    st, data = s.call("POST", f"/api/rooms/{rid}/leave", bob)
-    assert st == 409
     st, data = s.call("POST", f"/api/rooms/{rid}/bots", alice, {"bot": "random"})
     assert st == 409
+    # leaving the game under way (issue 25, item 9): alice and carol still play, so the bot takes bob's seat
+    st, data = s.call("POST", f"/api/rooms/{rid}/leave", bob)
+    assert st == 200 and data["left"] == "bot" and data["room"]["status"] == "playing"
 
 
 def _fill_and_start(s: LiveServer, owner: str, rid: str, bot: str = "heuristic") -> None:
