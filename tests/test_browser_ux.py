@@ -294,3 +294,32 @@ def test_sorted_hand_groups_have_gaps_and_bombs_stand_in_columns(open_page: Any,
         hand = tid(page, "hand").bounding_box()
         assert bar and hand and hand["y"] >= bar["y"] + bar["height"] - 0.5, (vw, vh, bar, hand)
         assert hand["y"] + hand["height"] <= vh + 0.5, (vw, vh, hand)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_leave_confirmation_says_the_bot_plays_on_when_another_person_plays(open_page: Any, lang: str) -> None:
+    """Scripted table with carol (a person) at seat 2: the dialog says the bot plays the seat on and
+    one may come back; "Leave" sends POST /api/rooms/{id}/leave and the page goes to the lobby."""
+    page, _ = open_page(f"leave-others-{lang}", lang=lang)
+    view = view_of(["3S", "4H", "9C"], [], [], to_act=1)
+    room = room_summary()
+    room["seats"][2] = {"seat": 2, "kind": "person", "user": "carol", "bot": None, "difficulty": None, "connected": True}
+    view["seat_names"][2] = "carol"
+    ScriptedTable(page, [state_of(view, 1, room=room)], lambda m: [])
+    page.route(f"**/api/rooms/{MOCK_ROOM}", lambda route: route.fulfill(json={"room": room}))
+    posted: list[str] = []
+
+    def leave(route: Any) -> None:
+        posted.append(route.request.url)
+        route.fulfill(json={"room": {**room, "status": "playing"}, "left": "bot"})
+
+    page.route(f"**/api/rooms/{MOCK_ROOM}/leave", leave)
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "menu-btn").click()
+    tid(page, "leave-game-btn").click()
+    text = tid(page, "leave-confirm-text").inner_text()
+    assert ("机器人替你打完本局" in text) if lang == "zh" else ("The bot plays your seat for the rest of the game" in text), text
+    page.screenshot(path=str(ARTIFACTS / f"ux-leave-confirm-others-{lang}.png"))
+    tid(page, "leave-confirm-yes").click()
+    page.wait_for_url(re.compile(r"/$"))
+    assert len(posted) == 1
