@@ -14,7 +14,7 @@ loop the application runs, looking at the tables this process holds (in a cluste
 owns, with the connections of every process, so each table is watched by exactly one process).
 A table is checked every ``min(idle_close_s / 4, 30)`` seconds, so it closes between
 ``idle_close_s`` and ``idle_close_s`` + that interval after the last person left; after a server
-restart the count starts again for every table.
+restart, or when a table moves to another process of a cluster, the count starts again.
 """
 
 from __future__ import annotations
