@@ -91,7 +91,8 @@
 //                org-passed, org-absent, org-extra (knock-out draws), org-time, org-correct, org-reason, org-result-btn,
 //                org-penalty-form, org-penalty-table, org-penalty-side, org-penalty-levels,
 //                org-penalty-reason, org-penalty-loses, org-penalty-btn, org-withdraw-entry,
-//                org-withdraw-btn, org-codirector-name, org-codirector-btn, org-audit-log, org-audit-row
+//                org-withdraw-btn, org-codirector-name, org-codirector-btn, org-codirectors,
+//                org-codirector-remove, org-audit-log, org-audit-row
 //   replay:      replay-first, replay-prev-deal, replay-prev, replay-next, replay-next-deal,
 //                replay-last, replay-play, replay-step, replay-desc, replay-table, replay-rules,
 //                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card), replay-review

@@ -170,7 +170,12 @@ export function organiserPanel(d, opts) {
         onclick: () => act("POST", `/entries/${wEntry.value}/withdraw`, {}, "tour_ok_withdrawn") }, t("tour_withdraw_btn"))),
     h("div", { class: "inline-form" }, field(t("tour_codirector_name"), coName),
       h("button", { type: "button", class: "btn small", testid: "org-codirector-btn",
-        onclick: () => act("POST", "/codirectors", { name: coName.value.trim() }, "tour_ok_codirector") }, t("tour_codirector_btn"))));
+        onclick: () => act("POST", "/codirectors", { name: coName.value.trim() }, "tour_ok_codirector") }, t("tour_codirector_btn"))),
+    d.codirectors.length ? h("ul", { class: "codirector-list", testid: "org-codirectors" }, d.codirectors.map((n) =>
+      h("li", {}, h("span", {}, n), " ",
+        h("button", { type: "button", class: "btn small secondary", testid: "org-codirector-remove", "aria-label": t("tour_codirector_remove_named", { name: n }),
+          onclick: () => act("DELETE", `/codirectors/${encodeURIComponent(n)}?version=${d.version}`, {}, "tour_ok_codirector_removed") },
+        t("tour_codirector_remove"))))) : null);
 
   // --- audit log ---
   const logBox = h("div", { class: "audit-log", testid: "org-audit-log" });
