@@ -21,6 +21,8 @@ PASSWORD = "tournament-pass-1"
 def _client(base: str, name: str) -> httpx.Client:
     c = httpx.Client(base_url=base, timeout=60)
     r = c.post("/api/register", json={"name": name, "password": PASSWORD})
+    if r.status_code != 200:
+        r = c.post("/api/login", json={"name": name, "password": PASSWORD})
     assert r.status_code == 200, r.text
     return c
 
@@ -73,8 +75,7 @@ def test_null_numbers_take_the_defaults(srv: Any) -> None:
 
 @pytest.mark.parametrize("value", ["60", 1.5, True, [60], {"s": 60}, 0, 601])
 def test_a_wrong_number_is_bad_number(srv: Any, value: Any) -> None:
-    c = httpx.Client(base_url=srv.base, timeout=30)
-    assert c.post("/api/login", json={"name": "orga_nulls", "password": PASSWORD}).status_code == 200
+    c = _client(srv.base, "orga_numbers")
     r = c.post("/api/tournaments", json={"name": "Bad clock", "clock_lead_s": value})
     assert r.status_code == 400, r.text
     err = r.json()
@@ -115,7 +116,8 @@ def test_remove_codirector(srv: Any) -> None:
     r = _delete(co, f"/api/tournaments/{tid}/codirectors/co_dir_2", v)
     assert (r.status_code, r.json()["code"]) == (403, "organiser_only")
     # not a co-director: 404 (a stranger, the organiser, an account that does not exist)
-    for name in ("orga_nulls", "orga_co", "nobody_here"):
+    _client(srv.base, "co_stranger")
+    for name in ("co_stranger", "orga_co", "nobody_here"):
         r = _delete(owner, f"/api/tournaments/{tid}/codirectors/{name}", v)
         assert (r.status_code, r.json()["code"]) == (404, "not_codirector"), name
     r = _delete(owner, f"/api/tournaments/{tid}/codirectors/co_dir_1", v)
@@ -178,8 +180,7 @@ def test_online_event_to_target_level_8_finishes(srv: Any) -> None:
 
 
 def test_bad_overrides(srv: Any) -> None:
-    c = httpx.Client(base_url=srv.base, timeout=30)
-    assert c.post("/api/login", json={"name": "orga_eight", "password": PASSWORD}).status_code == 200
+    c = _client(srv.base, "orga_badov")
     r = c.post("/api/tournaments", json={"name": "Bad", "overrides": ["target_level=8"]})
     assert (r.status_code, r.json()["code"]) == (400, "bad_overrides")
     r = c.post("/api/tournaments", json={"name": "Bad", "overrides": {"target_level": "9"}})
@@ -213,3 +214,56 @@ def test_the_engine_takes_a_pass_of_target_8() -> None:
     t.played[0].matches[0].result = None
     with pytest.raises(ImpossibleLevel):
         enter_online_result(t, 1, 1, result_of_game((6, 8), 1, False), at="t3", game_id=7)
+
+
+# --- 4. a typed result over a table still playing ----------------------------------------------------
+
+
+def _on_loop(srv: Any, coro: Any) -> Any:
+    import asyncio
+
+    return asyncio.run_coroutine_threadsafe(coro, srv.server.servers[0].get_loop()).result(30)
+
+
+def test_typed_result_over_a_playing_table_needs_override(srv: Any) -> None:
+    c = _client(srv.base, "orga_live")
+    names = [f"live_p{i}" for i in range(4)]
+    for n in names:
+        _client(srv.base, n)
+    r = c.post("/api/tournaments", json={"name": "Live", "venue": "online", "rounds": 1, "time_limit": 70})
+    tid = r.json()["tournament"]["id"]
+    entries = [{"name": "L1", "players": names[:2], "seed": 1}, {"name": "L2", "players": names[2:], "seed": 2}]
+    assert c.post(f"/api/tournaments/{tid}/entries",
+                  json={"version": _get(c, tid)["version"], "entries": entries}).status_code == 200
+    r = c.post(f"/api/tournaments/{tid}/rounds", json={"version": _get(c, tid)["version"]})
+    assert r.status_code == 200, r.text
+    d = _get(c, tid)
+    x = d["online_tables"][0]
+    assert x["state"] == "playing"  # nobody connected: the game waits at the first person's turn
+    body = {"version": d["version"], "round": 1, "table": 1, "level_a": "K", "level_b": 9, "time_called": True}
+    r = c.post(f"/api/tournaments/{tid}/results", json=body)
+    assert r.status_code == 409, r.text
+    assert r.json()["code"] == "table_playing" and r.json()["params"] == {"round": 1, "table": 1, "room": x["room"]}
+    assert _get(c, tid)["version"] == d["version"]  # nothing was written
+    r = c.post(f"/api/tournaments/{tid}/results", json={**body, "override": True})
+    assert r.status_code == 200, r.text
+    d = _get(c, tid)
+    assert d["online_tables"][0]["state"] == "entered" and d["rounds_list"][0]["complete"]
+    res = d["rounds_list"][0]["matches"][0]["result"]
+    assert (res["level_a"], res["level_b"], res["time_called"]) == (13, 9, True)
+    # the live game ends later with another result: it is not entered a second time, nothing is held
+    from guandan.tournament.online import result_of_game
+
+    online = srv.app.state.online_rounds
+    got = _on_loop(srv, srv.app.state.manager.run_db(online._enter, x["room"], result_of_game((14, 5), 0, False), None))
+    assert got == "already"
+    after = _get(c, tid)
+    assert after["version"] == d["version"] and after["rounds_list"][0]["matches"][0]["result"] == res
+    assert after["online_tables"][0]["state"] == "entered"
+    # K v 9 on time: A's pair wins (R58: 3 and 1 field points); the log has one result, the organiser's
+    fp = {s["id"]: s["field_points"] for s in after["standings"]}
+    m = after["rounds_list"][0]["matches"][0]
+    assert (fp[m["a"]], fp[m["b"]]) == (3, 1)
+    log = c.get(f"/api/tournaments/{tid}/log").json()["log"]
+    assert [a["by"] for a in log if a["operation"] == "result"] == ["orga_live"]
+    assert x["room"] not in online.live  # its clock and lateness watch stopped

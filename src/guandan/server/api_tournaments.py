@@ -17,7 +17,9 @@ co-directors only (401 without login, 403 ``not_director`` otherwise), each body
   again, only before its first result (409 ``round_has_results``);
 * ``POST .../results`` ``{round, table, level_a, level_b, passed_a, time_called, ..., correct?, reason?}``:
   the same result twice is answered ``unchanged``; a different one 409 ``result_already_entered``
-  unless ``correct`` is true (the correction is kept in the log with the value before);
+  unless ``correct`` is true (the correction is kept in the log with the value before); at an online
+  table still being played 409 ``table_playing`` unless ``override`` is true (the game's own result is
+  then not entered);
 * ``POST .../penalties`` ``{round, table, side, levels, reason, loses_match?}``;
 * ``GET .../log``: the audit log (who, when, operation, before, after).
 
@@ -55,7 +57,7 @@ from .db import DbSession
 from .hardening import bad_text
 from .models import TOURNAMENT_NAME_MAX
 from .table.bots import BOT_NAMES
-from .tournament_rounds import OnlineError, check_accounts
+from .tournament_rounds import OnlineError, check_accounts, check_hand_result
 from .tournament_store import api_error
 from .tournament_views import detail_json, parse_entries_csv, result_from_body, round_json, standings_csv
 
@@ -281,7 +283,7 @@ def make_tournaments_router() -> APIRouter:
         return {"round": round_json(t, rnd.number), "version": row.version}
 
     @router.post("/api/tournaments/{tid}/results")
-    def enter(tid: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
+    def enter(tid: int, request: Request, body: Body, user: RequiredUser, db: DbSession) -> Any:
         round_no = _int(body, "round", 1, 1000, code="unknown_round")
         table = _int(body, "table", 1, 100000, code="unknown_table")
         if round_no is None or table is None:
@@ -298,13 +300,19 @@ def make_tournaments_router() -> APIRouter:
             store.check_version(row, body.get("version"))
             return {"unchanged": True, "version": row.version, "round": round_json(t, round_no)}
         correct = bool(body.get("correct"))
+        live = check_hand_result(db, t, tid, round_no, table, body.get("override") is True, user.name)
 
         def apply(t: Tournament) -> Any:
             if correct:
                 return correct_result(t, round_no, table, result, by=user.name, at=store.now_iso(), reason=reason)
             return enter_result(t, round_no, table, result, by=user.name, at=store.now_iso(), reason=reason)
 
-        row, t, _ = store.change(db, tid, user, body.get("version"), "correct" if correct else "result", apply)
+        row, t, _ = store.change(db, tid, user, body.get("version"), "correct" if correct else "result", apply,
+                                 extra=live)
+        if live is not None:  # the table's clock and lateness watch stop: its result is in
+            room = next(x["room"] for x in request.app.state.online_rounds.tables_json(db, tid)
+                        if (x["round"], x["table"]) == (round_no, table))
+            from_thread.run_sync(request.app.state.online_rounds.release, room)
         return {"unchanged": False, "version": row.version, "round": round_json(t, round_no)}
 
     @router.post("/api/tournaments/{tid}/penalties")

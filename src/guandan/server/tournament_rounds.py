@@ -108,6 +108,47 @@ def check_accounts(db: Any, t: Tournament) -> None:
                                   name=p.name)
 
 
+def playing_table(db: Any, tournament_id: int, round_no: int, table: int) -> Any:
+    """The ``tournament_tables`` row of an online table whose game is still being played (state
+    ``playing``), or None (a physical table, a bye, a table whose result is in, forfeit or held)."""
+    return db.scalars(select(models.TournamentTableRow).where(
+        models.TournamentTableRow.tournament_id == tournament_id, models.TournamentTableRow.round == round_no,
+        models.TournamentTableRow.table_no == table, models.TournamentTableRow.state == "playing")).first()
+
+
+def check_hand_result(db: Any, t: Tournament, tournament_id: int, round_no: int, table: int, override: bool,
+                      by: str) -> Callable[[Any], None] | None:
+    """A result typed by the organiser for ``table`` of ``round_no`` (issue 21 item 4). At an online table
+    still being played it is refused with 409 ``table_playing`` unless ``override``; with ``override`` the
+    returned callback (``store.change``'s ``extra``, in the same transaction as the result) moves the
+    table's row to ``entered`` (note ``override by <name>``), so that the live game's later result is not
+    applied a second time (:meth:`OnlineRounds._enter` enters only over ``playing``). None: nothing to do."""
+    if t.venue != "online":
+        return None
+    tt = playing_table(db, tournament_id, round_no, table)
+    if tt is None:
+        return None
+    if not override:
+        from .tournament_store import api_error
+
+        raise api_error(409, f"table {table} of round {round_no} is still being played online; send override: true"
+                        " to enter its result by hand (the game's own result is then ignored)", "table_playing",
+                        {"round": round_no, "table": table, "room": tt.room_id})
+    row_id, room = tt.id, tt.room_id
+
+    def mark(_row: Any) -> None:
+        done = db.execute(update(models.TournamentTableRow).where(
+            models.TournamentTableRow.id == row_id, models.TournamentTableRow.state == "playing")
+            .values(state="entered", note=f"override by {by}"[:200]).execution_options(synchronize_session=False))
+        if done.rowcount != 1:  # type: ignore[attr-defined]  # the game's result went in meanwhile
+            from .tournament_store import STALE_MESSAGE, api_error
+
+            db.rollback()
+            raise api_error(409, STALE_MESSAGE, "stale_version", {"room": room})
+
+    return mark
+
+
 def room_options(t: Tournament) -> dict[str, Any]:
     """The rule options of the tournament's rooms: its preset, its overrides, the move clocks (R53)."""
     rules = RuleSet.from_dict(dict(t.overrides), base=RuleSet.preset(t.preset))
@@ -384,6 +425,11 @@ class OnlineRounds:
             db.commit()
             return room_id
 
+    def release(self, room_id: str) -> None:
+        """Stop watching the table of ``room_id`` (its clock, lateness): its result was entered by hand
+        (on the event loop)."""
+        self._forget(room_id)
+
     def _forget(self, room_id: str) -> None:
         self.live.pop(room_id, None)
         task = self._tasks.pop(room_id, None)
@@ -512,4 +558,4 @@ def _log_failure(task: asyncio.Task[Any]) -> None:
         log.error("online rounds: storing a timeout failed: %s", task.exception())
 
 
-__all__ = ["OnlineRounds", "OnlineError", "check_accounts", "room_options"]
+__all__ = ["OnlineRounds", "OnlineError", "check_accounts", "check_hand_result", "playing_table", "room_options"]

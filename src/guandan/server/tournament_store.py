@@ -54,7 +54,7 @@ STALE_MESSAGE = "the tournament changed; reload"
 
 #: The operations of the audit log (``tournament_audit.operation``); the UI names each one.
 OPERATIONS = ("create", "add_entries", "withdraw", "codirector", "remove_codirector", "pair", "repair", "result",
-              "correct", "penalty")
+              "correct", "penalty", "claim")
 
 
 def api_error(status: int, message: str, code: str, params: dict[str, Any] | None = None) -> HTTPException:

@@ -75,6 +75,9 @@
 //   tournament:  tournament-title, tournament-error, standings-table, standings-row (data-entry),
 //                standings-fp, prize-list, round-section (data-round), pairing-row (data-table,
 //                data-status), print-round-btn, print-btn, export-csv, export-json
+//   table codes: claim-form, claim-table, claim-side, claim-code, claim-level-a, claim-level-b,
+//                claim-passed, claim-time, claim-btn, claim-status, table-cards-panel, table-cards,
+//                table-card (data-table), table-card-code, print-cards-btn, claim-confirm
 //   challenge:   challenge-page, challenge-head, challenge-title, challenge-error, challenge-sign-in,
 //                challenge-guest-note, challenge-me, challenge-boards, challenge-board (data-board,
 //                data-status: open | playing | played), challenge-board-status, challenge-board-result,
@@ -88,7 +91,8 @@
 //   organiser:   organiser-panel, org-pair-btn, org-repair-btn, org-entry-form, org-player1,
 //                org-player2, org-club, org-rating, org-entry-add, org-csv, org-csv-btn,
 //                org-result-form, org-result-table (value "round:table"), org-level-a, org-level-b,
-//                org-passed, org-absent, org-extra (knock-out draws), org-time, org-correct, org-reason, org-result-btn,
+//                org-passed, org-absent, org-extra (knock-out draws), org-time, org-correct, org-override, org-reason,
+//                org-result-btn,
 //                org-penalty-form, org-penalty-table, org-penalty-side, org-penalty-levels,
 //                org-penalty-reason, org-penalty-loses, org-penalty-btn, org-withdraw-entry,
 //                org-withdraw-btn, org-codirector-name, org-codirector-btn, org-codirectors,

@@ -106,6 +106,7 @@ export function organiserPanel(d, opts) {
   const knockout = d.rounds_list.some((r) => r.kind === "knockout");
   const timeCalled = h("input", { type: "checkbox", testid: "org-time", checked: true });
   const correct = h("input", { type: "checkbox", testid: "org-correct" });
+  const override = h("input", { type: "checkbox", testid: "org-override" });
   const reason = h("input", { type: "text", maxlength: "64", testid: "org-reason" });
   const resultForm = h("form", {
     class: "org-block", testid: "org-result-form",
@@ -116,6 +117,7 @@ export function organiserPanel(d, opts) {
       const body = { round, table, level_a: Number(la.value), level_b: Number(lb.value), passed_a: passed.value || null,
         time_called: timeCalled.checked, absent: absent.value || null, extra_deal: extra.value || null,
         correct: correct.checked, reason: reason.value.trim() || null };
+      if (override.checked) body.override = true;
       if (body.absent) {
         body.level_a = 2;
         body.level_b = 2;
@@ -131,6 +133,7 @@ export function organiserPanel(d, opts) {
     knockout ? field(t("tour_extra_who"), extra) : null),
   h("label", { class: "check-row" }, timeCalled, h("span", {}, t("tour_time_called_check"))),
   h("label", { class: "check-row" }, correct, h("span", {}, t("tour_correct_check"))),
+  d.venue === "online" ? h("label", { class: "check-row" }, override, h("span", {}, t("tour_override_check"))) : null,
   field(t("tour_reason"), reason),
   h("button", { type: "submit", class: "btn primary small", testid: "org-result-btn", disabled: !open.length }, t("tour_enter_btn")));
 
