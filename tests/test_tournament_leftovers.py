@@ -177,6 +177,13 @@ def test_online_event_to_target_level_8_finishes(srv: Any) -> None:
     fp = {s["id"]: s["field_points"] for s in d["standings"]}
     assert (fp[m["a"]], fp[m["b"]]) == ((3, 1) if win == "a" else (1, 3))
     assert d["status"] == "finished"
+    # the table's state frames carry the tournament's decision once the result is in (item 6)
+    comp = srv.app.state.manager.competitions[x["room"]]
+    got = _wait(lambda: comp.frame(None)["decision"], 30)
+    lose = "b" if win == "a" else "a"
+    assert got["winner"] == win and got["passed"] == win
+    assert got["field_points"] == ([3, 1] if win == "a" else [1, 3])
+    assert got["levels"][0 if win == "a" else 1] == 8 and got["levels"][0 if lose == "a" else 1] == res[f"level_{lose}"]
 
 
 def test_bad_overrides(srv: Any) -> None:
@@ -267,3 +274,25 @@ def test_typed_result_over_a_playing_table_needs_override(srv: Any) -> None:
     log = c.get(f"/api/tournaments/{tid}/log").json()["log"]
     assert [a["by"] for a in log if a["operation"] == "result"] == ["orga_live"]
     assert x["room"] not in online.live  # its clock and lateness watch stopped
+
+
+# --- 6. the table's game over shows the tournament's decision -------------------------------------------
+
+
+def test_decision_after_timeout_penalties_differs_from_raw_levels() -> None:
+    """K v Q on time, side a with 4 move-clock timeouts: R54 gives b +1 level for the 3rd and the 4th, so
+    b stands at Q + 2 = A against K and wins the match (R58: 1 and 3 field points), though a reached the
+    higher level at the table."""
+    from guandan.tournament.director import add_entry, pair_next_round
+    from guandan.tournament.model import Player, Tournament
+    from guandan.tournament.online import decision_of, enter_online_result, result_of_game
+
+    t = Tournament(name="pens", rounds=1, venue="online")
+    for i in (1, 2):
+        add_entry(t, f"E{i}", [Player(f"p{i}"), Player(f"q{i}")], seed=i, at="t0")
+    pair_next_round(t, at="t1")
+    assert decision_of(t, 1, 1) is None  # no result yet
+    enter_online_result(t, 1, 1, result_of_game((13, 12), None, True, timeouts=(4, 0)), at="t2", game_id=1)
+    assert decision_of(t, 1, 1) == {
+        "winner": "b", "outcome": ["loss", "win"], "field_points": [1, 3], "levels": [13, 14], "reached": [13, 12],
+        "penalty_levels": [0, 2], "passed": None, "time_called": True, "extra_deal": None}

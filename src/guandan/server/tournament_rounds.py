@@ -46,8 +46,8 @@ from guandan.core.rules import RuleSet
 from guandan.tournament.director import find_match
 from guandan.tournament.errors import TournamentError
 from guandan.tournament.model import LEVEL_MIN, Tournament, from_json, result_from_dict, result_to_dict, to_json
-from guandan.tournament.online import (enter_online_result, forfeit_result, late_minutes, match_minutes,
-                                       result_of_game, seating)
+from guandan.tournament.online import (decision_of, enter_online_result, forfeit_result, late_minutes,
+                                       match_minutes, result_of_game, seating)
 
 from . import models
 from .table import competition
@@ -328,6 +328,8 @@ class OnlineRounds:
             got = await self.manager.run_db(self._enter, table.id, result, table.game_id, "entered", head)
             if got == "extra":
                 await self._extra_deal(table.id)
+            elif got in ("entered", "already"):
+                await self._show_decision(table.id)
         except Exception:  # noqa: BLE001 - logged; the row stays playing and the restart enters it
             log.exception("room %s: entering the tournament result failed", table.id)
         finally:
@@ -399,6 +401,27 @@ class OnlineRounds:
                 db.commit()
                 return "entered"
         raise RuntimeError(f"room {room_id}: the tournament kept changing; the result was not entered")
+
+    async def _show_decision(self, room_id: str) -> None:
+        """Put the tournament's decision of the table's match into its state frames (the game-over panel
+        shows what the standings say, after R54 penalties) and send them."""
+        decision = await self.manager.run_db(self._decision, room_id)
+        comp = self.manager.competitions.get(room_id)
+        if comp is None or decision is None:
+            return
+        comp.decision = decision
+        table = self.manager.tables.get(room_id)
+        if table is not None:
+            async with table.lock:
+                table._broadcast()
+
+    def _decision(self, room_id: str) -> dict[str, Any] | None:
+        with self.session_factory() as db:
+            tt = db.scalars(select(models.TournamentTableRow).where(models.TournamentTableRow.room_id == room_id)).first()
+            row = None if tt is None else db.get(models.TournamentRow, tt.tournament_id)
+            if tt is None or row is None:
+                return None
+            return decision_of(from_json(row.state), tt.round, tt.table_no)
 
     async def _extra_deal(self, old_room: str) -> None:
         """R58: the knock-out match of ``old_room`` is drawn: one deal at level 2 in a new room with the

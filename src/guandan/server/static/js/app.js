@@ -33,7 +33,8 @@
 //                result-panel, result-finish-order, result-code, result-winner,
 //                result-upgrade, result-levels, result-a-fails, result-points (table:
 //                per seat, this deal and total; Anhui only; result-title-0..3 its titles), result-close, game-over-panel, replay-link,
-//                game-over-banner, replay-link-banner
+//                game-over-banner, replay-link-banner, game-over-title, game-over-heading, match-decision
+//                (a tournament table: the tournament's decision after R54 penalties)
 //   table view:  menu-btn, room-drawer (drawer-close, drawer-lang, drawer-lobby, room-rules),
 //                last-trick-btn, last-trick (last-trick-row, data-seat), tracker-btn, tracker-panel
 //                (tracker-cell data-rank/data-left, tracker-wild), popover-close, mute-btn,
