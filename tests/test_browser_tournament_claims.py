@@ -3,6 +3,7 @@ mocks), in zh-CN and en-US at 1366×768, 1920×1080, 390×844 and 844×390:
 
 * the directors' table cards show each table's pairs and its code (the codes the API gives the
   directors), the page never scrolls sideways, and "print table cards" prints the cards alone;
+* the organiser removes a co-director with the button beside the name;
 * a visitor without an account sees the result form, a wrong code is answered in the page's language,
   and the right codes of both pairs make the result final (the table leaves the form, the pairing
   row shows it).
@@ -192,6 +193,9 @@ def test_both_pairs_claim_with_the_code(open_page: Callable[..., Any], server: A
         tid(page, "claim-btn").click()
         page.wait_for_function("(s) => { const el = document.querySelector('[data-testid=toast]');"
                                " return el && el.textContent === s; }", arg=msg)
+        if side == "b":  # the page reloaded (the table left the form); the answer stays in the form
+            page.wait_for_function("() => document.querySelectorAll('[data-testid=claim-table] option').length === 2")
+        assert tid(page, "claim-status").inner_text() == msg
         page.screenshot(path=str(ARTIFACTS / f"tournament-claim-{side}-{lang}-{_name(viewport)}.png"), full_page=False)
     # the result stands: the pairing row shows K : 9 and 3 : 1 (R58: on time the levels decide)
     row = page.locator('[data-testid="pairing-row"][data-table="1"][data-status="final"]')
@@ -201,3 +205,27 @@ def test_both_pairs_claim_with_the_code(open_page: Callable[..., Any], server: A
     d = httpx.get(f"{server.base}/api/tournaments/{ev['id']}", timeout=30).json()
     res = d["rounds_list"][0]["matches"][0]["result"]
     assert (res["level_a"], res["level_b"], res["time_called"]) == (13, 9, True)
+
+
+def test_organiser_removes_a_codirector(open_page: Callable[..., Any], server: Any, event: dict[str, Any]) -> None:
+    from browser_helpers import ARTIFACTS, tid
+
+    with httpx.Client(base_url=server.base, timeout=30) as c:
+        assert c.post("/api/register", json={"name": "co_cards", "password": PASSWORD}).status_code == 200
+        assert c.post("/api/login", json={"name": "orga_cards", "password": PASSWORD}).status_code == 200
+        v = c.get(f"/api/tournaments/{event['id']}").json()["version"]
+        r = c.post(f"/api/tournaments/{event['id']}/codirectors", json={"version": v, "name": "co_cards"})
+        assert r.status_code == 200, r.text
+    page = open_page("codirector", "en-US", (390, 844))
+    _sign_in(page)
+    page.goto(f"/tournaments/{event['id']}")
+    tid(page, "org-codirectors").wait_for()
+    assert "co_cards" in tid(page, "org-codirectors").inner_text()
+    tid(page, "org-codirector-remove").scroll_into_view_if_needed()
+    tid(page, "org-codirectors").screenshot(path=str(ARTIFACTS / "tournament-codirector-en-390x844.png"))
+    tid(page, "org-codirector-remove").click()
+    page.wait_for_function("(s) => { const el = document.querySelector('[data-testid=toast]');"
+                           " return el && el.textContent === s; }", arg="Co-director removed.")
+    tid(page, "org-codirectors").wait_for(state="detached")  # the page reloaded: no co-director left
+    d = httpx.get(f"{server.base}/api/tournaments/{event['id']}", timeout=30).json()
+    assert d["codirectors"] == []

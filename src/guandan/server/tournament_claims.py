@@ -154,7 +154,8 @@ def codes_json(t: Tournament, round_no: int, codes: dict[int, str]) -> dict[str,
 
 def _code_of(db: Session, tournament_id: int, t: Tournament, round_no: Any, table: Any) -> str | None:
     """The stored code of that table if it is still the table's (not paired again since); else None."""
-    if not isinstance(round_no, int) or not isinstance(table, int) or not 1 <= round_no <= len(t.played):
+    if (isinstance(round_no, bool) or isinstance(table, bool) or not isinstance(round_no, int)
+            or not isinstance(table, int) or not 1 <= round_no <= len(t.played)):
         return None
     rnd = t.played[round_no - 1]
     m = next((m for m in rnd.matches if m.table == table and m.b is not None), None)

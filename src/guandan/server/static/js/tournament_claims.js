@@ -11,6 +11,8 @@ import { errText } from "./auth.js";
 import { levelName } from "./tournament_admin.js";
 
 const LEVELS = [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14];
+/** The answer to the last claim sent from this page, per tournament: it stays when the page redraws. */
+const lastAnswer = new Map();
 
 function levelSelect(testid) {
   return h("select", { testid }, LEVELS.map((n) => h("option", { value: String(n) }, levelName(n))));
@@ -75,7 +77,8 @@ export function claimForm(d, opts) {
   const passed = h("select", { testid: "claim-passed" },
     h("option", { value: "" }, t("tour_nobody")), h("option", { value: "a" }, t("tour_side_a")), h("option", { value: "b" }, t("tour_side_b")));
   const timeCalled = h("input", { type: "checkbox", testid: "claim-time", checked: true });
-  const status = h("p", { class: "hint", testid: "claim-status", role: "status" });
+  const kept = lastAnswer.get(d.id);
+  const status = h("p", { class: kept ? kept.cls : "hint", testid: "claim-status", role: "status" }, kept ? kept.text : "");
   const submit = async (ev) => {
     ev.preventDefault();
     const body = { round: rnd.number, table: Number(tableSel.value), side: side.value, code: code.value,
@@ -85,11 +88,13 @@ export function claimForm(d, opts) {
       const msg = t(`tour_claim_${res.status}`);
       status.textContent = msg;
       status.className = "hint";
+      lastAnswer.set(d.id, { text: msg, cls: "hint" });
       toast(msg, "info");
       await opts.reload();
     } catch (e) {
       status.textContent = errText(e);
       status.className = "error-text";
+      lastAnswer.set(d.id, { text: errText(e), cls: "error-text" });
       toast(errText(e));
     }
   };
