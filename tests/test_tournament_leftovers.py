@@ -184,6 +184,13 @@ def test_online_event_to_target_level_8_finishes(srv: Any) -> None:
     assert got["winner"] == win and got["passed"] == win
     assert got["field_points"] == ([3, 1] if win == "a" else [1, 3])
     assert got["levels"][0 if win == "a" else 1] == 8 and got["levels"][0 if lose == "a" else 1] == res[f"level_{lose}"]
+    # the organiser's later penalty "loses the match" (R54) on the winner: the table shows the new decision
+    r = c.post(f"/api/tournaments/{tid}/penalties", json={"version": d["version"], "round": 1, "table": 1,
+                                                         "side": win, "levels": 0, "reason": "signalling x3",
+                                                         "loses_match": True})
+    assert r.status_code == 200, r.text
+    now = comp.frame(None)["decision"]
+    assert now["winner"] == lose and now["field_points"] == ([1, 3] if win == "a" else [3, 1])
 
 
 def test_bad_overrides(srv: Any) -> None:

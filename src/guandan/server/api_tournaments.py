@@ -313,10 +313,12 @@ def make_tournaments_router() -> APIRouter:
             room = next(x["room"] for x in request.app.state.online_rounds.tables_json(db, tid)
                         if (x["round"], x["table"]) == (round_no, table))
             from_thread.run_sync(request.app.state.online_rounds.release, room)
+        elif correct and t.venue == "online":  # the finished table shows the corrected decision
+            from_thread.run(request.app.state.online_rounds.refresh_decision, tid, round_no, table)
         return {"unchanged": False, "version": row.version, "round": round_json(t, round_no)}
 
     @router.post("/api/tournaments/{tid}/penalties")
-    def penalty(tid: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
+    def penalty(tid: int, request: Request, body: Body, user: RequiredUser, db: DbSession) -> Any:
         round_no = _int(body, "round", 1, 1000, code="unknown_round")
         table = _int(body, "table", 1, 100000, code="unknown_table")
         levels = _int(body, "levels", 0, 13, default=0)
@@ -330,6 +332,8 @@ def make_tournaments_router() -> APIRouter:
         row, t, _ = store.change(db, tid, user, body.get("version"), "penalty",
                                  lambda t: add_penalty(t, round_no, table, side, levels, reason or "",
                                                        loses_match=loses, by=user.name, at=store.now_iso()))
+        if t.venue == "online":  # the finished table shows the decision after this penalty
+            from_thread.run(request.app.state.online_rounds.refresh_decision, tid, round_no, table)
         return {"version": row.version, "round": round_json(t, round_no)}
 
     @router.get("/api/tournaments/{tid}/log")

@@ -415,6 +415,20 @@ class OnlineRounds:
             async with table.lock:
                 table._broadcast()
 
+    async def refresh_decision(self, tournament_id: int, round_no: int, table: int) -> None:
+        """The organiser changed a result (a correction, a penalty): the table of that match, if its game
+        is over and shows the decision, shows the new one."""
+        room_id = await self.manager.run_db(self._room_of, tournament_id, round_no, table)
+        comp = None if room_id is None else self.manager.competitions.get(room_id)
+        if comp is not None and comp.decision is not None:
+            await self._show_decision(room_id)
+
+    def _room_of(self, tournament_id: int, round_no: int, table: int) -> str | None:
+        with self.session_factory() as db:
+            return db.scalars(select(models.TournamentTableRow.room_id).where(
+                models.TournamentTableRow.tournament_id == tournament_id, models.TournamentTableRow.round == round_no,
+                models.TournamentTableRow.table_no == table)).first()
+
     def _decision(self, room_id: str) -> dict[str, Any] | None:
         with self.session_factory() as db:
             tt = db.scalars(select(models.TournamentTableRow).where(models.TournamentTableRow.room_id == room_id)).first()
