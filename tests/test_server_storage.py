@@ -49,8 +49,8 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
 )
 BACKENDS = ["sqlite", "postgresql"]
 TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
-          "tournaments", "tournament_directors", "tournament_audit", "tournament_tables", "challenges",
-          "challenge_plays", "friend_links", "friend_invites"]
+          "tournaments", "tournament_directors", "tournament_audit", "tournament_tables", "tournament_table_codes",
+          "challenges", "challenge_plays", "friend_links", "friend_invites"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {

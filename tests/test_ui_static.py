@@ -433,7 +433,8 @@ def test_tournament_labels_and_error_codes_in_both_languages() -> None:
     keys += [f"tour_op_{x}" for x in OPERATIONS]
     codes = {c.code for _, c in inspect.getmembers(errors, inspect.isclass) if issubclass(c, errors.TournamentError)}
     codes.discard("tournament_error")
-    for name in ("api_tournaments.py", "tournament_store.py", "tournament_views.py"):
+    for name in ("api_tournaments.py", "tournament_store.py", "tournament_views.py", "tournament_claims.py",
+                 "tournament_rounds.py"):
         codes |= set(re.findall(r'api_error\(\s*\d+,.*?"([a-z_]+)"(?:,|\))', (server / name).read_text(encoding="utf-8"),
                                 re.DOTALL))
     assert {"stale_version", "not_director", "round_has_results", "impossible_level", "bad_csv"} <= codes

@@ -11,12 +11,15 @@ co-directors only (401 without login, 403 ``not_director`` otherwise), each body
 
 * ``POST .../entries`` ``{entries: [{name?, players: [a, b], club?, rating?, seed?}]}`` or ``{csv: text}``
   (header ``name,partner,club,rating``); ``POST .../entries/{entry}/withdraw``;
-* ``POST .../codirectors`` ``{name}`` (the organiser only);
+* ``POST .../codirectors`` ``{name}``, ``DELETE .../codirectors/{name}?version=V`` (the organiser only;
+  404 ``not_codirector``);
 * ``POST .../rounds`` pairs the next round; ``DELETE .../rounds/{n}?version=V`` pairs the latest round
   again, only before its first result (409 ``round_has_results``);
 * ``POST .../results`` ``{round, table, level_a, level_b, passed_a, time_called, ..., correct?, reason?}``:
   the same result twice is answered ``unchanged``; a different one 409 ``result_already_entered``
-  unless ``correct`` is true (the correction is kept in the log with the value before);
+  unless ``correct`` is true (the correction is kept in the log with the value before); at an online
+  table still being played 409 ``table_playing`` unless ``override`` is true (the game's own result is
+  then not entered);
 * ``POST .../penalties`` ``{round, table, side, levels, reason, loses_match?}``;
 * ``GET .../log``: the audit log (who, when, operation, before, after).
 
@@ -55,7 +58,7 @@ from .hardening import bad_text
 from .models import TOURNAMENT_NAME_MAX
 from .passwords import invisible
 from .table.bots import BOT_NAMES
-from .tournament_rounds import OnlineError, check_accounts
+from .tournament_rounds import OnlineError, check_accounts, check_hand_result
 from .tournament_store import api_error
 from .tournament_views import detail_json, parse_entries_csv, result_from_body, round_json, standings_csv
 
@@ -103,12 +106,34 @@ def _text(body: dict[str, Any], key: str, *, required: bool = False, code: str =
 
 
 def _int(body: dict[str, Any], key: str, lo: int, hi: int, default: Any = None, code: str = "bad_number") -> Any:
-    v = body.get(key, default)
+    """``body[key]`` as an int in ``lo..hi``; absent or ``null`` means ``default`` (a ``null`` clock used to
+    reach the engine and answer 500). Anything else (text, a fraction, true/false, out of range): 400
+    ``code`` with ``params = {field, min, max}``."""
+    v = body.get(key)
+    if v is None:
+        v = default
     if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        raise api_error(400, f"{key} must be a whole number from {lo} to {hi}", code, {"field": key, "min": lo, "max": hi})
+        raise api_error(400, f"{key} must be a whole number from {lo} to {hi} (or null for the default)", code,
+                        {"field": key, "min": lo, "max": hi})
     return v
+
+
+def _overrides(body: dict[str, Any]) -> dict[str, str]:
+    """``body["overrides"]``: rule options over the preset (docs/rules.md section P), e.g.
+    ``{"target_level": "8"}`` (AMB-17); absent or ``null``: none. 400 ``bad_overrides`` unless an object of at
+    most 16 names, each value text or a whole number (the engine then checks each one: 400 ``bad_config``)."""
+    raw = body["overrides"] if "overrides" in body else None
+    if raw is None:
+        return {}
+    if (not isinstance(raw, dict) or len(raw) > 16
+            or not all(isinstance(k, str) and 0 < len(k) <= 40 and not bad_text(k) for k in raw)
+            or not all((isinstance(v, str) and len(v) <= 40 and not bad_text(v))
+                       or (isinstance(v, int) and not isinstance(v, bool)) for v in raw.values())):
+        raise api_error(400, "overrides is an object of at most 16 rule options, e.g. target_level: 8",
+                        "bad_overrides")
+    return {k: str(v) for k, v in raw.items()}
 
 
 def _entry_args(raw: Any, team: bool, index: int) -> dict[str, Any]:
@@ -172,7 +197,8 @@ def make_tournaments_router() -> APIRouter:
             raise api_error(400, f"late_action must be one of {', '.join(LATE_ACTIONS)}", "bad_late_action",
                             {"valid": list(LATE_ACTIONS)})
         ko_minutes = _int(body, "knockout_time_limit", 0, 600, default=120)
-        t = Tournament(name=name, format=fmt, rounds=rounds, preset=preset, match_minutes=minutes or None,
+        t = Tournament(name=name, format=fmt, rounds=rounds, preset=preset, overrides=_overrides(body),
+                       match_minutes=minutes or None,
                        knockout_minutes=ko_minutes or None, options=opts, venue=venue,
                        clock_lead_s=_int(body, "clock_lead_s", 1, 600, default=60),
                        clock_follow_s=_int(body, "clock_follow_s", 1, 600, default=30),
@@ -223,6 +249,11 @@ def make_tournaments_router() -> APIRouter:
         row = store.add_codirector(db, tid, user, body.get("version"), body.get("name"))
         return {"codirectors": store.director_names(db, row), "version": row.version}
 
+    @router.delete("/api/tournaments/{tid}/codirectors/{name}")
+    def remove_codirector(tid: int, name: str, user: RequiredUser, db: DbSession, version: int | None = None) -> Any:
+        row = store.remove_codirector(db, tid, user, version, name)
+        return {"codirectors": store.director_names(db, row), "version": row.version}
+
     @router.post("/api/tournaments/{tid}/rounds")
     def pair_round(tid: int, request: Request, body: Body, user: RequiredUser, db: DbSession) -> Any:
         row, t = store.load(db, tid)
@@ -256,7 +287,7 @@ def make_tournaments_router() -> APIRouter:
         return {"round": round_json(t, rnd.number), "version": row.version}
 
     @router.post("/api/tournaments/{tid}/results")
-    def enter(tid: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
+    def enter(tid: int, request: Request, body: Body, user: RequiredUser, db: DbSession) -> Any:
         round_no = _int(body, "round", 1, 1000, code="unknown_round")
         table = _int(body, "table", 1, 100000, code="unknown_table")
         if round_no is None or table is None:
@@ -273,17 +304,25 @@ def make_tournaments_router() -> APIRouter:
             store.check_version(row, body.get("version"))
             return {"unchanged": True, "version": row.version, "round": round_json(t, round_no)}
         correct = bool(body.get("correct"))
+        live = check_hand_result(db, t, tid, round_no, table, body.get("override") is True, user.name)
 
         def apply(t: Tournament) -> Any:
             if correct:
                 return correct_result(t, round_no, table, result, by=user.name, at=store.now_iso(), reason=reason)
             return enter_result(t, round_no, table, result, by=user.name, at=store.now_iso(), reason=reason)
 
-        row, t, _ = store.change(db, tid, user, body.get("version"), "correct" if correct else "result", apply)
+        row, t, _ = store.change(db, tid, user, body.get("version"), "correct" if correct else "result", apply,
+                                 extra=live)
+        if live is not None:  # the table's clock and lateness watch stop: its result is in
+            room = next(x["room"] for x in request.app.state.online_rounds.tables_json(db, tid)
+                        if (x["round"], x["table"]) == (round_no, table))
+            from_thread.run_sync(request.app.state.online_rounds.release, room)
+        elif correct and t.venue == "online":  # the finished table shows the corrected decision
+            from_thread.run(request.app.state.online_rounds.refresh_decision, tid, round_no, table)
         return {"unchanged": False, "version": row.version, "round": round_json(t, round_no)}
 
     @router.post("/api/tournaments/{tid}/penalties")
-    def penalty(tid: int, body: Body, user: RequiredUser, db: DbSession) -> Any:
+    def penalty(tid: int, request: Request, body: Body, user: RequiredUser, db: DbSession) -> Any:
         round_no = _int(body, "round", 1, 1000, code="unknown_round")
         table = _int(body, "table", 1, 100000, code="unknown_table")
         levels = _int(body, "levels", 0, 13, default=0)
@@ -297,6 +336,8 @@ def make_tournaments_router() -> APIRouter:
         row, t, _ = store.change(db, tid, user, body.get("version"), "penalty",
                                  lambda t: add_penalty(t, round_no, table, side, levels, reason or "",
                                                        loses_match=loses, by=user.name, at=store.now_iso()))
+        if t.venue == "online":  # the finished table shows the decision after this penalty
+            from_thread.run(request.app.state.online_rounds.refresh_decision, tid, round_no, table)
         return {"version": row.version, "round": round_json(t, round_no)}
 
     @router.get("/api/tournaments/{tid}/log")

@@ -41,6 +41,7 @@ from .settings import Settings
 from .manager import TableManager
 from .reviews import ReviewService
 from .table.bots import shutdown_bot_pool
+from .tournament_claims import make_claims_router
 from .tournament_rounds import OnlineRounds
 from .webapp import VERSION_HEADER, install_webapp
 from .ws import MAX_FRAME_BYTES, make_ws_router
@@ -107,6 +108,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_reviews_router(reviews))
     app.state.online_rounds = OnlineRounds(session_factory, manager)
     app.include_router(make_tournaments_router())
+    app.include_router(make_claims_router())  # players' results with the table's code (issue 21)
     app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings))
     app.include_router(make_friends_router())
     install_catch_all(app)

@@ -383,6 +383,25 @@ class TournamentTableRow(Base):
     pending: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
+class TournamentTableCodeRow(Base):
+    """The code of one physical table of a tournament round (issue 21 item 5, migration ``0016``): printed
+    on the table's card, it lets the players of that table enter their result without an account
+    (:mod:`guandan.server.tournament_claims`). ``pairing`` is the round's pairing stamp and the table's two
+    entries when the code was made (``"<paired_at>|<a>-<b>"``): a round paired again gets new codes. Never
+    shown to anyone but the directors."""
+
+    __tablename__ = "tournament_table_codes"
+    __table_args__ = (Index("ux_tournament_table_codes_table", "tournament_id", "round", "table_no", unique=True),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=False)
+    round: Mapped[int] = mapped_column(Integer, nullable=False)
+    table_no: Mapped[int] = mapped_column(Integer, nullable=False)
+    code: Mapped[str] = mapped_column(String(16), nullable=False)
+    pairing: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+
+
 class ChallengeRow(Base):
     """One day's duplicate challenge (issue 22): its boards, dealt once from the secure random
     source. ``day`` (the UTC date, ISO text ``YYYY-MM-DD``) is unique, so two processes creating

@@ -46,8 +46,8 @@ from guandan.core.rules import RuleSet
 from guandan.tournament.director import find_match
 from guandan.tournament.errors import TournamentError
 from guandan.tournament.model import LEVEL_MIN, Tournament, from_json, result_from_dict, result_to_dict, to_json
-from guandan.tournament.online import (enter_online_result, forfeit_result, late_minutes, match_minutes,
-                                       result_of_game, seating)
+from guandan.tournament.online import (decision_of, enter_online_result, forfeit_result, late_minutes,
+                                       match_minutes, result_of_game, seating)
 
 from . import models
 from .table import competition
@@ -106,6 +106,47 @@ def check_accounts(db: Any, t: Tournament) -> None:
             if u is None or u.is_guest:
                 raise OnlineError(f"{p.name} has no account: an online round seats accounts", "not_an_account",
                                   name=p.name)
+
+
+def playing_table(db: Any, tournament_id: int, round_no: int, table: int) -> Any:
+    """The ``tournament_tables`` row of an online table whose game is still being played (state
+    ``playing``), or None (a physical table, a bye, a table whose result is in, forfeit or held)."""
+    return db.scalars(select(models.TournamentTableRow).where(
+        models.TournamentTableRow.tournament_id == tournament_id, models.TournamentTableRow.round == round_no,
+        models.TournamentTableRow.table_no == table, models.TournamentTableRow.state == "playing")).first()
+
+
+def check_hand_result(db: Any, t: Tournament, tournament_id: int, round_no: int, table: int, override: bool,
+                      by: str) -> Callable[[Any], None] | None:
+    """A result typed by the organiser for ``table`` of ``round_no`` (issue 21 item 4). At an online table
+    still being played it is refused with 409 ``table_playing`` unless ``override``; with ``override`` the
+    returned callback (``store.change``'s ``extra``, in the same transaction as the result) moves the
+    table's row to ``entered`` (note ``override by <name>``), so that the live game's later result is not
+    applied a second time (:meth:`OnlineRounds._enter` enters only over ``playing``). None: nothing to do."""
+    if t.venue != "online":
+        return None
+    tt = playing_table(db, tournament_id, round_no, table)
+    if tt is None:
+        return None
+    if not override:
+        from .tournament_store import api_error
+
+        raise api_error(409, f"table {table} of round {round_no} is still being played online; send override: true"
+                        " to enter its result by hand (the game's own result is then ignored)", "table_playing",
+                        {"round": round_no, "table": table, "room": tt.room_id})
+    row_id, room = tt.id, tt.room_id
+
+    def mark(_row: Any) -> None:
+        done = db.execute(update(models.TournamentTableRow).where(
+            models.TournamentTableRow.id == row_id, models.TournamentTableRow.state == "playing")
+            .values(state="entered", note=f"override by {by}"[:200]).execution_options(synchronize_session=False))
+        if done.rowcount != 1:  # type: ignore[attr-defined]  # the game's result went in meanwhile
+            from .tournament_store import STALE_MESSAGE, api_error
+
+            db.rollback()
+            raise api_error(409, STALE_MESSAGE, "stale_version", {"room": room})
+
+    return mark
 
 
 def room_options(t: Tournament) -> dict[str, Any]:
@@ -287,6 +328,8 @@ class OnlineRounds:
             got = await self.manager.run_db(self._enter, table.id, result, table.game_id, "entered", head)
             if got == "extra":
                 await self._extra_deal(table.id)
+            elif got in ("entered", "already"):
+                await self._show_decision(table.id)
         except Exception:  # noqa: BLE001 - logged; the row stays playing and the restart enters it
             log.exception("room %s: entering the tournament result failed", table.id)
         finally:
@@ -359,6 +402,41 @@ class OnlineRounds:
                 return "entered"
         raise RuntimeError(f"room {room_id}: the tournament kept changing; the result was not entered")
 
+    async def _show_decision(self, room_id: str) -> None:
+        """Put the tournament's decision of the table's match into its state frames (the game-over panel
+        shows what the standings say, after R54 penalties) and send them."""
+        decision = await self.manager.run_db(self._decision, room_id)
+        comp = self.manager.competitions.get(room_id)
+        if comp is None or decision is None:
+            return
+        comp.decision = decision
+        table = self.manager.tables.get(room_id)
+        if table is not None:
+            async with table.lock:
+                table._broadcast()
+
+    async def refresh_decision(self, tournament_id: int, round_no: int, table: int) -> None:
+        """The organiser changed a result (a correction, a penalty): the table of that match, if its game
+        is over and shows the decision, shows the new one."""
+        room_id = await self.manager.run_db(self._room_of, tournament_id, round_no, table)
+        comp = None if room_id is None else self.manager.competitions.get(room_id)
+        if comp is not None and comp.decision is not None:
+            await self._show_decision(room_id)
+
+    def _room_of(self, tournament_id: int, round_no: int, table: int) -> str | None:
+        with self.session_factory() as db:
+            return db.scalars(select(models.TournamentTableRow.room_id).where(
+                models.TournamentTableRow.tournament_id == tournament_id, models.TournamentTableRow.round == round_no,
+                models.TournamentTableRow.table_no == table)).first()
+
+    def _decision(self, room_id: str) -> dict[str, Any] | None:
+        with self.session_factory() as db:
+            tt = db.scalars(select(models.TournamentTableRow).where(models.TournamentTableRow.room_id == room_id)).first()
+            row = None if tt is None else db.get(models.TournamentRow, tt.tournament_id)
+            if tt is None or row is None:
+                return None
+            return decision_of(from_json(row.state), tt.round, tt.table_no)
+
     async def _extra_deal(self, old_room: str) -> None:
         """R58: the knock-out match of ``old_room`` is drawn: one deal at level 2 in a new room with the
         same seats; the team that takes 头游 wins (:meth:`game_stored` enters it)."""
@@ -383,6 +461,11 @@ class OnlineRounds:
             tt.room_id, tt.deadline = room_id, None
             db.commit()
             return room_id
+
+    def release(self, room_id: str) -> None:
+        """Stop watching the table of ``room_id`` (its clock, lateness): its result was entered by hand
+        (on the event loop)."""
+        self._forget(room_id)
 
     def _forget(self, room_id: str) -> None:
         self.live.pop(room_id, None)
@@ -512,4 +595,4 @@ def _log_failure(task: asyncio.Task[Any]) -> None:
         log.error("online rounds: storing a timeout failed: %s", task.exception())
 
 
-__all__ = ["OnlineRounds", "OnlineError", "check_accounts", "room_options"]
+__all__ = ["OnlineRounds", "OnlineError", "check_accounts", "check_hand_result", "playing_table", "room_options"]

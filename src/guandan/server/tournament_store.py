@@ -53,7 +53,8 @@ ENGINE_STATUS = {
 STALE_MESSAGE = "the tournament changed; reload"
 
 #: The operations of the audit log (``tournament_audit.operation``); the UI names each one.
-OPERATIONS = ("create", "add_entries", "withdraw", "codirector", "pair", "repair", "result", "correct", "penalty")
+OPERATIONS = ("create", "add_entries", "withdraw", "codirector", "remove_codirector", "pair", "repair", "result",
+              "correct", "penalty", "claim")
 
 
 def api_error(status: int, message: str, code: str, params: dict[str, Any] | None = None) -> HTTPException:
@@ -261,4 +262,32 @@ def add_codirector(db: Session, tournament_id: int, user: User, version: Any, na
     row, _t, _ = change(db, tournament_id, user, version, "codirector", apply,
                         audit=lambda t: (before, [*before, other.name]),
                         extra=lambda r: db.add(TournamentDirectorRow(tournament_id=r.id, user_id=other.id)))
+    return row
+
+
+def remove_codirector(db: Session, tournament_id: int, user: User, version: Any, name: str) -> TournamentRow:
+    """The organiser removes the co-director ``name`` (an account name, compared as :func:`find_user`
+    does). Only the organiser may (403 ``organiser_only``; 403 ``not_director`` for someone who directs
+    nothing here); 404 ``not_codirector`` when ``name`` is not a co-director of this tournament (the
+    organiser included: the organiser is not removed). Audited ``remove_codirector`` with the directors
+    before and after."""
+    from .auth import find_user
+
+    row, _t = load(db, tournament_id)
+    if row.organiser_id != user.id:
+        require_director(db, row, user)
+        raise api_error(403, "only the organiser removes co-directors", "organiser_only")
+    other = find_user(db, name.strip()) if name.strip() and not bad_text(name) and len(name) <= 64 else None
+    link = None if other is None else db.get(TournamentDirectorRow, (row.id, other.id))
+    if other is None or link is None:
+        raise api_error(404, f"{name.strip()[:24]} is not a co-director of this tournament", "not_codirector",
+                        {"name": name.strip()[:24]})
+    before = [row.organiser.name if row.organiser else None, *director_names(db, row)]
+    after = [n for n in before if n != other.name]
+
+    def apply(t: Tournament) -> None:
+        t.directors = [n for n in t.directors if n != other.name]
+
+    row, _t, _ = change(db, tournament_id, user, version, "remove_codirector", apply,
+                        audit=lambda t: (before, after), extra=lambda r: db.delete(link))
     return row

@@ -141,8 +141,10 @@ def parse_entries_csv(text: Any, team: bool) -> list[dict[str, Any]]:
 
 
 def _int(body: dict[str, Any], key: str, default: int | None = 0, lo: int = 0, hi: int = 1000) -> Any:
-    v = body.get(key, default)
-    if v is None and default is None:
+    v = body.get(key)
+    if v is None:  # absent or null: the default
+        v = default
+    if v is None:
         return None
     if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
         raise api_error(400, f"{key} must be a whole number from {lo} to {hi}", "bad_number",

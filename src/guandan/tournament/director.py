@@ -33,7 +33,7 @@ from .errors import (ConfigError, DuplicateEntry, EntryWithdrawn, InvalidResult,
 from .model import (FORMATS, LATE_ACTIONS, VENUES, Entry, LogEntry, Match, MatchResult, Penalty, Player, Round, Tournament,
                     result_to_dict)
 from .scoring import TIEBREAKS, decide, knockout_winner, no_winner_reason, other, standings, validate_result
-from .teams import upgrade_of
+from .teams import target_of, upgrade_of
 
 
 def check_config(t: Tournament) -> None:
@@ -384,7 +384,8 @@ def _validate(t: Tournament, rnd: Round, m: Match, result: MatchResult) -> None:
     if m.b is None:
         raise InvalidResult(f"table {m.table} is a bye", reason="bye_table", round=rnd.number, table=m.table)
     validate_result(result, knockout=rnd.kind == "knockout", team=t.team, options=t.options,
-                    upgrade=upgrade_of(t.preset, t.overrides) if t.team else None)
+                    upgrade=upgrade_of(t.preset, t.overrides) if t.team else None,
+                    target=target_of(t.preset, t.overrides))
     timed = (t.knockout_minutes if rnd.kind == "knockout" else t.match_minutes) is not None
     if (not timed and not t.team and result.absent is None and result.passed_a is None and not result.time_called
             and not any(p.loses_match for p in result.penalties)):

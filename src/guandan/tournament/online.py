@@ -13,6 +13,7 @@ calls these functions.
 * :func:`enter_online_result`: enter it exactly once (the same result again is a no-op; a different
   one raises :class:`ResultAlreadyEntered`: only the organiser corrects).
 * :func:`late_minutes`: R54 lateness of a pair from when the round started and when it arrived.
+* :func:`decision_of`: what the standings say of a finished match (after R54 penalties), for the table.
 
 A drawn knock-out match needs the extra deal at level 2 (R58): the engine refuses the drawn result
 (``extra_deal_needed``); the server keeps it, plays the extra deal as a new one-deal game at the same
@@ -76,6 +77,28 @@ def late_minutes(started: float, arrived: float | None, until: float) -> int:
     return max(0, int((end - started) // 60))
 
 
+def decision_of(t: Tournament, round_no: int, table: int) -> dict[str, Any] | None:
+    """What the standings say of a table's match once its result is final (issue 21: the table's game-over
+    panel shows it, not the winner by raw levels), or None while it has no final result.
+
+    Returns ``{"winner": "a" | "b" | None (a draw, or both lost), "outcome": [a, b] ("win", "draw",
+    "loss", "absent"), "field_points": [a, b] (R58: 3 / 2 / 1 / 0), "levels": [a, b] (after the R54
+    penalties, capped at A), "reached": [a, b] (the levels played to), "penalty_levels": [a, b] (levels
+    each side was credited for the other's penalties), "passed": the side that passed the target or None,
+    "time_called": bool, "extra_deal": the side that won R58's extra deal or None}``; levels as 2..14."""
+    from .scoring import score_match
+
+    rnd, m = find_match(t, round_no, table)
+    if m.result is None or m.b is None:
+        return None
+    sc = score_match(m, t.options, knockout=rnd.kind == "knockout", team=t.team)
+    a, b = sc["a"], sc["b"]
+    winner = "a" if a.outcome == "win" else "b" if b.outcome == "win" else None
+    return {"winner": winner, "outcome": [a.outcome, b.outcome], "field_points": [a.field_points, b.field_points],
+            "levels": [a.level, b.level], "reached": [a.reached, b.reached], "penalty_levels": [a.gained, b.gained],
+            "passed": m.result.passed_a, "time_called": m.result.time_called, "extra_deal": m.result.extra_deal}
+
+
 def enter_online_result(t: Tournament, round_no: int, table: int, result: MatchResult, *, at: str | None,
                         game_id: int | None) -> bool:
     """Enter the result of an online table (logged ``online`` by ``"table"`` with the stored game's id).
@@ -98,4 +121,5 @@ def enter_online_result(t: Tournament, round_no: int, table: int, result: MatchR
     return True
 
 
-__all__ = ["match_minutes", "seating", "result_of_game", "forfeit_result", "late_minutes", "enter_online_result"]
+__all__ = ["match_minutes", "seating", "result_of_game", "forfeit_result", "late_minutes", "enter_online_result",
+           "decision_of"]

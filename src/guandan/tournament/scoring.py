@@ -86,15 +86,19 @@ class SideScore:
 
 
 def validate_result(r: MatchResult, *, knockout: bool = False, team: bool = False,
-                    options: Options | None = None, upgrade: Sequence[int] | None = None) -> None:
+                    options: Options | None = None, upgrade: Sequence[int] | None = None,
+                    target: int = LEVEL_A) -> None:
     """Check a reported result before it is stored.
 
     ``upgrade``: the levels gained for 1-2, 1-3, 1-4 under the tournament's rule preset
     (:func:`guandan.tournament.teams.upgrade_of`; default the official preset's): a team deal's value at
     a table must be one of :func:`~guandan.tournament.teams.deal_values` of it (R35).
 
-    Raises :class:`ImpossibleLevel` for a level that is not an int in 2..A or a pass of A by a side whose
-    level is not A (R37: A is passed from A); :class:`InvalidResult` (``params["reason"]``) for counts
+    ``target``: the games' target level as 2..14 (AMB-17: A = 14, or 8;
+    :func:`guandan.tournament.teams.target_of`): ``passed_a`` names the side that passed it.
+
+    Raises :class:`ImpossibleLevel` for a level that is not an int in 2..A or a pass of the target by a
+    side whose level is not the target (R37: A is passed from A; with target 8, 8 from 8); :class:`InvalidResult` (``params["reason"]``) for counts
     (timeouts, minutes late, penalty levels) that are not ints (``not_a_count``: a float such as NaN is
     never taken) or are negative,
     a side name other than a/b, an absent side with play reported, an extra deal where none is needed
@@ -141,8 +145,10 @@ def validate_result(r: MatchResult, *, knockout: bool = False, team: bool = Fals
             raise InvalidResult("team matches are scored on the 26-point scale", reason="team_deals_not_team")
     elif r.team_deals is not None:
         raise InvalidResult("team deals in a pair match", reason="team_deals_not_team")
-    if r.passed_a is not None and getattr(r, f"level_{r.passed_a}") != LEVEL_A:
-        raise ImpossibleLevel("only a side at A can pass A (R37)", field="passed_a", value=r.passed_a)
+    if r.passed_a is not None and getattr(r, f"level_{r.passed_a}") != target:
+        at = "A" if target == LEVEL_A else str(target)
+        raise ImpossibleLevel(f"only a side at {at} can pass the target level {at} (R37, AMB-17)", field="passed_a",
+                              value=r.passed_a)
     if knockout:
         drawn = _decide(r, team, options=options) is None  # BOTH_LOSE needs no extra deal: nobody won
         if drawn and r.extra_deal is None:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 TOTAL_POINTS = 26
 DRAW_POINTS = TOTAL_POINTS // 2
@@ -39,9 +40,9 @@ RESULTS = ("1-2", "1-3", "1-4")
 _CODE = re.compile(r"([ab])1-?([234])")
 
 
-def upgrade_of(preset: str, overrides: Mapping[str, str] | None = None) -> tuple[int, int, int]:
-    """The levels gained for 1-2, 1-3, 1-4 (R35) under the rule ``preset`` with the ``overrides``
-    (``{"upgrade": "6/4/2"}``...), as the games of the tournament are played.
+def rules_of(preset: str, overrides: Mapping[str, str] | None = None) -> Any:
+    """The :class:`~guandan.core.rules.RuleSet` the games of a tournament are played under: the rule
+    ``preset`` with the ``overrides`` (``{"upgrade": "6/4/2", "target_level": "8"}``...).
 
     Raises :class:`~guandan.tournament.errors.ConfigError` (``params["field"] == "preset"``) for an unknown
     preset or an invalid override."""
@@ -51,10 +52,27 @@ def upgrade_of(preset: str, overrides: Mapping[str, str] | None = None) -> tuple
     from .errors import ConfigError
 
     try:
-        rules = apply_overrides(RuleSet.preset(preset), [f"{k}={v}" for k, v in (overrides or {}).items()])
+        return apply_overrides(RuleSet.preset(preset), [f"{k}={v}" for k, v in (overrides or {}).items()])
     except RuleConfigError as e:
         raise ConfigError(f"rule preset {preset!r}: {e}", field="preset", value=preset) from None
-    return rules.upgrade
+
+
+def upgrade_of(preset: str, overrides: Mapping[str, str] | None = None) -> tuple[int, int, int]:
+    """The levels gained for 1-2, 1-3, 1-4 (R35) under the rule ``preset`` with the ``overrides``
+    (``{"upgrade": "6/4/2"}``...), as the games of the tournament are played.
+
+    Raises :class:`~guandan.tournament.errors.ConfigError` (``params["field"] == "preset"``) for an unknown
+    preset or an invalid override."""
+    return tuple(rules_of(preset, overrides).upgrade)  # type: ignore[return-value]
+
+
+def target_of(preset: str, overrides: Mapping[str, str] | None = None) -> int:
+    """The target level of the tournament's games as 2..14 (``target_level``, AMB-17: A = 14 by default,
+    8 where the preset or an override says so): the level a side passes to win the game (R37 for A).
+    Raises :class:`~guandan.tournament.errors.ConfigError` as :func:`rules_of`."""
+    from .model import parse_level
+
+    return parse_level(str(rules_of(preset, overrides).target_level), "target_level")
 
 
 def deal_values(upgrade: Sequence[int]) -> list[int]:

@@ -45,13 +45,18 @@ class Competition:
     listener: Any = None
     #: R58's extra deal of a drawn knock-out match: this game is one deal at level 2
     play_deal: bool = False
+    #: the tournament's decision once the result is in (:func:`guandan.tournament.online.decision_of`):
+    #: the game-over panel shows it instead of the winner by raw levels
+    decision: dict[str, Any] | None = None
 
     def frame(self, game: Any) -> dict[str, Any]:
         """The state frame's ``competition`` object: ``{"tournament", "round", "table", "deadline_ms"
-        (epoch ms or null), "time_called", "timeouts": [a, b]}``."""
+        (epoch ms or null), "time_called", "timeouts": [a, b], "decision"}`` (``decision``: null until
+        the match's result is in the tournament, then what the standings say, after R54 penalties)."""
         return {"tournament": self.tournament_id, "round": self.round, "table": self.table,
                 "deadline_ms": None if self.deadline is None else int(self.deadline * 1000),
-                "time_called": bool(game is not None and game.time_called), "timeouts": list(self.timeouts)}
+                "time_called": bool(game is not None and game.time_called), "timeouts": list(self.timeouts),
+                "decision": self.decision}
 
 
 def spectator_view(game: Any, names: list[str]) -> dict[str, Any]:

@@ -35,7 +35,8 @@
 //                result-panel, result-finish-order, result-code, result-winner,
 //                result-upgrade, result-levels, result-a-fails, result-points (table:
 //                per seat, this deal and total; Anhui only; result-title-0..3 its titles), result-close, game-over-panel, replay-link,
-//                game-over-banner, replay-link-banner
+//                game-over-banner, replay-link-banner, game-over-title, game-over-heading, match-decision
+//                (a tournament table: the tournament's decision after R54 penalties)
 //   table view:  menu-btn, room-drawer (drawer-close, drawer-lang, drawer-lobby, room-rules),
 //                last-trick-btn, last-trick (last-trick-row, data-seat), tracker-btn, tracker-panel
 //                (tracker-cell data-rank/data-left, tracker-wild), popover-close, mute-btn,
@@ -78,6 +79,9 @@
 //   tournament:  tournament-title, tournament-error, standings-table, standings-row (data-entry),
 //                standings-fp, prize-list, round-section (data-round), pairing-row (data-table,
 //                data-status), print-round-btn, print-btn, export-csv, export-json
+//   table codes: claim-form, claim-table, claim-side, claim-code, claim-level-a, claim-level-b,
+//                claim-passed, claim-time, claim-btn, claim-status, table-cards-panel, table-cards,
+//                table-card (data-table), table-card-code, print-cards-btn, claim-confirm
 //   challenge:   challenge-page, challenge-head, challenge-title, challenge-error, challenge-sign-in,
 //                challenge-guest-note, challenge-me, challenge-boards, challenge-board (data-board,
 //                data-status: open | playing | played), challenge-board-status, challenge-board-result,
@@ -91,10 +95,12 @@
 //   organiser:   organiser-panel, org-pair-btn, org-repair-btn, org-entry-form, org-player1,
 //                org-player2, org-club, org-rating, org-entry-add, org-csv, org-csv-btn,
 //                org-result-form, org-result-table (value "round:table"), org-level-a, org-level-b,
-//                org-passed, org-absent, org-extra (knock-out draws), org-time, org-correct, org-reason, org-result-btn,
+//                org-passed, org-absent, org-extra (knock-out draws), org-time, org-correct, org-override, org-reason,
+//                org-result-btn,
 //                org-penalty-form, org-penalty-table, org-penalty-side, org-penalty-levels,
 //                org-penalty-reason, org-penalty-loses, org-penalty-btn, org-withdraw-entry,
-//                org-withdraw-btn, org-codirector-name, org-codirector-btn, org-audit-log, org-audit-row
+//                org-withdraw-btn, org-codirector-name, org-codirector-btn, org-codirectors,
+//                org-codirector-remove, org-audit-log, org-audit-row
 //   replay:      replay-first, replay-prev-deal, replay-prev, replay-next, replay-next-deal,
 //                replay-last, replay-play, replay-step, replay-desc, replay-table, replay-rules,
 //                replay-seat-0..3, replay-hand-0..3 (cards inside carry data-card), replay-review

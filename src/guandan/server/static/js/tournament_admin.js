@@ -106,6 +106,7 @@ export function organiserPanel(d, opts) {
   const knockout = d.rounds_list.some((r) => r.kind === "knockout");
   const timeCalled = h("input", { type: "checkbox", testid: "org-time", checked: true });
   const correct = h("input", { type: "checkbox", testid: "org-correct" });
+  const override = h("input", { type: "checkbox", testid: "org-override" });
   const reason = h("input", { type: "text", maxlength: "64", testid: "org-reason" });
   const resultForm = h("form", {
     class: "org-block", testid: "org-result-form",
@@ -116,6 +117,7 @@ export function organiserPanel(d, opts) {
       const body = { round, table, level_a: Number(la.value), level_b: Number(lb.value), passed_a: passed.value || null,
         time_called: timeCalled.checked, absent: absent.value || null, extra_deal: extra.value || null,
         correct: correct.checked, reason: reason.value.trim() || null };
+      if (override.checked) body.override = true;
       if (body.absent) {
         body.level_a = 2;
         body.level_b = 2;
@@ -131,6 +133,7 @@ export function organiserPanel(d, opts) {
     knockout ? field(t("tour_extra_who"), extra) : null),
   h("label", { class: "check-row" }, timeCalled, h("span", {}, t("tour_time_called_check"))),
   h("label", { class: "check-row" }, correct, h("span", {}, t("tour_correct_check"))),
+  d.venue === "online" ? h("label", { class: "check-row" }, override, h("span", {}, t("tour_override_check"))) : null,
   field(t("tour_reason"), reason),
   h("button", { type: "submit", class: "btn primary small", testid: "org-result-btn", disabled: !open.length }, t("tour_enter_btn")));
 
@@ -170,7 +173,12 @@ export function organiserPanel(d, opts) {
         onclick: () => act("POST", `/entries/${wEntry.value}/withdraw`, {}, "tour_ok_withdrawn") }, t("tour_withdraw_btn"))),
     h("div", { class: "inline-form" }, field(t("tour_codirector_name"), coName),
       h("button", { type: "button", class: "btn small", testid: "org-codirector-btn",
-        onclick: () => act("POST", "/codirectors", { name: coName.value.trim() }, "tour_ok_codirector") }, t("tour_codirector_btn"))));
+        onclick: () => act("POST", "/codirectors", { name: coName.value.trim() }, "tour_ok_codirector") }, t("tour_codirector_btn"))),
+    d.codirectors.length ? h("ul", { class: "codirector-list", testid: "org-codirectors" }, d.codirectors.map((n) =>
+      h("li", {}, h("span", {}, n), " ",
+        h("button", { type: "button", class: "btn small secondary", testid: "org-codirector-remove", "aria-label": t("tour_codirector_remove_named", { name: n }),
+          onclick: () => act("DELETE", `/codirectors/${encodeURIComponent(n)}?version=${d.version}`, {}, "tour_ok_codirector_removed") },
+        t("tour_codirector_remove"))))) : null);
 
   // --- audit log ---
   const logBox = h("div", { class: "audit-log", testid: "org-audit-log" });

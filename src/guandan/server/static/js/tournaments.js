@@ -1,7 +1,8 @@
 // Tournaments: the list (/tournaments, with the create form for signed-in people) and the public
 // standings page (/tournaments/{id}): rounds, pairings, results, standings with tie-breaks and
-// penalties, prize list, exports, printable pairing sheets. The organiser's panel
-// (tournament_admin.js) is shown to the organiser and co-directors only.
+// penalties, prize list, exports, printable pairing sheets, the players' result form with the table's
+// code (tournament_claims.js). The organiser's panel (tournament_admin.js) and the table cards are shown
+// to the organiser and co-directors only.
 // API: GET/POST /api/tournaments, GET /api/tournaments/{id} (api_tournaments.py).
 
 import { fmtDate, h, link, replaceChildren, toast } from "./dom.js";
@@ -10,6 +11,7 @@ import { t } from "./i18n.js";
 import { errText } from "./auth.js";
 import { PRESET_IDS, presetName } from "./rules.js";
 import { levelName, organiserPanel } from "./tournament_admin.js";
+import { claimForm, tableCardsPanel } from "./tournament_claims.js";
 
 export const FORMATS = ["swiss", "round_robin", "groups_knockout"];
 const TIEBREAK_KEYS = { net: "tb_net", cumulative: "tb_cumulative", opponents: "tb_opponents", head_to_head: "tb_head_to_head", seed: "tb_seed" };
@@ -272,7 +274,9 @@ export function mountTournament(el, params, ctx) {
             h("a", { class: "btn small secondary", href: `${base}/export.json`, download: "", testid: "export-json" }, t("tour_export_json")),
             h("button", { type: "button", class: "btn small secondary", testid: "print-btn", onclick: () => window.print() }, t("tour_print")),
             link("/tournaments", t("tour_all"), { class: "btn small secondary" }))),
+        claimForm(d, { reload: load }),
         d.can_direct ? organiserPanel(d, { reload: load, me: ctx.me }) : null,
+        tableCardsPanel(d, { reload: load }),
         h("section", { class: "card-panel standings-panel" },
           h("h2", {}, t("tour_standings")),
           d.standings.length ? h("div", { class: "table-fit" }, standingsTable(d)) : h("p", { class: "muted" }, t("tour_no_entries")),

@@ -15,14 +15,48 @@ function levelPair(levels) {
   return Array.isArray(levels) ? `${t("team_a")} ${rankLabel(levels[0])} · ${t("team_b")} ${rankLabel(levels[1])}` : "";
 }
 
+/**
+ * The heading of a finished game. At a tournament table (state frame's `competition`) it is the
+ * tournament's decision once the result is in (after R54 penalties: what the standings say), "waiting
+ * for the result" before; elsewhere the winner by the levels of the game.
+ */
+function gameOverTitle(store, g) {
+  const c = store.state.competition;
+  if (c) {
+    const d = c.decision;
+    if (!d) return t("game_over_title");
+    if (d.winner === "a" || d.winner === "b") return t("match_decision_winner", { team: teamName(d.winner === "a" ? 0 : 1) });
+    return t(d.outcome && d.outcome[0] === "draw" ? "match_decision_draw" : "match_decision_none");
+  }
+  const team = g && Number.isInteger(g.winner_team) ? g.winner_team : null;
+  return team === null ? t("game_over_title") : t("game_over_winner", { team: teamName(team) });
+}
+
+/** A tournament level 2..14 as at the table: 2..10, J, Q, K, A. */
+function levelText(n) {
+  return { 11: "J", 12: "Q", 13: "K", 14: "A" }[n] || String(n);
+}
+
+/** The tournament's decision of a competition table in one line: field points, levels after penalties. */
+function decisionLine(store) {
+  const c = store.state.competition;
+  if (!c) return null;
+  const d = c.decision;
+  if (!d) return h("p", { class: "hint", testid: "match-decision" }, t("match_decision_waiting"));
+  const parts = [t("match_decision_points", { a: d.field_points[0], b: d.field_points[1] }),
+    t("match_decision_levels", { a: levelText(d.levels[0]), b: levelText(d.levels[1]) })];
+  const pens = d.penalty_levels || [0, 0];
+  for (const [i, n] of pens.entries()) if (n) parts.push(t("match_decision_penalty", { team: teamName(i), n }));
+  return h("p", { class: "match-decision", testid: "match-decision" }, parts.join(" · "));
+}
+
 /** The banner on the table once the game is over (replay link, and the way back to the summary). */
 export function gameOverBanner(store) {
   const g = store.state.gameOver;
-  const team = g && Number.isInteger(g.winner_team) ? g.winner_team : null;
   return h(
     "div",
     { class: "game-over-banner", testid: "game-over-banner" },
-    h("strong", {}, team === null ? t("game_over_title") : t("game_over_winner", { team: teamName(team) })),
+    h("strong", { testid: "game-over-title" }, gameOverTitle(store, g)),
     g && g.game_id !== undefined && g.game_id !== null ? link(`/replay/${g.game_id}`, t("watch_replay"), { testid: "replay-link-banner", class: "btn small" }) : null,
     h("button", { type: "button", class: "btn small", testid: "show-result-btn", onclick: () => store.update((s) => { s.resultHidden = false; }, ["overlay", true]) }, t("show_summary")),
   );
@@ -174,7 +208,8 @@ function gameOverPart(store, actions, g, kv) {
   return h(
     "div",
     { class: "game-over", testid: "game-over-panel" },
-    h("h3", {}, Number.isInteger(g.winner_team) ? t("game_over_winner", { team: teamName(g.winner_team) }) : t("game_over_title")),
+    h("h3", { testid: "game-over-heading" }, gameOverTitle(store, g)),
+    decisionLine(store),
     gamePlayersLinks(roomSeats(store), store.ctx && store.ctx.me && store.ctx.me.name),
     sum
       ? h(

@@ -1,0 +1,211 @@
+"""Players enter their own result with the table's code (issue 21 item 5) on a real server (uvicorn on
+127.0.0.1, a fresh SQLite file; no mocks): the directors read the codes, a player without an account
+claims with the code, equal claims stand, different ones wait for the organiser, a single claim is
+confirmed by the organiser, a wrong code is 403 and too many of them 429.
+
+Expected numbers from docs/rules.md R58 (win 3, draw 2, loss 1; on time the levels decide) and the
+seeded first round of docs/tournaments.md (6 pairs by seed: 1 v 4, 2 v 5, 3 v 6).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+PASSWORD = "tournament-pass-1"
+
+
+def _client(base: str, name: str | None) -> httpx.Client:
+    c = httpx.Client(base_url=base, timeout=30)
+    if name is not None:
+        r = c.post("/api/register", json={"name": name, "password": PASSWORD})
+        assert r.status_code == 200, r.text
+    return c
+
+
+@pytest.fixture(scope="module")
+def srv(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    from browser_helpers import LiveServer
+
+    s = LiveServer(tmp_path_factory.mktemp("tclaim") / "g.db")
+    try:
+        yield s
+    finally:
+        s.stop()
+        s.app.state.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def event(srv: Any) -> dict[str, Any]:
+    orga = _client(srv.base, "orga_claims")
+    tid = orga.post("/api/tournaments", json={"name": "Club night", "rounds": 3}).json()["tournament"]["id"]
+    v = orga.get(f"/api/tournaments/{tid}").json()["version"]
+    entries = [{"name": f"P{i}", "players": [f"p{i}a", f"p{i}b"], "seed": i} for i in range(1, 7)]
+    r = orga.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": entries})
+    assert r.status_code == 200, r.text
+    r = orga.post(f"/api/tournaments/{tid}/rounds", json={"version": r.json()["version"]})
+    assert r.status_code == 200, r.text
+    return {"id": tid, "orga": orga, "matches": r.json()["round"]["matches"]}
+
+
+def _codes(c: httpx.Client, tid: int, n: int = 1) -> dict[int, str]:
+    r = c.get(f"/api/tournaments/{tid}/rounds/{n}/codes")
+    assert r.status_code == 200, r.text
+    return {x["table"]: x["code"] for x in r.json()["tables"]}
+
+
+def _claim(base: str, tid: int, **body: Any) -> httpx.Response:
+    with httpx.Client(base_url=base, timeout=30) as anon:  # no account, no cookie
+        return anon.post(f"/api/tournaments/{tid}/claims", json=body)
+
+
+def test_directors_read_the_codes(srv: Any, event: dict[str, Any]) -> None:
+    from guandan.server.tournament_claims import CODE_ALPHABET
+
+    tid = event["id"]
+    codes = _codes(event["orga"], tid)
+    assert sorted(codes) == [1, 2, 3]  # 6 pairs: three tables, no bye
+    assert all(len(c) == 6 and set(c) <= set(CODE_ALPHABET) for c in codes.values())
+    assert len(set(codes.values())) == 3
+    assert _codes(event["orga"], tid) == codes  # made once, then read back
+    # the seeded round 1 (docs/tournaments.md): seed 1 v seed 4, 2 v 5, 3 v 6
+    assert [(m["a"], m["b"]) for m in event["matches"]] == [(1, 4), (2, 5), (3, 6)]
+    # nobody else reads them, and they are nowhere in the public page or the exports
+    assert _client(srv.base, None).get(f"/api/tournaments/{tid}/rounds/1/codes").status_code == 401
+    r = _client(srv.base, "nosy_player").get(f"/api/tournaments/{tid}/rounds/1/codes")
+    assert (r.status_code, r.json()["code"]) == (403, "not_director")
+    anon = _client(srv.base, None)
+    public = anon.get(f"/api/tournaments/{tid}").text + anon.get(f"/api/tournaments/{tid}/export.json").text
+    assert not any(c in public for c in codes.values())
+    r = event["orga"].get(f"/api/tournaments/{tid}/rounds/9/codes")
+    assert (r.status_code, r.json()["code"]) == (404, "unknown_round")
+
+
+def test_wrong_code_is_403(srv: Any, event: dict[str, Any]) -> None:
+    tid = event["id"]
+    codes = _codes(event["orga"], tid)
+    body = {"round": 1, "side": "a", "level_a": "K", "level_b": 9, "time_called": True}
+    r = _claim(srv.base, tid, table=1, code=codes[2], **body)  # another table's code
+    assert (r.status_code, r.json()["code"]) == (403, "bad_table_code")
+    for bad in ("", None, "AAAAAA", 123456):
+        r = _claim(srv.base, tid, table=1, code=bad, **body)
+        assert (r.status_code, r.json()["code"]) == (403, "bad_table_code"), bad
+    r = _claim(srv.base, tid, table=7, code=codes[1], **body)  # no such table
+    assert (r.status_code, r.json()["code"]) == (403, "bad_table_code")
+    assert event["orga"].get(f"/api/tournaments/{tid}").json()["rounds_list"][0]["matches"][0]["status"] == "pending"
+
+
+def test_both_pairs_agree_and_the_result_stands(srv: Any, event: dict[str, Any]) -> None:
+    tid = event["id"]
+    code = _codes(event["orga"], tid)[1]
+    body = {"round": 1, "table": 1, "level_a": "K", "level_b": 9, "time_called": True}
+    # typed with spaces and in lower case, as read off the card
+    r = _claim(srv.base, tid, code=f" {code[:3].lower()} {code[3:]}", side="a", **body)
+    assert r.status_code == 200, r.text
+    assert r.json() == {"status": "claimed", "round": 1, "table": 1}
+    d = event["orga"].get(f"/api/tournaments/{tid}").json()
+    assert d["rounds_list"][0]["matches"][0]["result"] is None  # one claim is not a result
+    r = _claim(srv.base, tid, code=code, side="b", **body)
+    assert r.status_code == 200 and r.json()["status"] == "final", r.text
+    d = event["orga"].get(f"/api/tournaments/{tid}").json()
+    m = d["rounds_list"][0]["matches"][0]
+    assert (m["result"]["level_a"], m["result"]["level_b"], m["result"]["time_called"]) == (13, 9, True)
+    # K v 9 on time: seed 1 wins 3 field points, seed 4 has 1 (R58)
+    fp = {s["id"]: s["field_points"] for s in d["standings"]}
+    assert (fp[1], fp[4]) == (3, 1)
+    # final: a further claim is refused
+    r = _claim(srv.base, tid, code=code, side="a", **body)
+    assert (r.status_code, r.json()["code"]) == (409, "result_already_entered")
+    log = event["orga"].get(f"/api/tournaments/{tid}/log").json()["log"]
+    claims = [a for a in log if a["operation"] == "claim"]
+    assert len(claims) == 2 and all(a["by"] is None for a in claims)
+    assert [x["action"] for x in claims[1]["after"]] == ["claim", "agreed"]
+
+
+def test_claims_that_differ_wait_for_the_organiser(srv: Any, event: dict[str, Any]) -> None:
+    tid, orga = event["id"], event["orga"]
+    code = _codes(orga, tid)[2]
+    r = _claim(srv.base, tid, round=1, table=2, code=code, side="a", level_a=10, level_b=8, time_called=True)
+    assert r.json()["status"] == "claimed", r.text
+    r = _claim(srv.base, tid, round=1, table=2, code=code, side="b", level_a=8, level_b=10, time_called=True)
+    assert r.json()["status"] == "disputed", r.text
+    # the organiser sees both claims beside the code, and decides
+    x = next(x for x in orga.get(f"/api/tournaments/{tid}/rounds/1/codes").json()["tables"] if x["table"] == 2)
+    assert x["status"] == "disputed"
+    assert (x["claims"]["a"]["level_a"], x["claims"]["b"]["level_a"]) == (10, 8)
+    v = orga.get(f"/api/tournaments/{tid}").json()["version"]
+    r = orga.post(f"/api/tournaments/{tid}/results", json={"version": v, "round": 1, "table": 2, "level_a": 10,
+                                                          "level_b": 8, "time_called": True})
+    assert r.status_code == 200, r.text
+    assert r.json()["round"]["matches"][1]["status"] == "final"
+    log = orga.get(f"/api/tournaments/{tid}/log").json()["log"]
+    assert log[-1]["operation"] == "result" and log[-1]["before"]["a"]["level_a"] == 10
+    assert log[-1]["before"]["b"]["level_a"] == 8  # both claims kept as the value before
+
+
+def test_organiser_confirms_a_single_claim(srv: Any, event: dict[str, Any]) -> None:
+    tid, orga = event["id"], event["orga"]
+    code = _codes(orga, tid)[3]
+    claim = {"round": 1, "table": 3, "level_a": 5, "level_b": "A", "passed_a": "b"}
+    r = _claim(srv.base, tid, code=code, side="b", **claim)
+    assert r.json()["status"] == "claimed", r.text
+    x = next(x for x in orga.get(f"/api/tournaments/{tid}/rounds/1/codes").json()["tables"] if x["table"] == 3)
+    assert x["claims"]["a"] is None and x["claims"]["b"]["passed_a"] == "b"
+    v = orga.get(f"/api/tournaments/{tid}").json()["version"]
+    r = orga.post(f"/api/tournaments/{tid}/results", json={"version": v, **claim})
+    assert r.status_code == 200, r.text
+    d = orga.get(f"/api/tournaments/{tid}").json()
+    assert d["rounds_list"][0]["complete"]
+    fp = {s["id"]: s["field_points"] for s in d["standings"]}
+    # seed 6 passed A: 3, seed 3: 1; table 2: seed 2 10 v 8 on time: 3 and 1
+    assert fp == {1: 3, 4: 1, 2: 3, 5: 1, 6: 3, 3: 1}
+
+
+def test_online_event_has_no_codes(srv: Any) -> None:
+    c = _client(srv.base, "orga_claims_online")
+    tid = c.post("/api/tournaments", json={"name": "Online", "venue": "online"}).json()["tournament"]["id"]
+    r = c.get(f"/api/tournaments/{tid}/rounds/1/codes")
+    assert (r.status_code, r.json()["code"]) == (409, "online_venue")
+
+
+def test_too_many_wrong_codes_is_429(srv: Any, event: dict[str, Any]) -> None:
+    """Last in the module: the test's address stays blocked for 10 minutes."""
+    from guandan.server.tournament_claims import WRONG_CODES_MAX
+
+    tid, orga = event["id"], event["orga"]
+    v = orga.get(f"/api/tournaments/{tid}").json()["version"]
+    r = orga.post(f"/api/tournaments/{tid}/rounds", json={"version": v})
+    assert r.status_code == 200, r.text
+    good = _codes(orga, tid, 2)[1]
+    srv.app.state.wrong_table_codes = None  # a fresh count (earlier tests sent wrong codes on purpose)
+    body = {"round": 2, "table": 1, "side": "a", "level_a": 9, "level_b": 9, "time_called": True}
+    for _ in range(WRONG_CODES_MAX):
+        r = _claim(srv.base, tid, code="ZZZZZZ" if good != "ZZZZZZ" else "YYYYYY", **body)
+        assert (r.status_code, r.json()["code"]) == (403, "bad_table_code")
+    r = _claim(srv.base, tid, code=good, **body)  # even the right code: the address is blocked
+    assert (r.status_code, r.json()["code"]) == (429, "too_many_codes")
+    assert 0 < r.json()["params"]["wait_s"] <= 601
+    assert orga.get(f"/api/tournaments/{tid}").json()["rounds_list"][1]["matches"][0]["status"] == "pending"
+
+
+def test_wrong_codes_window() -> None:
+    from fastapi import HTTPException
+
+    from guandan.server.tournament_claims import WrongCodes
+
+    now = [1000.0]
+    g = WrongCodes(limit=3, window_s=60, clock=lambda: now[0])
+    for _ in range(3):
+        g.check("1.2.3.4")
+        g.failed("1.2.3.4")
+        now[0] += 10
+    with pytest.raises(HTTPException) as e:
+        g.check("1.2.3.4")
+    # the first wrong code was at 1000: one more try at 1060, 30 s after now (1030)
+    assert e.value.status_code == 429 and e.value.detail["params"] == {"wait_s": 31}
+    g.check("5.6.7.8")  # another address is not blocked
+    now[0] = 1060.5
+    g.check("1.2.3.4")  # the first one left the window
