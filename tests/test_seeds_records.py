@@ -229,3 +229,44 @@ def test_no_shuffle_default_source_is_the_secure_one() -> None:
     # no rng given: two gathers of the same 108 one-card tricks agree with probability 1/(108!*108)
     groups = [[f % N_FACES] for f in full_deck()]
     assert gather_deal(groups) != gather_deal(groups)
+
+
+# -- the terminal ----------------------------------------------------------------------------------
+
+
+def test_terminal_house_modes_and_turned_card_in_both_languages() -> None:
+    from typer.testing import CliRunner
+
+    from guandan.cli.app import app
+    from guandan.terminal.i18n import set_language
+
+    runner = CliRunner()
+    try:
+        zh = runner.invoke(app, ["play", "--no-shuffle", "--single-deal", "--autoplay", "--seed", "5", "--delay", "0",
+                                 "--lang", "zh"])
+        en = runner.invoke(app, ["play", "--single-deal", "--autoplay", "--seed", "5", "--delay", "0"])
+    finally:
+        set_language("en")
+    assert zh.exit_code == 0, zh.output
+    assert "房规：不洗牌, 单局" in zh.output and "翻牌：" in zh.output and "赢下这一局" in zh.output
+    assert en.exit_code == 0, en.output
+    assert "House modes: single deal (单局)" in en.output
+    assert "The card turned face up is" in en.output and "win the single deal" in en.output
+    assert en.output.count("Deal 1 result") == 1 and "Deal 2" not in en.output
+
+
+def test_terminal_streak_words() -> None:
+    from guandan.terminal.i18n import set_language
+    from guandan.terminal.render import streak_lines
+
+    # seat 1 (East) 头游 3 deals running: +1 (AMB-17); seats 0 and 2 last 4 and 2 running after a 双下
+    ev = {"bonus": 1, "penalty": [2, 0], "first_run": [1, 3], "last_runs": [[0, 4], [2, 2]]}
+    assert streak_lines(ev) == ["East 1st out 3 deals running: East & West +1 extra",
+                                "You last 4 deals running: you & North -2"]
+    try:
+        set_language("zh")
+        assert streak_lines(ev) == ["东家连续 3 局头游：东家和西家多升 1 级", "你连续 4 局末游：你和北家降 2 级"]
+    finally:
+        set_language("en")
+    assert streak_lines({"bonus": 0, "penalty": [0, 0], "first_run": [1, 2], "last_runs": [[0, 1]]}) == []
+    assert streak_lines(None) == []
