@@ -53,6 +53,16 @@ def test_old_records_still_replay(name: str, deals: int) -> None:
     assert res.n_deals == deals
 
 
+def test_old_record_replays_as_written_without_a_made_up_turned_card() -> None:
+    # server_no_seed has no seed: its first leader (seat 0) comes from the record, which names no
+    # card; the replayed game must not invent one (the table would show it after a restart)
+    res = replay(OLD / "server_no_seed.jsonl")
+    assert res.game.events[0]["first_leader"] == 0
+    assert "turned_card" not in res.game.events[0] and res.game.turned is None
+    lines = (OLD / "server_no_seed.jsonl").read_text(encoding="utf-8").splitlines()
+    assert record_lines(res.game, seed=None, hands="explicit")[1:] == lines[1:]  # rewritten unchanged
+
+
 def test_old_seeded_record_replays_with_its_turned_card_now_known() -> None:
     # official_seed11's first deal: seat 3 leads (first_leader 3 in the file); the replay now also
     # knows which card was turned, and that card is in seat 3's hand and neither joker nor wild (2H)

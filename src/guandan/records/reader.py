@@ -354,6 +354,11 @@ def replay_lines(
                     game.call_time(play_deal=ev.get("play_deal") is True)  # R58: the match clock ran out here
                 if k >= len(game.events):
                     raise RecordError(line_no, f"unexpected {t} event: the replayed game produced none here{hint}")
+                if no_seed and t == "deal" and "turned_card" in game.events[k] and "turned_card" not in ev:
+                    # a record without seed from before the card was recorded: RecordedDraws gave the
+                    # leader one of its cards, not the card turned (R51); the game shows none
+                    game.turned = None
+                    game.events[k] = {x: v for x, v in game.events[k].items() if x != "turned_card"}
                 mine = _as_old(game.events[k], ev)
                 if _canon(ev) != _canon(mine):
                     if mine.get("type") != t:
