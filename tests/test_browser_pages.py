@@ -137,7 +137,7 @@ def test_rules_js_carries_section_p() -> None:
 @needs_node
 def test_every_option_and_value_has_words() -> None:
     values: dict[str, list[Any]] = {k: list(v) for k, v in _CHOICES.items()}
-    for b in ("target_no_upgrade_with_last", "streaks", "full_house_joker_pair", "points"):
+    for b in ("target_no_upgrade_with_last", "streaks", "full_house_joker_pair", "points", "no_shuffle", "single_deal"):
         values[b] = [True, False]
     values["upgrade"] = [[3, 2, 1], [6, 4, 2]]
     values["a_fail_limit"] = [3, None]

@@ -78,6 +78,8 @@ SECTION_P = {
     "points": (False, True, False, False, False, False, False),
     "clock_lead_s": (None,) * 7,
     "clock_follow_s": (None,) * 7,
+    "no_shuffle": (False,) * 7,
+    "single_deal": (False,) * 7,
 }
 
 

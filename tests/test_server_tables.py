@@ -207,7 +207,7 @@ def my_turn(f: dict[str, Any]) -> bool:
 def snapshots(record_text: str) -> dict[int, dict[str, Any]]:
     """For every number of game events ``n`` reached in the recorded game: each seat's hand
     (a Counter of faces), the faces each seat acted with so far, and the public faces so far
-    (plays, revealed tributes and returns)."""
+    (plays, revealed tributes and returns, the card turned face up for the first leader, R51)."""
     lines = [ln for ln in record_text.split("\n") if ln]
     header = json.loads(lines[0])
     events = [json.loads(ln) for ln in lines[1:]]
@@ -226,6 +226,8 @@ def snapshots(record_text: str) -> dict[int, dict[str, Any]]:
                 public.update(parse_card(t[2]) for t in ev["tributes"])
             elif ev["type"] == "returns_revealed":
                 public.update(parse_card(t[2]) for t in ev["returns"])
+            elif ev["type"] == "deal" and "turned_card" in ev:
+                public.add(parse_card(ev["turned_card"]))  # R51: turned face up at the table
         seen = len(game.events)
         hands = [Counter({f: n for f, n in enumerate(game.deal.hands[s]) if n}) for s in range(4)]
         out[len(game.events)] = {"hands": hands, "acted": [Counter(c) for c in own_acted], "public": set(public)}

@@ -31,6 +31,15 @@ def play_command(
     autoplay: bool = typer.Option(
         False, "--autoplay", help="Demo mode: the heuristic bot plays your seat too; no prompts."
     ),
+    no_shuffle: bool = typer.Option(
+        False, "--no-shuffle",
+        help="House mode 不洗牌: each later deal is the previous deal's tricks gathered, cut and dealt in "
+             "packets of 9 (bombs come more often); same as --rule no_shuffle=true.",
+    ),
+    single_deal: bool = typer.Option(
+        False, "--single-deal",
+        help="House mode 单局: a quick game of one deal at a random level; same as --rule single_deal=true.",
+    ),
 ) -> None:
     """Play a full game in the terminal: you are South (seat 0), a bot partner is North (seat 2), bots East (1) and West (3). From level 2 until a team passes the target, with tribute.
 
@@ -42,6 +51,8 @@ def play_command(
 
     err = Console(stderr=True)
     rules = load_rules(preset, rule)
+    if no_shuffle or single_deal:  # house modes (docs/rules.md P.1) on top of the preset and --rule
+        rules = rules.replace(**{k: True for k, on in (("no_shuffle", no_shuffle), ("single_deal", single_deal)) if on})
     try:
         check_language(lang)
     except ValueError as e:

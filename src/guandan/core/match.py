@@ -18,6 +18,7 @@ from typing import Any
 from .cards import FACE_RANK, N_FACES, card_text, face_of, full_deck, rank_char, wild_face
 from .deal import OVER, PLAY, Deal, DealResult, team_of
 from .errors import GuandanError, IllegalAction, RuleConfigError
+from .gather import gather_deal
 from .plays import PlayT, classify
 from .rules import RuleSet
 from .scoring import MatchScore, Settlement, anhui_title, settle
@@ -45,13 +46,28 @@ def shuffle_deal(rng: random.Random) -> list[list[int]]:
     return [sorted(face_of(c) for c in deck[i * 27 : (i + 1) * 27]) for i in range(4)]
 
 
-def turned_card_leader(hands: Sequence[Sequence[int]], level: int, rng: random.Random) -> int:
-    """R51: turn a uniformly random non-joker, non-wild card; its holder leads."""
+def turn_card(hands: Sequence[Sequence[int]], level: int, rng: random.Random) -> tuple[int, int | None]:
+    """R51: turn a uniformly random non-joker, non-wild card of the deal; its holder leads.
+
+    Args:
+        hands: the four hands (faces). level: the deal's level (rank index, for the wild).
+        rng: the game's randomness; one ``choice`` over the cards (the same draw as choosing among
+            their holders, so a seed gives the same leader as before the card was recorded).
+    Returns:
+        ``(seat, face)``: the leader and the turned card; ``(randrange(4), None)`` when no hand
+        holds such a card (puzzle hands only).
+    """
     w = wild_face(level)
-    pool = [s for s, h in enumerate(hands) for f in h if f < 52 and f != w]
+    pool = [(s, f) for s, h in enumerate(hands) for f in h if f < 52 and f != w]
     if not pool:
-        return rng.randrange(4)
-    return rng.choice(pool)
+        return rng.randrange(4), None
+    seat, face = rng.choice(pool)
+    return seat, face
+
+
+def turned_card_leader(hands: Sequence[Sequence[int]], level: int, rng: random.Random) -> int:
+    """R51: the seat that leads by the turned card (:func:`turn_card`)."""
+    return turn_card(hands, level, rng)[0]
 
 
 class Game:
@@ -66,6 +82,14 @@ class Game:
         first_leader: fixed first leader of each game's first deal (tests, puzzles); default R51.
         max_games: with ``after_target == "restart"``, how many games to play before stopping
             (``None``: until stopped by the driver).
+        gather_rng: under ``no_shuffle``, the source of the gathered tricks' order and the cut
+            (:mod:`guandan.core.gather`); default ``None``: a fresh :class:`secrets.SystemRandom`
+            each deal, never the seeded ``rng`` (a seat must not predict the next hands). A
+            no-shuffle game is therefore replayed from the hands its record holds.
+
+    Under ``single_deal`` the game is one deal at a level drawn with ``rng.randrange(13)`` (both
+    teams at that level, no tribute, R51 first leader); it ends after that deal, won by the team
+    that won the deal.
     """
 
     def __init__(
@@ -77,6 +101,7 @@ class Game:
         hands: HandSource | Sequence[Sequence[int]] | None = None,
         first_leader: int | None = None,
         max_games: int | None = 1,
+        gather_rng: random.Random | None = None,
     ) -> None:
         if rules is not None and not isinstance(rules, RuleSet):
             raise RuleConfigError(f"rules must be a RuleSet (e.g. RuleSet.preset('official')), not {rules!r}")
@@ -108,7 +133,16 @@ class Game:
         self.settlements: list[Settlement] = []
         self.level = 0
         self._prev: DealResult | None = None
+        self.gather_rng = gather_rng
+        #: under ``no_shuffle``: the current deal's tricks as groups of faces (gather.py step 1)
+        self._groups: list[list[int]] = []
+        self._prev_groups: list[list[int]] = []
+        #: R51: ``(seat, face)`` of the card turned for the current game's first deal, or ``None``
+        self.turned: tuple[int, int] | None = None
         self.deal: Deal
+        if self.rules.single_deal:
+            self.level = self.rng.randrange(13)  # single_deal: one deal at a random level
+            self.score.levels = [self.level, self.level]
         self._new_deal()
 
     # -- deals -----------------------------------------------------------------------------
@@ -118,15 +152,23 @@ class Game:
         if self._hand_source is not None:
             hands = self._hand_source(self.game_number, self.deal_number)
         if hands is None:
-            hands = shuffle_deal(self.rng)
+            if self.rules.no_shuffle and self._prev is not None and self._prev_groups:
+                hands = gather_deal(self._prev_groups, self.gather_rng)
+            else:
+                hands = shuffle_deal(self.rng)
         hands = [sorted(h) for h in hands]
+        self._groups = []
         level = self.level
         leader = None
+        turned: int | None = None
         if self._prev is None:
+            self.turned = None
             if self.fixed_first_leader is not None:
                 leader = self.fixed_first_leader
             elif self.rules.first_leader == "turned_card":
-                leader = turned_card_leader(hands, level, self.rng)
+                leader, turned = turn_card(hands, level, self.rng)
+                if turned is not None:
+                    self.turned = (leader, turned)
             else:
                 leader = self.rng.randrange(4)
         self.deal = Deal(self.rules, level, hands, self.rng, prev=self._prev, first_leader=leader)
@@ -141,6 +183,8 @@ class Game:
         plan = self.deal.plan
         if plan is None:
             ev["first_leader"] = leader
+            if turned is not None:
+                ev["turned_card"] = _txt(turned)  # R51: the card turned face up; its holder leads
         #: index in :attr:`events` of the current deal's ``deal`` event
         self.deal_event_index = len(self.events)
         self.events.append(ev)
@@ -153,6 +197,10 @@ class Game:
         ev: dict[str, Any] = {"type": "action", "seat": seat, "action": action_to_json(act)}
         self.events.append(ev)
         deal = self.deal
+        if phase == PLAY and act[0] != "pass" and self.rules.no_shuffle:
+            if len(deal.trick) == 1 or not self._groups:  # a lead opens a new trick
+                self._groups.append([])
+            self._groups[-1].extend(act[2])
         plan = deal.plan
         if phase == "tribute" and deal.phase != "tribute" and plan is not None:
             self.events.append(
@@ -194,13 +242,24 @@ class Game:
         if self.rules.points:
             ev["points"] = list(st.points_delta)
             ev["points_total"] = list(self.score.points)
+        if self.rules.streaks:
+            # Yangzhou (AMB-17): the runs that gave this deal's bonus or penalties, for the result screen
+            ev["streaks"] = {
+                "bonus": st.streak_bonus,
+                "penalty": list(st.streak_penalty),
+                "first_run": [res.first, self.score.first_runs[res.first]],
+                "last_runs": [[s, self.score.last_runs[s]] for s in res.last],
+            }
         self.events.append(ev)
-        if st.passed:
+        if self.rules.no_shuffle:
+            # gather.py step 1: the tricks, then the cards still held by each seat that did not finish
+            self._prev_groups = self._groups + [list(res.rest_cards[s]) for s in range(4) if res.rest[s] > 0]
+        if st.passed or self.rules.single_deal:
             self.games_won[st.winner] += 1
             self.winner = st.winner
             self.events.append({"type": "game_over", "game": self.game_number, "winner_team": st.winner})
             # R58: once time is called the match ends with this deal, even where R42 restarts
-            more = not self.time_called and self.rules.after_target == "restart" and (
+            more = not self.time_called and not self.rules.single_deal and self.rules.after_target == "restart" and (
                 self.max_games is None or self.game_number < self.max_games
             )
             if not more:
@@ -431,6 +490,7 @@ class Game:
         new.settlements = self.settlements[:]
         new.games_won = self.games_won[:]
         new.rng = _copy_rng(self.rng)
+        new._groups = [g[:] for g in self._groups]
         return new
 
 
@@ -485,6 +545,7 @@ __all__ = [
     "GAME_OVER",
     "shuffle_deal",
     "turned_card_leader",
+    "turn_card",
     "action_to_json",
     "action_from_json",
     "team_of",

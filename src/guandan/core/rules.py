@@ -26,7 +26,9 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "first_leader": ("turned_card", "random_seat"),
     "card_counts": ("always", "le10"),
 }
-_BOOLS = ("target_no_upgrade_with_last", "streaks", "full_house_joker_pair", "points")
+_BOOLS = (
+    "target_no_upgrade_with_last", "streaks", "full_house_joker_pair", "points", "no_shuffle", "single_deal",
+)
 _OPTIONAL_SECONDS = ("clock_lead_s", "clock_follow_s")
 
 #: Bounds of the move clocks ``clock_lead_s`` / ``clock_follow_s`` (seconds, both included): the
@@ -78,6 +80,9 @@ class RuleSet:
         points: Anhui per-deal points and title ladder (section 2.1).
         clock_lead_s, clock_follow_s: move clocks in seconds (:data:`CLOCK_MIN_S` to
             :data:`CLOCK_MAX_S`), or ``None`` (R53, AMB-25).
+        no_shuffle: house mode 不洗牌: every deal after a game's first is the previous deal's
+            cards gathered trick by trick, cut and dealt in packets (:mod:`guandan.core.gather`).
+        single_deal: house mode 单局: the game is one deal at a random level (both teams at it).
 
     Raises:
         RuleConfigError: on construction (and so on :meth:`replace`, :meth:`from_dict`), any
@@ -102,6 +107,8 @@ class RuleSet:
     points: bool = False
     clock_lead_s: float | None = None
     clock_follow_s: float | None = None
+    no_shuffle: bool = False
+    single_deal: bool = False
 
     def __post_init__(self) -> None:
         for name, choices in _CHOICES.items():

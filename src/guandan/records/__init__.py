@@ -22,6 +22,13 @@ Format (version 1), one JSON object per line, UTF-8, ``\\n`` line ends:
   ``deal_end``, ``game_over``, and ``time_called`` (R58: a timed match's clock ran out; the deal in
   progress is finished and the game ends there, ``game_over`` with the team ahead on levels or null).
 
+  A game's first ``deal`` event carries ``turned_card`` (R51: the card turned face up, in the hands of
+  ``first_leader``) under ``first_leader = turned_card``; under the Yangzhou ``streaks`` option every
+  ``deal_end`` carries ``streaks`` (``bonus``, ``penalty`` per team, ``first_run`` ``[seat, run]``,
+  ``last_runs`` ``[[seat, run], ...]``; AMB-17). Records written before these fields existed replay
+  unchanged (:data:`~guandan.records.writer.ADDED_FIELDS`). A ``no_shuffle`` game's later deals are
+  drawn from the secure source, so its header says ``"hands": "explicit"``.
+
 Every line is ``json.dumps(obj, ensure_ascii=False, separators=(",", ":"))``; events carry no
 timestamps. :func:`replay` rebuilds the game from the header, re-applies every ``action`` event
 through :meth:`Game.check` / :meth:`Game.apply` with the recorded seat, and requires every other

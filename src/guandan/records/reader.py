@@ -10,12 +10,12 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
-from guandan.core.cards import card_text, parse_card
+from guandan.core.cards import card_text, parse_card, parse_rank
 from guandan.core.errors import GuandanError, IllegalAction, RuleConfigError
 from guandan.core.match import Game, action_from_json, shuffle_deal
 from guandan.core.rules import RuleSet
 
-from .writer import _OPTIONAL_FIELDS, EVENT_FIELDS, FORMAT, HANDS_KINDS, VERSION, RecordError, _canon, _is_int
+from .writer import _OPTIONAL_FIELDS, ADDED_FIELDS, EVENT_FIELDS, FORMAT, HANDS_KINDS, VERSION, RecordError, _canon, _is_int
 
 
 
@@ -166,6 +166,15 @@ def _parse_hands(line_no: int, hands: list[list[Any]]) -> list[list[int]]:
     return out
 
 
+def _as_old(mine: dict[str, Any], recorded: dict[str, Any]) -> dict[str, Any]:
+    """``mine`` without the :data:`~guandan.records.writer.ADDED_FIELDS` that ``recorded`` lacks (a
+    record written before the field existed still replays)."""
+    added = [k for k in ADDED_FIELDS.get(str(mine.get("type")), ()) if k in mine and k not in recorded]
+    if not added:
+        return mine
+    return {k: v for k, v in mine.items() if k not in added}
+
+
 def _first_difference(a: Any, b: Any) -> str:
     """Name of the first field where two events differ (for error messages)."""
     if isinstance(a, dict) and isinstance(b, dict):
@@ -188,7 +197,10 @@ class RecordedDraws(random.Random):
     and replay takes them from there, in the order the game draws them:
 
     * the first leader of a game (R51): ``first_leader`` of the game's first ``deal`` event, drawn
-      by ``randrange(4)`` (``random_seat``) or ``choice`` over the seats' cards (``turned_card``);
+      by ``randrange(4)`` (``random_seat``) or ``choice`` over the ``(seat, card)`` pairs
+      (``turned_card``; the pair with the recorded ``turned_card``, or any card of the leader in a
+      record written before the card was recorded);
+    * the level of a ``single_deal`` game: ``randrange(13)``, the first ``deal`` event's ``level``;
     * the random allocation of two equal double tributes (R46, AMB-04 Anhui): ``choice((a, b))``
       where ``a`` is the head's 下家; the ``tribute_paid`` event says who paid the head.
 
@@ -206,6 +218,8 @@ class RecordedDraws(random.Random):
         self.current: tuple[int, int] = (1, 1)
         self.leaders: dict[tuple[int, int], int] = {}
         self.paid_to: dict[tuple[int, int], dict[int, int]] = {}
+        self.turned: dict[tuple[int, int], int] = {}
+        self.levels: dict[tuple[int, int], int] = {}
         where = (1, 1)
         for ev in events:
             if ev.get("type") == "deal":
@@ -213,6 +227,11 @@ class RecordedDraws(random.Random):
                 lead = ev.get("first_leader")
                 if isinstance(lead, int) and not isinstance(lead, bool) and 0 <= lead <= 3:
                     self.leaders[where] = lead
+                for key, store, parse in (("turned_card", self.turned, parse_card), ("level", self.levels, parse_rank)):
+                    try:
+                        store[where] = parse(ev.get(key))
+                    except (GuandanError, TypeError, AttributeError):
+                        pass
             elif ev.get("type") == "tribute_paid" and isinstance(ev.get("tributes"), list):
                 self.paid_to[where] = {
                     t[0]: t[1] for t in ev["tributes"] if isinstance(t, list) and len(t) == 3
@@ -220,6 +239,8 @@ class RecordedDraws(random.Random):
 
     def randrange(self, start: int, stop: int | None = None, step: int = 1) -> int:  # type: ignore[override]
         """The recorded first leader for ``randrange(4)`` at a game's first deal; else ``Random(0)``'s draw."""
+        if stop is None and step == 1 and start == 13 and self.current in self.levels:
+            return self.levels[self.current]  # single_deal's level (Game draws it before the first deal)
         lead = self.leaders.get(self.current)
         if stop is None and step == 1 and lead is not None and lead < start:
             return lead
@@ -233,6 +254,11 @@ class RecordedDraws(random.Random):
             a = items[0]  # the head's 下家 (Deal passes (head + 1, head + 3)); head = a - 1
             return a if paid[a] == (a + 3) % 4 else items[1]
         lead = self.leaders.get(self.current)
+        if lead is not None and items and isinstance(items[0], tuple):  # the turned card (R51)
+            card = self.turned.get(self.current)
+            for item in items:
+                if item[0] == lead and (card is None or item[1] == card):
+                    return item
         if lead is not None and lead in items:
             return lead
         return super().choice(seq)
@@ -328,7 +354,12 @@ def replay_lines(
                     game.call_time(play_deal=ev.get("play_deal") is True)  # R58: the match clock ran out here
                 if k >= len(game.events):
                     raise RecordError(line_no, f"unexpected {t} event: the replayed game produced none here{hint}")
-                mine = game.events[k]
+                if no_seed and t == "deal" and "turned_card" in game.events[k] and "turned_card" not in ev:
+                    # a record without seed from before the card was recorded: RecordedDraws gave the
+                    # leader one of its cards, not the card turned (R51); the game shows none
+                    game.turned = None
+                    game.events[k] = {x: v for x, v in game.events[k].items() if x != "turned_card"}
+                mine = _as_old(game.events[k], ev)
                 if _canon(ev) != _canon(mine):
                     if mine.get("type") != t:
                         raise RecordError(

@@ -30,9 +30,18 @@ EVENT_FIELDS: dict[str, tuple[str, ...]] = {
     "time_called": ("game", "deal"),
 }
 _OPTIONAL_FIELDS: dict[str, tuple[str, ...]] = {
-    "deal": ("first_leader",),
-    "deal_end": ("points", "points_total"),
+    "deal": ("first_leader", "turned_card"),
+    "deal_end": ("points", "points_total", "streaks"),
     "time_called": ("play_deal",),
+}
+
+
+#: Fields the engine added to events after records were first written: a record without one of them
+#: was written before it existed and still replays (the replayed game's value is not compared).
+#: ``turned_card``: the R51 card of a game's first deal; ``streaks``: the Yangzhou runs (AMB-17).
+ADDED_FIELDS: dict[str, tuple[str, ...]] = {
+    "deal": ("turned_card",),
+    "deal_end": ("streaks",),
 }
 
 
@@ -95,7 +104,8 @@ def record_header(
         raise ValueError(f"the seed must be an integer or None, not {the_seed!r}")
     if hands is None:
         given = game.hands_given
-        hands = "explicit" if given or the_seed is None else "shuffled"
+        # a no-shuffle game's later deals come from the secure source, not the seed (core/gather.py)
+        hands = "explicit" if given or the_seed is None or game.rules.no_shuffle else "shuffled"
     if hands not in HANDS_KINDS:
         raise ValueError(f"hands must be one of {', '.join(HANDS_KINDS)}, not {hands!r}")
     header: dict[str, Any] = {

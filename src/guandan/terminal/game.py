@@ -126,6 +126,10 @@ def play_game(
                     "(seat 3) play against you."), style="bold")
     intro.append("\n" + tr("preset {preset} · seed {seed} · bots {bot}", preset=tr(preset), seed=seed, bot=_bot_words(bot))
                  + (tr(" · autoplay (demo)") if autoplay else "") + tr(". Type ? for help."), style="")
+    modes = [tr(words) for on, words in ((rules.no_shuffle, "no shuffle (不洗牌)"),
+                                         (rules.single_deal, "single deal (单局)")) if on]
+    if modes:
+        intro.append("\n" + tr("House modes: ") + ", ".join(modes), style="")
     console.print(intro)
     for note in notes:
         console.print(Text(tr("note: "), style="yellow") + Text(note))

@@ -299,6 +299,23 @@ def counts_cell(count: int | None) -> str:
     return "?" if count is None else str(count)
 
 
+def streak_lines(streaks: Any) -> list[str]:
+    """The Yangzhou streak words of a ``deal_end`` event's ``streaks`` (AMB-17): one line per run of
+    three or more that changed levels this deal (``[]`` when none did, or without the field)."""
+    if not isinstance(streaks, dict):
+        return []
+    out = []
+    seat, run = streaks.get("first_run") or (None, 0)
+    if streaks.get("bonus") and seat is not None and run >= 3:
+        out.append(tr("{who} 1st out {n} deals running: {team} +{k} extra", who=seat_name(seat, False), n=run,
+                      team=team_name(seat % 2), k=run - 2))
+    for seat, run in streaks.get("last_runs") or []:
+        if run >= 3:
+            out.append(tr("{who} last {n} deals running: {team} -{k}", who=seat_name(seat, False), n=run,
+                          team=team_name(seat % 2), k=run - 2))
+    return out
+
+
 def level_text(rank: int) -> str:
     """A level for display: ``'10'`` for T, else the rank notation."""
     return rank_label(rank)

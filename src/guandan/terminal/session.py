@@ -38,6 +38,7 @@ from .render import (
     reading_name,
     render_view,
     seat_name,
+    streak_lines,
     team_name,
     typed,
     wild_substitutes,
@@ -522,6 +523,11 @@ class PlaySession:
         )
         if "first_leader" in ev:
             fl = ev["first_leader"]
+            if "turned_card" in ev:  # R51: the card turned face up names the first leader
+                from guandan.core.cards import parse_card
+                self.console.print(tr("The card turned face up is {card}; {who} hold{s} it.",
+                                      card=card_label(parse_card(ev["turned_card"])), who=seat_name(fl), s=_s(fl)),
+                                   markup=False)
             self.console.print(tr("No tribute in a game's first deal; {who} lead{s}.", who=seat_name(fl), s=_s(fl)))
         plan = self.game.deal.plan
         if plan is not None and not plan.anti_tribute:
@@ -610,6 +616,8 @@ class PlaySession:
         after = [level_text(x) for x in st.levels_after]
         up = tr("+{n}", n=st.upgrade) + (tr(" (streak bonus {n})", n=st.streak_bonus) if st.streak_bonus else "")
         grid.add_row(tr("Upgrade"), up)
+        for line in streak_lines(ev.get("streaks")):
+            grid.add_row(tr("Streaks"), line)
         grid.add_row(
             tr("Levels"),
             f"{team_name(0)} {before[0]} → {after[0]} · {team_name(1)} {before[1]} → {after[1]}",
@@ -684,9 +692,10 @@ class PlaySession:
             table.add_row(*(([str(row["game"])] if many else []) + cells))
         self.console.print(table)
         w = game.winner
+        over = (tr("Game over: {team} win the single deal", team=team_name(w)) if game.rules.single_deal
+                else tr("Game over: {team} passed {target} and win", team=team_name(w), target=game.rules.target_level))
         lines = [
-            tr("Game over: {team} passed {target} and win", team=team_name(w), target=game.rules.target_level)
-            + (tr(" — well played!") if w == 0 else tr(".")),
+            over + (tr(" — well played!") if w == 0 else tr(".")),
             tr("Final levels: {team0} {lv0} · {team1} {lv1}", team0=team_name(0),
                lv0=level_text(game.score.levels[0]), team1=team_name(1), lv1=level_text(game.score.levels[1])),
         ]

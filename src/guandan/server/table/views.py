@@ -107,15 +107,27 @@ def owed_to(game: Game) -> list[int]:
     return []
 
 
+def turned_card(game: Game) -> dict[str, Any] | None:
+    """R51: ``{"seat", "card"}`` of the card turned face up to pick the first leader, during the first
+    deal of a game (public: it is turned face up at the table), else ``None`` (later deals, random
+    first leader, a fixed leader)."""
+    if game.over or game.deal.plan is not None or game.turned is None:
+        return None
+    seat, face = game.turned
+    return {"seat": seat, "card": card_text(face)}
+
+
 def view_for(game: Game, seat: int | None, names: list[str]) -> dict[str, Any]:
     """The ``view`` of a state frame: :func:`seat_view` of ``seat`` (or :func:`public_view` when
     ``seat`` is ``None``) plus ``wilds`` (the level's heart, R8), ``seat_names``, ``last_actions``
-    (each seat's latest action in the current trick, or ``None``) and ``owed_to`` (:func:`owed_to`)."""
+    (each seat's latest action in the current trick, or ``None``), ``owed_to`` (:func:`owed_to`) and
+    ``turned_card`` (:func:`turned_card`)."""
     v = public_view(game) if seat is None else _seat_json(game, seat)
     v["wilds"] = [card_text(wild_face(game.deal.level))]
     v["seat_names"] = list(names)
     v["last_actions"] = _last_actions(game)
     v["owed_to"] = owed_to(game)
+    v["turned_card"] = turned_card(game)
     return v
 
 

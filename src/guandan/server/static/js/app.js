@@ -19,6 +19,9 @@
 //                option-key (select), option-value (select or input), option-words, option-remove,
 //                create-room-clocks (checkbox, on by default), create-room-clock-lead,
 //                create-room-clock-follow, create-room-clock-hint, create-room-btn,
+//                create-room-house-modes, create-room-no-shuffle, create-room-single-deal
+//                (house modes, checkboxes), joker-reveal, joker-reveal-seat-0..3, joker-card,
+//                turned-card (the R51 card, data-card, data-seat), result-streak,
 //                join-input, join-btn
 //   room:        room-title, room-damaged, conn-status, spectator-badge, room-rules-line (preset and rules
 //                changed from it), room-clocks, invite-link, copy-invite,

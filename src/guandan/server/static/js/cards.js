@@ -216,7 +216,8 @@ export function suitIcon(suit, cls = "suit") {
 
 /**
  * Draw one card as an element. opts: {level (rank text, to mark wilds), size: "hand" | "small" |
- * "mini", testid, index}. The element carries data-card="TH".
+ * "mini", testid, index, played (a card on the table: no wild marker, issue 25 item 6 — once played
+ * the wild is what its play reads)}. The element carries data-card="TH".
  */
 export function cardEl(card, opts = {}) {
   const c = parseCard(card);
@@ -245,7 +246,7 @@ export function cardEl(card, opts = {}) {
     children.push(h("div", { class: "corner" }, h("span", { class: "rk" }, rankLabel(card[0])), suitIcon(c.suit, "suit")));
     if (size !== "mini") children.push(h("div", { class: "pip" }, suitIcon(c.suit, "suit big")));
   }
-  if (opts.level && isWild(card, opts.level)) {
+  if (opts.level && !opts.played && isWild(card, opts.level)) {
     classes.push("wild");
     attrs.title = `${attrs.title} — ${t("wild_card")}`;
     children.push(h("span", { class: "wild-badge", "aria-hidden": "true" }, "★"));
@@ -267,7 +268,7 @@ export function miniCards(cards, level, attrs = {}) {
  */
 export function playMini(action, level, attrs = {}) {
   const cards = playOrder(action, level).map(({ card, as }) => {
-    const el = cardEl(card, { level, size: "mini" });
+    const el = cardEl(card, { level, size: "mini", played: true });
     if (as) {
       el.dataset.as = as;
       el.title = `${el.title} = ${rankLabel(as)}`;

@@ -6,13 +6,15 @@
 // Longer than ~800 lines on purpose: two flat string tables, one entry per line, no logic.
 // The tournament pages' strings sit in i18n_tournament.js, the daily challenge's in i18n_challenge.js,
 // the app's (offline page, keyboard, voice) in i18n_app.js, the friends' (friends.js) in
-// i18n_friends.js, leaving a game's (issue 25, item 9) in i18n_table.js, in the same format, merged below.
+// i18n_friends.js, leaving a game's (issue 25, item 9) in i18n_table.js, the seeds' table shows and
+// house modes in i18n_seeds.js, in the same format, merged below.
 
 import { CHALLENGE_EN, CHALLENGE_ZH } from "./i18n_challenge.js";
 import { TOURNAMENT_EN, TOURNAMENT_ZH } from "./i18n_tournament.js";
 import { APP_EN, APP_ZH } from "./i18n_app.js";
 import { TABLE_EN, TABLE_ZH } from "./i18n_table.js";
 import { FRIENDS_EN, FRIENDS_ZH } from "./i18n_friends.js";
+import { SEEDS_EN, SEEDS_ZH } from "./i18n_seeds.js";
 
 const EN = {
   app_title: "Guandan",
@@ -895,8 +897,8 @@ const ZH = {
 
 /** The string tables by language code. */
 export const STRINGS = {
-  en: { ...EN, ...TOURNAMENT_EN, ...APP_EN, ...CHALLENGE_EN, ...FRIENDS_EN, ...TABLE_EN },
-  zh: { ...ZH, ...TOURNAMENT_ZH, ...APP_ZH, ...CHALLENGE_ZH, ...FRIENDS_ZH, ...TABLE_ZH },
+  en: { ...EN, ...TOURNAMENT_EN, ...APP_EN, ...CHALLENGE_EN, ...FRIENDS_EN, ...TABLE_EN, ...SEEDS_EN },
+  zh: { ...ZH, ...TOURNAMENT_ZH, ...APP_ZH, ...CHALLENGE_ZH, ...FRIENDS_ZH, ...TABLE_ZH, ...SEEDS_ZH },
 };
 
 /** Supported languages, in switch order. */

@@ -9,6 +9,7 @@ import { authForm, errText } from "./auth.js";
 import { friendsPanel } from "./friends.js";
 import {
   CLOCK_OPTIONS,
+  HOUSE_OPTIONS,
   DIFFICULTIES,
   OPTION_CHOICES,
   OPTION_IDS,
@@ -258,6 +259,20 @@ export function mountLobby(el, _params, ctx) {
       h("label", {}, h("span", {}, t("create_clock_follow")), follow),
     );
     const createBtn = h("button", { type: "submit", class: "btn primary wide", testid: "create-room-btn" }, t("create_button"));
+    // house modes (docs/rules.md P.1): 不洗牌 and 单局, each a switch with its words
+    const houseBoxes = {
+      no_shuffle: h("input", { type: "checkbox", testid: "create-room-no-shuffle", role: "switch" }),
+      single_deal: h("input", { type: "checkbox", testid: "create-room-single-deal", role: "switch" }),
+    };
+    const houseModes = h(
+      "fieldset",
+      { class: "house-modes", testid: "create-room-house-modes" },
+      h("legend", { class: "field-title" }, t("sd_house_modes")),
+      h("label", { class: "switch-row" }, houseBoxes.no_shuffle, h("span", {}, t("sd_no_shuffle"))),
+      h("p", { class: "hint" }, t("sd_no_shuffle_hint")),
+      h("label", { class: "switch-row" }, houseBoxes.single_deal, h("span", {}, t("sd_single_deal"))),
+      h("p", { class: "hint" }, t("sd_single_deal_hint")),
+    );
     let defaults = { lead_s: 60, follow_s: 30 };
     let clocksEdited = false;
 
@@ -277,7 +292,7 @@ export function mountLobby(el, _params, ctx) {
 
     function addRow() {
       const used = new Set([...rows.querySelectorAll("[data-testid=option-key]")].map((s) => s.value));
-      const names = OPTION_IDS.filter((k) => !CLOCK_OPTIONS.includes(k));
+      const names = OPTION_IDS.filter((k) => !CLOCK_OPTIONS.includes(k) && !HOUSE_OPTIONS.includes(k));
       const keySel = h(
         "select",
         { testid: "option-key", "aria-label": t("create_option_key") },
@@ -350,6 +365,7 @@ export function mountLobby(el, _params, ctx) {
         if (!k || String(v).trim() === "") continue;
         options[k] = parseOption(v, vals[k]);
       }
+      for (const [k, box] of Object.entries(houseBoxes)) if (box.checked) options[k] = true;
       const body = { preset: presetSelect.value || "official", options };
       if (nameInput.value.trim()) body.name = nameInput.value.trim();
       if (!clocksOn.checked) {
@@ -410,6 +426,7 @@ export function mountLobby(el, _params, ctx) {
       h("div", { class: "field-title" }, t("create_options")),
       rows,
       h("button", { type: "button", class: "btn small", testid: "create-room-add-option", onclick: addRow }, `+ ${t("create_add_option")}`),
+      houseModes,
       h("label", { class: "switch-row" }, clocksOn, h("span", { class: "field-title" }, t("create_clock_switch"))),
       clockFields,
       clockHint,

@@ -32,6 +32,8 @@ export const PRESET_OPTIONS = (() => {
     points: false,
     clock_lead_s: null,
     clock_follow_s: null,
+    no_shuffle: false,
+    single_deal: false,
   };
   return {
     official,
@@ -53,6 +55,9 @@ export const OPTION_IDS = Object.keys(PRESET_OPTIONS.official);
 /** The move-clock options (R53); shown apart from the other rule changes. */
 export const CLOCK_OPTIONS = ["clock_lead_s", "clock_follow_s"];
 
+/** The house modes (docs/rules.md P.1): switches of their own in the create-room form. */
+export const HOUSE_OPTIONS = ["no_shuffle", "single_deal"];
+
 /** Valid values of the options that take one of a few values (docs/rules.md section P). */
 export const OPTION_CHOICES = {
   target_level: ["A", "8"],
@@ -69,6 +74,8 @@ export const OPTION_CHOICES = {
   first_leader: ["turned_card", "random_seat"],
   card_counts: ["always", "le10"],
   points: [false, true],
+  no_shuffle: [false, true],
+  single_deal: [false, true],
 };
 
 /** Bot difficulties, weakest first (docs/table-contract.md section 1); "random" only in test rooms. */
@@ -124,6 +131,8 @@ const OPTION_NAMES = {
   points: ["积分", "Points"],
   clock_lead_s: ["首出限时", "Clock to lead"],
   clock_follow_s: ["跟牌限时", "Clock to follow"],
+  no_shuffle: ["不洗牌", "No shuffle"],
+  single_deal: ["单局", "Single deal"],
 };
 
 const L = (lang) => (lang === "zh" || lang === "en" ? lang : getLang() === "zh" ? "zh" : "en");
@@ -219,6 +228,14 @@ function valueWords(option, value, opts, lang) {
       return value === null || value === undefined
         ? zh ? "跟牌不限时" : "No clock to follow"
         : zh ? `跟牌限时 ${secs(value)} 秒` : `${secs(value)} s to follow`;
+    case "no_shuffle":
+      return value
+        ? zh ? "不洗牌" : "No shuffle"
+        : zh ? "每局洗牌" : "Every deal shuffled";
+    case "single_deal":
+      return value
+        ? zh ? "单局（级数随机）" : "Single deal at a random level"
+        : zh ? "打满一场" : "A whole game";
     default:
       return "";
   }

@@ -10,6 +10,8 @@ import { lastActions, seatName, teamOf } from "../table.js";
 import { arrangementKey, loadArrangement } from "../hand.js";
 import { playSound } from "../sound.js";
 import { callPlay } from "../voice.js";
+import { noteReveal } from "./reveal.js";
+import { preselectTribute } from "./tribute-pick.js";
 import { arrange, asArray, BOMB_TYPES, mySeat, myTurn, names, positionKey, receivedCards, sameOrder, SEATS, seated } from "./model.js";
 
 /** Seconds the cards received in tribute or return stay highlighted in the hand (item 10). */
@@ -123,6 +125,8 @@ export function createMessages(store, actions) {
       st.chooser = null;
     }
     if (!myTurn(store)) st.chooser = null;
+    preselectTribute(store);
+    noteReveal(store);
     if (st.hints && st.hints.key !== positionKey(store)) st.hints = null;
     actions.dropStaleHintToast();
     announceJiefeng();

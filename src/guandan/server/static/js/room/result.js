@@ -92,6 +92,7 @@ function dealRows(store, r, kv) {
     rows.push(kv(t("result_code"), phrase.includes(r.result) ? phrase : `${phrase} (${r.result})`, "result-code"));
   }
   if (r.upgrade !== undefined && r.upgrade !== null) rows.push(kv(t("result_upgrade"), t(r.upgrade === 1 ? "result_upgrade_one" : "result_upgrade_n", { n: r.upgrade }), "result-upgrade"));
+  for (const line of streakLines(r, nm)) rows.push(line);
   if (Array.isArray(r.levels)) {
     const before = Array.isArray(r.levels_before) ? `${levelPair(r.levels_before)} → ` : "";
     rows.push(kv(t("result_new_levels"), `${before}${levelPair(r.levels)}`, "result-levels"));
@@ -141,6 +142,28 @@ function detailsBox(children) {
   if (typeof ResizeObserver === "function") new ResizeObserver(update).observe(scroller);
   requestAnimationFrame(update);
   return box;
+}
+
+/**
+ * The Yangzhou streak words of a deal result (AMB-17; the deal_end event's `streaks`, issue 25 item
+ * 6): one line per run of three or more that changed levels this deal, e.g. "东家已连续 3 局头游：
+ * 乙队多升 1 级。"; none without the field or when no run reached three.
+ */
+function streakLines(r, nm) {
+  const sk = r && r.streaks && typeof r.streaks === "object" ? r.streaks : null;
+  if (!sk) return [];
+  const out = [];
+  const line = (good, key, s, n) => {
+    const k = n - 2;
+    out.push(h("div", { class: `note ${good ? "good" : "bad"} streak`, testid: "result-streak" },
+      t(`${key}_${k === 1 ? "one" : "n"}`, { name: seatName(nm, s), n, k, team: teamName(teamOf(s)) })));
+  };
+  const first = Array.isArray(sk.first_run) ? sk.first_run : [];
+  if (sk.bonus > 0 && Number.isInteger(first[0]) && first[1] >= 3) line(true, "sd_streak_bonus", first[0], first[1]);
+  for (const run of Array.isArray(sk.last_runs) ? sk.last_runs : []) {
+    if (Array.isArray(run) && Number.isInteger(run[0]) && run[1] >= 3) line(false, "sd_streak_penalty", run[0], run[1]);
+  }
+  return out;
 }
 
 /** Anhui points of the deal and in total per seat, with the titles (and their change). */

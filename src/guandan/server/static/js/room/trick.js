@@ -10,6 +10,7 @@ import { tricksOf } from "../tracker.js";
 import { bottomSeat, mySeat, myTurn, names, SEATS, seated } from "./model.js";
 import { seatPanel } from "./seats.js";
 import { reducedMotion } from "./widgets.js";
+import { revealEl } from "./reveal.js";
 
 /** The felt of the table view (rebuilt on each table render; new plays since the last one move in). */
 export function feltEl(store) {
@@ -34,6 +35,7 @@ export function feltEl(store) {
     SEATS.filter((s) => s !== bottom).map((s) => seatPanel(store, s, positionOf(s, bottom))),
     cells,
     h("div", { class: "center-info" }, promptEl(store), tributeEl(store), h("div", { class: "notices", testid: "notices", "aria-live": "polite" })),
+    revealEl(store),
   );
 }
 
