@@ -78,8 +78,11 @@ class LiveServer:
         from guandan.server.settings import Settings
 
         self.db_url = db_url or f"sqlite:///{db_path}"
+        # every page of the browser tests comes from 127.0.0.1 and a test's account may start
+        # several games with bots: no limits on them unless a test sets one (guandan.server.botgames)
+        limits = {"bot_games_per_address": 0, "bot_games_per_account": 0}
         self.app = create_app(Settings(db_url=self.db_url, bot_delay_s=bot_delay_s, seeded_deals=True,
-                                       **(settings or {})))
+                                       **{**limits, **(settings or {})}))
         self.app.state.manager.away_grace_s = away_grace_s
         config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)

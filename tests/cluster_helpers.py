@@ -160,7 +160,8 @@ class Node:
                "--db", self.db_url, "--redis", self.redis_url, "--redis-prefix", self.prefix, "--node-name", self.name, "--lease", str(self.lease_s),
                "--bot-delay", str(self.bot_delay_s), "--log-format", "kv", "--log-level", "info",
                # the sign-up limits are shared over the cluster through Redis and outlive one run
-               "--guests-per-hour", "0", "--registrations-per-hour", "0", *self.extra]
+               "--guests-per-hour", "0", "--registrations-per-hour", "0", "--bot-games-per-address", "0",
+               *self.extra]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         started = threading.Event()

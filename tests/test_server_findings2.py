@@ -329,7 +329,7 @@ def test_a_second_quick_game_is_refused_while_one_runs(quick_app):
 
 
 def test_quick_games_are_limited_per_address(quick_app):
-    with quick_app(quick_games_per_address=2) as c:
+    with quick_app(bot_games_per_address=2) as c:
         rooms = []
         for _ in range(2):  # two guests behind one address
             c.cookies.clear()

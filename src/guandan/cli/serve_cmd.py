@@ -72,6 +72,10 @@ def serve_command(
     registrations_per_hour: int = typer.Option(
         20, "--registrations-per-hour", help="Accounts one address may register per hour (0: no limit)."
     ),
+    bot_games_per_address: int = typer.Option(
+        4, "--bot-games-per-address", help="Live games with bots (quick games, rooms started with bots, play "
+        "again, challenge boards) one client address may have started (0: no limit, for load tests)."
+    ),
     bot_delay: float = typer.Option(0.6, "--bot-delay", help="Seconds a bot waits before it acts (0 for load tests)."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level: critical, error, warning, info, debug."),
     public_url: str = typer.Option(
@@ -115,9 +119,9 @@ def serve_command(
     from guandan.server.logs import LOG_FORMATS
     from guandan.server.settings import Settings, default_node_name
 
-    if min(guests_per_hour, registrations_per_hour, max_ws_per_room, max_ws_per_address) < 0:
-        err.print(error_text("--guests-per-hour, --registrations-per-hour, --max-ws-per-room and "
-                             "--max-ws-per-address must be 0 or more"))
+    if min(guests_per_hour, registrations_per_hour, max_ws_per_room, max_ws_per_address, bot_games_per_address) < 0:
+        err.print(error_text("--guests-per-hour, --registrations-per-hour, --max-ws-per-room, "
+                             "--max-ws-per-address and --bot-games-per-address must be 0 or more"))
         raise typer.Exit(2)
     if public_url is not None:
         from urllib.parse import urlsplit
@@ -169,7 +173,8 @@ def serve_command(
         allowed_origins=tuple(x.strip().rstrip("/") for x in allowed_origins.split(",") if x.strip()),
         guests_per_hour=guests_per_hour, registrations_per_hour=registrations_per_hour,
         max_ws_per_room=max_ws_per_room, max_ws_per_address=max_ws_per_address,
-        ready_timeout_s=ready_timeout, timeouts_to_auto=timeouts_to_auto, idle_close_s=idle_close,
+        bot_games_per_address=bot_games_per_address, ready_timeout_s=ready_timeout, timeouts_to_auto=timeouts_to_auto,
+        idle_close_s=idle_close,
         redis_url=redis or None, node_name=node_name, lease_s=lease, redis_prefix=redis_prefix,
         **({"public_url": public_url} if public_url is not None else {}),
     )

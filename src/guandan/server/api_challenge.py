@@ -32,6 +32,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
+from sqlalchemy import select
 
 from guandan.duplicate import DayScores
 
@@ -50,8 +51,11 @@ from .challenge import (
     week_standings,
 )
 from .challenge_store import ChallengeInfo, ChallengeStore
+from . import botgames, models
+from .botgames import BotGameLimits, BotGameRefused
 from .models import utcnow
 from .table.bots import bot_agent
+from .table.info import WAITING
 
 #: Seconds during which a just-started board waits for its player's page before the bot covers
 #: an absent player (the page opens the room right after starting it).
@@ -94,7 +98,8 @@ def _day_json(ch: ChallengeInfo, scores: DayScores, mine: list[Play], viewer: An
             "bots": ch.bots, "n_boards": ch.n_boards, "field": len(scores), "boards": boards, "me": me}
 
 
-def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) -> APIRouter:
+def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any,
+                          limits: BotGameLimits | None = None) -> APIRouter:
     """The challenge's routes (module docstring).
 
     Args:
@@ -102,11 +107,28 @@ def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) ->
         manager: the :class:`~guandan.server.manager.TableManager` (starts a board's game).
         settings: server settings: ``challenge_boards`` (12), ``challenge_preset`` (``official``),
             ``challenge_bots`` (``normal``), ``challenge_start_grace_s`` (:data:`START_GRACE_S`).
+        limits: the server's one :class:`~guandan.server.botgames.BotGameLimits` (shared with the
+            rooms' router); default: a new one from ``settings``.
     Raises:
         ValueError: a bad challenge setting (:class:`ChallengeConfig`).
     """
     config = _config(settings)
     router = APIRouter()
+    bot_limits = limits if limits is not None else botgames.from_settings(settings)
+
+    def mark_playing(room_id: str, user_id: int, address: str) -> bool:
+        """Set a waiting board room ``playing`` through the limits on games with bots (a room
+        already playing is the player going back to it: not limited). Returns whether it was
+        waiting. Raises BotGameRefused (the room stays waiting; a later try starts it)."""
+        with store.session_factory() as db:
+            status = db.scalar(select(models.Room.status).where(models.Room.id == room_id))
+            if status != WAITING:
+                return False
+            with bot_limits.admit(db, user_id, address) as made:
+                started = store.mark_playing(room_id)
+                if started:
+                    made.append(room_id)
+                return started
 
     def today() -> ChallengeInfo:
         return store.get_or_create(challenge_day(utcnow()), config)
@@ -140,7 +162,9 @@ def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) ->
 
     @router.post("/api/challenge/boards/{number}/play")
     async def play(number: str, user: RequiredUser, request: Request) -> Any:
-        """Start (or go back to) board ``number`` of today's challenge: ``{room, created}``."""
+        """Start (or go back to) board ``number`` of today's challenge: ``{room, created}``. Starting
+        one is a game with bots: 409 ``quick_game_running`` / 429 ``too_many_quick_games``
+        (:mod:`guandan.server.botgames`)."""
         n = int(number) if number.isascii() and number.isdigit() and len(number) <= 3 else 0
         ch = await manager.run_db(today)
         if not 1 <= n <= ch.n_boards:
@@ -150,7 +174,12 @@ def make_challenge_router(store: ChallengeStore, manager: Any, settings: Any) ->
         if started.finished:
             raise error(409, f"you have played board {n} of today's challenge; each board is played once",
                         "board_played", {"board": n})
-        if await manager.run_db(store.mark_playing, started.room):
+        address = request.client.host if request.client is not None else "unknown"
+        try:
+            playing = await manager.run_db(mark_playing, started.room, user.id, address)
+        except BotGameRefused as e:  # botgames: live games limits, as for every game with bots
+            raise error(e.status, e.message, e.code, e.params) from None
+        if playing:
             grace_s = float(getattr(settings, "challenge_start_grace_s", START_GRACE_S))
             await manager.start_game(started.room, grace_s=grace_s)
         return {"room": started.room, "created": started.created, "board": n}

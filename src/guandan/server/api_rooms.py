@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import re
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, Request
@@ -27,10 +28,11 @@ from sqlalchemy.orm import defer
 from guandan.core.errors import RuleConfigError
 from guandan.core.rules import CLOCK_MAX_S, CLOCK_MIN_S, PRESET_NAMES, RuleSet, clock_problem
 
+from . import botgames
+from .botgames import BotGameLimits, BotGameRefused
 from .errors import HttpError, error_body
 from .gamestore import GameStore
 from .hardening import bad_text_field, valid_room_id
-from .quickgames import DEFAULT_PER_ACCOUNT, DEFAULT_PER_ADDRESS, QuickGameLimits, QuickGameRefused
 from .roomstore import room_info
 from .table.bots import BOT_NAMES, DIFFICULTIES, DIFFICULTY_AGENTS, bot_agent
 from .table.info import DAMAGED, FINISHED, PLAYING, WAITING
@@ -51,7 +53,7 @@ class ApiError(HttpError):
     ``message``, ``code``, ``params``)."""
 
 
-def _error(e: ApiError) -> JSONResponse:
+def _error(e: HttpError) -> JSONResponse:
     from .api_accounts import status_code_name
 
     return JSONResponse(error_body(e.message, e.code or status_code_name(e.status), e.params), status_code=e.status)
@@ -165,13 +167,16 @@ def rule_error(e: RuleConfigError, options: dict[str, Any]) -> ApiError:
     return ApiError(400, message, "bad_rule_option", {"option": option, "value": value, "valid": valid})
 
 
-def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager, settings: Any = None) -> APIRouter:
+def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager, settings: Any = None,
+                      limits: BotGameLimits | None = None) -> APIRouter:
     """The rooms endpoints as a FastAPI router (include it in the app).
 
     Args:
         session_factory: zero-argument callable returning a SQLAlchemy ``Session`` (``sessionmaker``).
         manager: the application's :class:`TableManager` (live tables, connected flags).
-        settings: server settings (unused; kept for a uniform router signature).
+        settings: server settings (clocks, the limits on games with bots).
+        limits: the server's one :class:`~guandan.server.botgames.BotGameLimits` (shared with the
+            challenge's router); default: a new one from ``settings``.
     Returns:
         An ``APIRouter`` with ``GET/POST /api/rooms``, ``GET /api/rooms/{id}`` and
         ``POST /api/rooms/{id}/seat|leave|bots|start``.
@@ -180,8 +185,19 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
     from .auth import COOKIE_NAME, user_from_token
 
     router = APIRouter()
-    quick_limits = QuickGameLimits(getattr(settings, "quick_games_per_account", DEFAULT_PER_ACCOUNT),
-                                   getattr(settings, "quick_games_per_address", DEFAULT_PER_ADDRESS))
+    bot_limits = limits if limits is not None else botgames.from_settings(settings)
+
+    @contextmanager
+    def bot_game(db: Any, user_id: int, request: Request, seats: Any) -> Iterator[list[str]]:
+        """Start a game through the limits on games with bots (:mod:`guandan.server.botgames`)
+        when ``seats`` hold a bot: append the started room's id to the yielded list. Raises
+        BotGameRefused (409 ``quick_game_running``, 429 ``too_many_quick_games``)."""
+        if not botgames.has_bots(seats):
+            yield []
+            return
+        address = request.client.host if request.client is not None else "unknown"
+        with bot_limits.admit(db, user_id, address, botgames.alone(seats, user_id)) as made:
+            yield made
 
     def user_of(db: Any, request: Request) -> Any:
         token = request.cookies.get(COOKIE_NAME)
@@ -378,7 +394,9 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
 
     @router.post("/api/rooms/{room_id}/start")
     def start(room_id: str, request: Request) -> Any:
-        """Owner only: start the game once the four seats are filled. Answers ``{room}``."""
+        """Owner only: start the game once the four seats are filled. Answers ``{room}``. With a bot
+        seat, the limits on games with bots apply (:mod:`guandan.server.botgames`: 409
+        ``quick_game_running``, 429 ``too_many_quick_games``; the room stays waiting)."""
         try:
             with session_factory() as db:
                 user = user_of(db, request)
@@ -399,11 +417,13 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                         "seats_empty", {"empty": empty},
                     )
                 apply_default_clocks(room, settings)
-                room.status = PLAYING
-                db.commit()
+                with bot_game(db, user.id, request, room.seats) as made:  # botgames: live games limits
+                    room.status = PLAYING
+                    db.commit()
+                    made.append(room_id)
             start_or_restore(room_id)
             return room_reply(room_id)
-        except ApiError as e:
+        except (ApiError, BotGameRefused) as e:
             return _error(e)
 
     def start_or_restore(room_id: str) -> None:
@@ -450,7 +470,9 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         """Owner only, once the game is over: a new room with the same seats (people and bots), name
         and rules, started at once; every connection of the old room is sent ``{"type": "moved",
         "room": new_id}``. Pressing it again answers the same new room. Answers ``{room}`` (the new
-        room). 403 ``not_owner``, 409 ``game_not_over``. Requests at once (a double click, two
+        room). 403 ``not_owner``, 409 ``game_not_over``; with a bot seat, the limits on games with
+        bots (:mod:`guandan.server.botgames`: 409 ``quick_game_running``, 429
+        ``too_many_quick_games``). Requests at once (a double click, two
         tabs) are taken one after another, so they all answer the one new room."""
         with manager.again_lock(room_id):
             return _play_again(room_id, request)
@@ -475,15 +497,17 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 if any(u is None and b is None for u, b in seats):
                     raise ApiError(409, "a seat of the finished game is empty", "seats_empty",
                                    {"empty": [s for s, (u, b) in enumerate(seats) if u is None and b is None]})
-                new = new_room(db, user.id, room.name, room.preset, dict(room.options or {}), seats,
-                               bool(getattr(room, "default_clocks", False)))
-                new.status = PLAYING
-                new_id = new.id
-                db.commit()
+                with bot_game(db, user.id, request, seats) as made:  # botgames: live games limits
+                    new = new_room(db, user.id, room.name, room.preset, dict(room.options or {}), seats,
+                                   bool(getattr(room, "default_clocks", False)))
+                    new.status = PLAYING
+                    new_id = new.id
+                    db.commit()
+                    made.append(new_id)
             start_or_restore(new_id)
             _from_thread(manager.moved_to, room_id, new_id)
             return room_reply(new_id)
-        except ApiError as e:
+        except (ApiError, BotGameRefused) as e:
             return _error(e)
 
     @router.post("/api/quick")
@@ -495,7 +519,7 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
         ``_follow_s``, 60 s / 30 s) as commercial tables always run one; ``"off"`` none (issue 25,
         item 9). 400 ``bad_difficulty``, ``bad_preset``, ``bad_clocks``; 409 ``quick_game_running``
         (``params.room``: the caller's live game against bots) and 429 ``too_many_quick_games`` from
-        the limits of :mod:`guandan.server.quickgames`."""
+        the limits of :mod:`guandan.server.botgames`."""
         try:
             body = _from_thread(_body, request)
             with session_factory() as db:
@@ -515,20 +539,17 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                 else:
                     rules = build_rules(preset, None)
                 agent = DIFFICULTY_AGENTS[difficulty]
-                address = request.client.host if request.client is not None else "unknown"
-                with quick_limits.admit(db, user.id, address) as made:  # quickgames: live games limits
-                    room = new_room(db, user.id, f"{user.name} vs bots", preset, rules.to_dict(),
-                                    [(user.id, None), (None, agent), (None, agent), (None, agent)])
+                seats = [(user.id, None), (None, agent), (None, agent), (None, agent)]
+                with bot_game(db, user.id, request, seats) as made:  # botgames: live games limits
+                    room = new_room(db, user.id, f"{user.name} vs bots", preset, rules.to_dict(), seats)
                     room.status = PLAYING
                     room_id = room.id
                     db.commit()
                     made.append(room_id)
             start_or_restore(room_id)
             return room_reply(room_id)
-        except ApiError as e:
+        except (ApiError, BotGameRefused) as e:
             return _error(e)
-        except QuickGameRefused as e:
-            return _error(ApiError(e.status, e.message, e.code, e.params))
 
     def _not_a_tournament_table(db: Any, room_id: str) -> None:
         """409 ``tournament_table``: the room plays a tournament match (its result belongs to the

@@ -28,7 +28,7 @@ from fastapi.responses import FileResponse, HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from . import api_accounts, api_ladder
+from . import api_accounts, api_ladder, botgames
 from .api_challenge import make_challenge_router
 from .api_friends import make_friends_router
 from .api_reviews import make_reviews_router
@@ -100,7 +100,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     manager.restore()
     manager_box["manager"] = manager
     app.state.manager = manager
-    app.include_router(make_rooms_router(session_factory, manager, settings))
+    bot_limits = botgames.from_settings(settings)  # one per process: every path that starts a game with bots
+    app.include_router(make_rooms_router(session_factory, manager, settings, bot_limits))
     app.include_router(make_ws_router(session_factory, manager, settings))
     reviews = ReviewService(session_factory, settings)
     app.state.reviews = reviews
@@ -109,7 +110,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.online_rounds = OnlineRounds(session_factory, manager)
     app.include_router(make_tournaments_router())
     app.include_router(make_claims_router())  # players' results with the table's code (issue 21)
-    app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings))
+    app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings, bot_limits))
     app.include_router(make_friends_router())
     install_catch_all(app)
     if manager.cluster is not None:  # a Redis outage: a retryable 503, not a 500

@@ -151,7 +151,7 @@ def spawn_server(bot_delay_s: float = 0.0, start_timeout_s: float = 60.0) -> Ite
     cmd = [
         sys.executable, "-c", "from guandan.cli import main; main()", "serve",
         "--host", "127.0.0.1", "--port", "0", "--db", db_url, "--bot-delay", str(bot_delay_s), "--log-level", "warning",
-        "--guests-per-hour", "0", "--max-ws-per-address", "0",
+        "--guests-per-hour", "0", "--max-ws-per-address", "0", "--bot-games-per-address", "0",
     ]
     # its own session: a Ctrl+C in the terminal stops the load test, which then stops the server
     # (and on Linux the scheduler shares the CPU between the server and the load generator as

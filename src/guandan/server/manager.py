@@ -27,6 +27,7 @@ from typing import Any
 from .gamestore import StoredRecordError
 from .record_writer import RecordWriter
 from .roomstore import RoomStore
+from .table.bots import make_search_gate
 from .table.flow import Table
 from .table.info import DAMAGED, FINISHED, PLAYING
 
@@ -78,6 +79,9 @@ class TableManager:
         #: per pass of the event loop: people's messages are handled between two of them, so a
         #: person's action is answered at once however many bot moves are due (loadtest p99)
         self.bot_gate = asyncio.Lock()
+        #: the searching bots' decisions of every table share the process pool through this
+        #: (:mod:`~guandan.server.table.search_gate`); ``None`` with ``search_max_wait_s`` 0
+        self.search_gate = make_search_gate(settings)
         #: database work of the tables runs here, never on the event loop
         self.db_executor = ThreadPoolExecutor(max_workers=4, thread_name_prefix="guandan-db")
         self._again_lock = threading.Lock()

@@ -85,10 +85,16 @@ class Settings:
             the bots' process pool.
         review_jobs_per_account: reviews one account may have queued or computing at once.
         review_jobs_max: reviews queued or computing at once on this server (all accounts).
-        quick_games_per_account: live games against bots (``POST /api/quick``) one account may
-            have; a second one is refused with 409 ``quick_game_running`` (0: no limit).
-        quick_games_per_address: live quick games one client address may have started (all
-            accounts; 429 ``too_many_quick_games``; 0: no limit). See :mod:`guandan.server.quickgames`.
+        bot_games_per_account: live games against bots (quick games, rooms started with bots,
+            play again, challenge boards) one account may have; another one is refused with 409
+            ``quick_game_running`` (0: no limit).
+        bot_games_per_address: live games with bots one client address may have started (all
+            accounts; 429 ``too_many_quick_games``; 0: no limit; ``guandan serve
+            --bot-games-per-address``). See :mod:`guandan.server.botgames`.
+        search_max_wait_s: seconds a searching bot's (``hard``/``expert``) decision may wait for
+            the shared bot process pool before the heuristic plays it (1; 0: no gate, the pool
+            serves decisions first come, first served). ``search_max_waiting``: such decisions
+            waiting at once (4). See :mod:`guandan.server.table.search_gate`.
         challenge_boards, challenge_preset, challenge_bots: how each day's duplicate challenge is
             made (:mod:`guandan.server.challenge`): 12 boards, the ``official`` preset, bots at
             level ``normal``; ``challenge_start_grace_s``: seconds a just-started board waits
@@ -125,8 +131,10 @@ class Settings:
     review_workers: int = 1
     review_jobs_per_account: int = 1
     review_jobs_max: int = 4
-    quick_games_per_account: int = 1
-    quick_games_per_address: int = 4
+    bot_games_per_account: int = 1
+    bot_games_per_address: int = 4
+    search_max_wait_s: float = 1.0
+    search_max_waiting: int = 4
     challenge_boards: int = 12
     challenge_preset: str = "official"
     challenge_bots: str = "normal"

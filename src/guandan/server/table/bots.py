@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import logging
+from collections.abc import Callable
 from typing import Any
 
 from guandan.agents.base import Agent
 from guandan.agents.registry import AGENT_NAMES
 from guandan.core.plays import PlayT
+
+from .search_gate import DEFAULT_MAX_WAIT_S, SearchGate
+
+log = logging.getLogger("guandan.server.tables")
 
 #: Bot difficulties and the agents (``guandan.agents.AGENT_NAMES``) that can play each, best first.
 #: ``hard`` and ``expert`` search (about a second of CPU a decision); their decisions are made off
@@ -126,6 +132,46 @@ atexit.register(shutdown_bot_pool)
 def _decide(agent: Agent, view: Any) -> PlayT:
     """One decision in a bot process: ``agent.act(view)`` (module-level so that it pickles)."""
     return agent.act(view)
+
+
+def make_search_gate(settings: Any) -> SearchGate | None:
+    """The server's :class:`~guandan.server.table.search_gate.SearchGate` over the
+    :data:`BOT_PROCESSES` pool: ``settings.search_max_wait_s`` (seconds a decision may wait,
+    default 1; 0: no gate, the pool's first come, first served) and ``settings.search_max_waiting``
+    (decisions waiting at once, default ``2 * BOT_PROCESSES``).
+
+    Raises:
+        ValueError: a negative ``search_max_waiting``.
+    """
+    wait = float(getattr(settings, "search_max_wait_s", DEFAULT_MAX_WAIT_S))
+    if not wait > 0:
+        return None
+    return SearchGate(BOT_PROCESSES, wait, int(getattr(settings, "search_max_waiting", 2 * BOT_PROCESSES)))
+
+
+async def decide_searching(gate: SearchGate | None, table_id: str, agent: Agent, view: Any,
+                           fallback: Callable[[], Agent]) -> PlayT:
+    """A searching bot's decision for table ``table_id``: ``agent.act(view)`` in the bot process
+    pool once ``gate`` admits it (:class:`~guandan.server.table.search_gate.SearchGate`: the
+    tables share the pool fairly), else -- refused by the gate, or the search failed -- the
+    heuristic's move, ``fallback().act(view)``, on the event loop (milliseconds). ``gate`` None:
+    straight to the pool (first come, first served).
+
+    Raises:
+        asyncio.CancelledError: the caller was cancelled (the slot is released).
+    """
+    if gate is not None and not await gate.acquire(table_id):
+        return fallback().act(view)
+    try:
+        return await think_off_loop(agent, view)
+    except asyncio.CancelledError:
+        raise
+    except Exception:  # noqa: BLE001 - a failed search: the heuristic moves
+        log.exception("room %s: a bot's search failed; the heuristic moves", table_id)
+        return fallback().act(view)
+    finally:
+        if gate is not None:
+            gate.release(table_id)
 
 
 async def think_off_loop(agent: Agent, view: Any) -> PlayT:

@@ -58,7 +58,8 @@ from guandan.core.views import seat_view
 from guandan.records import dumps, record_header, replay_lines
 
 from . import competition
-from .bots import DIFFICULTY_AGENTS, SEARCH_DIFFICULTIES, SERVER_BOT_SPECS, bot_agent, bot_difficulty, think_off_loop
+from .bots import (DIFFICULTY_AGENTS, SEARCH_DIFFICULTIES, SERVER_BOT_SPECS, bot_agent, bot_difficulty,
+                   decide_searching)
 from .frames import SharedFrame
 from .info import FINISHED, PLAYING, RoomInfo
 from .ports import FrameSink, TableHost
@@ -747,7 +748,8 @@ class Table:
         """Make the automatic move planned by :meth:`_schedule` after ``delay`` seconds.
 
         A searching bot (:data:`SEARCH_DIFFICULTIES`, ``bot`` mode) thinks off the event loop and
-        without the table lock (:func:`think_off_loop`): the view is taken under the lock, and the
+        without the table lock, once the host's ``search_gate`` admits it (:func:`decide_searching`;
+        refused: the heuristic moves): the view is taken under the lock, and the
         answer is applied under the lock only if the table is still in that position (same
         ``seq``, same seat to act, no pause); a stale answer is discarded (whatever moved the
         table has re-armed the timer). If the search fails, the heuristic moves instead.
@@ -761,13 +763,9 @@ class Table:
                         return
                     view = seat_view(game, seat)
                     bot = self._agent(seat, agent)
-                try:
-                    act = await think_off_loop(bot, view)
-                except asyncio.CancelledError:
-                    raise
-                except Exception:  # noqa: BLE001 - a failed search: the heuristic moves
-                    log.exception("room %s: search for seat %d failed; the heuristic moves", self.id, seat)
-                    act = self._agent(seat, "heuristic").act(view)
+                # tables share the pool fairly; refused or failed: the heuristic moves (search_gate)
+                act = await decide_searching(getattr(self.manager, "search_gate", None), self.id, bot, view,
+                                             lambda: self._agent(seat, "heuristic"))
                 async with self.manager.bot_gate, self.lock:
                     game = self._still(seat, seq)
                     if game is None or act not in view.legal_actions:

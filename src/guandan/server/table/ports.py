@@ -73,6 +73,9 @@ class TableHost(Protocol):
         settings: server settings (``seeded_deals`` is read; tests deal from the room seed).
         writer: where the record lines go.
         bot_gate: the lock automatic moves of every table take in turn (one per loop pass).
+        search_gate: the fair share of the searching bots' process pool between tables
+            (:class:`~guandan.server.table.search_gate.SearchGate`), or ``None`` (first come,
+            first served).
         closing: the process is shutting down (no timer is armed any more).
         away_grace_s: seconds before the bot covers a person with no open connection.
     """
@@ -82,6 +85,7 @@ class TableHost(Protocol):
     competitions: dict[str, Any]
     writer: RecordSink
     bot_gate: asyncio.Lock
+    search_gate: Any
     closing: bool
     away_grace_s: float
 
