@@ -226,11 +226,12 @@ def test_simple_cross_origin_posts_cannot_change_anything(serve):
              "/api/games/1/deals/1/review?seat=0", "/api/challenge/boards/1/play"]
     tournament = ["/api/tournaments", "/api/tournaments/1/entries", "/api/tournaments/1/entries/1/withdraw",
                   "/api/tournaments/1/codirectors", "/api/tournaments/1/rounds", "/api/tournaments/1/results",
-                  "/api/tournaments/1/penalties"]
+                  "/api/tournaments/1/penalties", "/api/tournaments/1/claims"]
     friends = ["/api/friends/requests", "/api/friends/accept", "/api/friends/decline", "/api/friends/remove",
                "/api/friends/block", "/api/friends/unblock", "/api/friends/invitations",
                "/api/friends/invitations/1/dismiss"]
-    calls = [("post", p) for p in paths + tournament + friends] + [("delete", "/api/tournaments/1/rounds/1?version=1")]
+    calls = [("post", p) for p in paths + tournament + friends] + [("delete", "/api/tournaments/1/rounds/1?version=1"),
+                                                                  ("delete", "/api/tournaments/1/codirectors/x?version=1")]
     # every state-changing route of the app is in the list
     spec = s.http.get("/api/openapi.json").json()["paths"]
     changing = sorted((m, p) for p, ops in spec.items() for m in ops if m in ("post", "put", "patch", "delete"))
