@@ -273,3 +273,22 @@ def test_two_server_processes_share_one_queue() -> None:
         room = httpx.get(f"{nodes[0].url}/api/rooms/{rooms.pop()}", timeout=30).json()["room"]
         assert room["status"] == "playing"
         assert sorted(s["user"] for s in room["seats"]) == sorted(n for _, _, n in people)
+
+
+def test_every_error_code_has_words_in_both_languages() -> None:
+    """Each code the matchmaking API answers (``MatchError(..., "code")`` and ``error(..., "code")`` in
+    its modules) is translated in both languages (the UI shows the code's words, never the server's text)."""
+    import re
+    from pathlib import Path
+
+    from test_ui_static import i18n_tables
+
+    server = Path(mm.__file__).parent
+    codes: set[str] = set()
+    for name in ("api_matchmaking.py", "matchmaking_store.py"):
+        text = (server / name).read_text(encoding="utf-8")
+        codes |= set(re.findall(r'(?:MatchError|error)\(\s*\d+,\s*(?:f?"[^"]*"\s*)+,\s*"([a-z_]+)"', text))
+    assert {"partner_busy", "not_queued", "no_ready_check", "bad_bot_level", "not_friends", "no_user"} <= codes
+    tables = i18n_tables()
+    for lang in ("en", "zh"):
+        assert not sorted(f"err_{c}" for c in codes if f"err_{c}" not in tables[lang]), lang

@@ -7,6 +7,7 @@ import { get, getConfig, post, roomTitle } from "./api.js";
 import { t } from "./i18n.js";
 import { authForm, errText } from "./auth.js";
 import { friendsPanel } from "./friends.js";
+import { matchPanel } from "./matchmaking.js";
 import {
   CLOCK_OPTIONS,
   DIFFICULTIES,
@@ -215,6 +216,7 @@ export function mountLobby(el, _params, ctx) {
   let presets = null;
   let lastRooms = null;
   let friends = null;
+  let match = null;
   const isDestroyed = () => destroyed;
   const roomList = h("div", { class: "room-list", testid: "room-list" }, t("loading"));
 
@@ -445,7 +447,9 @@ export function mountLobby(el, _params, ctx) {
   function render() {
     clearInterval(refreshTimer);
     if (friends) friends.destroy();
+    if (match) match.destroy();
     friends = ctx.me ? friendsPanel(ctx) : null;
+    match = ctx.me ? matchPanel(ctx) : null;
     if (!ctx.me) {
       replaceChildren(el, h("div", { class: "lobby narrow" }, quickPanel(ctx, isDestroyed), challengePanel(), authForm((user) => ctx.setMe(user)), joinForm()));
       return;
@@ -459,6 +463,7 @@ export function mountLobby(el, _params, ctx) {
         h(
           "div",
           { class: "lobby-main" },
+          match.el,
           quickPanel(ctx, isDestroyed),
           h(
             "section",
@@ -486,6 +491,7 @@ export function mountLobby(el, _params, ctx) {
       destroyed = true;
       clearInterval(refreshTimer);
       if (friends) friends.destroy();
+      if (match) match.destroy();
     },
     onMe: render,
     onLang: render,
