@@ -238,3 +238,46 @@ def test_no_double_match_with_threads() -> None:
     for p in props.values():
         ratings = [float(u % 50) for u in p["seats"]]
         assert max(ratings) - min(ratings) <= 3.0
+
+
+def _naive_decide(queue: list[mm.Ticket], now: float) -> list[tuple[str, ...]]:
+    """The rule of the module docstring written plainly (every unplaced ticket looked at for each
+    anchor): the reference of the fast candidate walk."""
+    widths = {t.id: mm.allowed_range(now - t.joined_at) for t in queue}
+
+    def ok(w: float | None, d: float) -> bool:
+        return w is None or d <= w + 1e-9
+
+    placed: set[str] = set()
+    out = []
+    for a in sorted(queue, key=lambda t: (t.joined_at, t.id)):
+        if a.id in placed:
+            continue
+        cands = [c for c in queue if c.id != a.id and c.id not in placed
+                 and ok(widths[a.id], abs(c.rating - a.rating)) and ok(widths[c.id], abs(c.rating - a.rating))]
+        cands.sort(key=lambda c: (abs(c.rating - a.rating), c.joined_at, c.id))
+        group = mm._four(a, cands[:mm.MAX_CANDIDATES], widths)
+        if group is None:
+            continue
+        placed.update(t.id for t in group)
+        out.append(tuple(sorted(t.id for t in group)))
+    return out
+
+
+def test_fast_candidate_walk_agrees_with_the_plain_rule() -> None:
+    import random
+
+    rng = random.Random(7)
+    for trial in range(150):
+        n = rng.randint(4, 60)
+        queue = []
+        uid = 0
+        for i in range(n):
+            size = 2 if rng.random() < 0.2 else 1
+            members = tuple(range(uid, uid + size))
+            uid += size
+            ratings = tuple(float(rng.randint(0, 30)) for _ in members)  # whole points: many ties
+            queue.append(mm.Ticket(f"t{i:02d}", members, ratings, float(rng.choice([0, 0, 5, 20, 40]))))
+        now = float(rng.choice([40, 60, 90, 130]))
+        fast = [tuple(sorted(m.tickets)) for m in mm.decide(queue, now).matches if m.bot_level is None]
+        assert fast == _naive_decide(queue, now), trial

@@ -40,7 +40,6 @@ tickets go back with their old ``joined_at``.
 
 from __future__ import annotations
 
-import bisect
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -204,6 +203,63 @@ def _four(anchor: Ticket, candidates: list[Ticket], widths: dict[str, float | No
     return best
 
 
+class _Skipper:
+    """Positions ``0..n-1`` of the rating order not yet placed: the nearest one at or left/right of
+    a position in near-constant time (path-compressed "next free" links), so that finding a
+    ticket's nearest candidates does not walk over the tickets already placed."""
+
+    def __init__(self, n: int) -> None:
+        self.right = list(range(n + 1))  # right[i]: smallest free j >= i (n: none)
+        self.left = list(range(n + 1))  # left[i + 1] - 1: largest free j <= i (-1: none)
+
+    @staticmethod
+    def _find(links: list[int], i: int) -> int:
+        root = i
+        while links[root] != root:
+            root = links[root]
+        while links[i] != root:
+            links[i], i = root, links[i]
+        return root
+
+    def next_right(self, i: int) -> int:
+        return self._find(self.right, i)
+
+    def next_left(self, i: int) -> int:
+        return self._find(self.left, i + 1) - 1
+
+    def remove(self, i: int) -> None:
+        self.right[i] = i + 1
+        self.left[i + 1] = i
+
+
+def _nearest(anchor: Ticket, by_rating: list[Ticket], at: int, skip: _Skipper,
+             widths: dict[str, float | None]) -> list[Ticket]:
+    """Up to :data:`MAX_CANDIDATES` unplaced tickets that ``anchor`` accepts and that accept it,
+    nearest rating first (ties: the older first), walking out from its place ``at`` in the
+    rating order."""
+    w = widths[anchor.id]
+    r = anchor.rating
+    found: list[tuple[float, float, str, Ticket]] = []
+    lo, hi = skip.next_left(at - 1), skip.next_right(at + 1)
+    n = len(by_rating)
+    last = -1.0
+    while lo >= 0 or hi < n:
+        dl = r - by_rating[lo].rating if lo >= 0 else math.inf
+        dh = by_rating[hi].rating - r if hi < n else math.inf
+        d = min(dl, dh)
+        if (w is not None and d > w + 1e-9) or (len(found) >= MAX_CANDIDATES and d > last):
+            break  # the walk meets distances in rising order: nothing nearer is left
+        if dl <= dh:
+            c, lo = by_rating[lo], skip.next_left(lo - 1)
+        else:
+            c, hi = by_rating[hi], skip.next_right(hi + 1)
+        last = d
+        if _accepts(widths[c.id], d):
+            found.append((d, c.joined_at, c.id, c))
+    found.sort(key=lambda f: f[:3])
+    return [f[3] for f in found[:MAX_CANDIDATES]]
+
+
 def decide(queue: Sequence[Ticket], now: float) -> Decision:
     """Form tables from the queue at time ``now`` (rules: module docstring).
 
@@ -225,23 +281,20 @@ def decide(queue: Sequence[Ticket], now: float) -> Decision:
     widths = {t.id: allowed_range(max(0.0, now - t.joined_at)) for t in queue}
     by_age = sorted(queue, key=lambda t: (t.joined_at, t.id))
     by_rating = sorted(queue, key=lambda t: (t.rating, t.joined_at, t.id))
-    keys = [t.rating for t in by_rating]
+    pos = {t.id: i for i, t in enumerate(by_rating)}
+    skip = _Skipper(len(by_rating))
     placed: set[str] = set()
     matches: list[Match] = []
     for anchor in by_age:
         if anchor.id in placed:
             continue
-        w = widths[anchor.id]
-        lo = 0 if w is None else bisect.bisect_left(keys, anchor.rating - w - 1e-9)
-        hi = len(keys) if w is None else bisect.bisect_right(keys, anchor.rating + w + 1e-9)
-        cands = [c for c in by_rating[lo:hi] if c.id != anchor.id and c.id not in placed
-                 and _accepts(widths[c.id], abs(c.rating - anchor.rating))]
-        cands.sort(key=lambda c: (abs(c.rating - anchor.rating), c.joined_at, c.id))
-        group = _four(anchor, cands[:MAX_CANDIDATES], widths)
+        group = _four(anchor, _nearest(anchor, by_rating, pos[anchor.id], skip, widths), widths)
         if group is None:
             continue
         group.sort(key=lambda t: (t.joined_at, t.id))
         placed.update(t.id for t in group)
+        for t in group:
+            skip.remove(pos[t.id])
         matches.append(Match(tuple(t.id for t in group), seat_people(group)))
     matches.extend(_bot_fills([t for t in by_age if t.id not in placed], widths, now, placed))
     return Decision(matches, widths)

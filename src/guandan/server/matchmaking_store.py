@@ -337,9 +337,10 @@ class MatchQueue:
 
     def counts(self) -> dict[str, int]:
         """``{"tickets", "people", "proposals"}``: the queue's size now (for the lobby and tests)."""
-        tickets = self.b.all(TICKETS)
-        return {"tickets": len(tickets), "people": sum(len(t["members"]) for t in tickets.values()),
-                "proposals": len(self.b.all(PROPS))}
+        with self._locked():
+            tickets = self.b.all(TICKETS)
+            return {"tickets": len(tickets), "people": sum(len(t["members"]) for t in tickets.values()),
+                    "proposals": len(self.b.all(PROPS))}
 
 
 __all__ = ["CLAIM_STALE_S", "SEATED_KEEP_S", "MatchError", "MatchQueue", "MemoryBackend", "RedisBackend"]
