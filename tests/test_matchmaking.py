@@ -281,3 +281,14 @@ def test_fast_candidate_walk_agrees_with_the_plain_rule() -> None:
         now = float(rng.choice([40, 60, 90, 130]))
         fast = [tuple(sorted(m.tickets)) for m in mm.decide(queue, now).matches if m.bot_level is None]
         assert fast == _naive_decide(queue, now), trial
+
+
+def test_a_thousand_equal_ratings_make_250_tables_oldest_first() -> None:
+    """1,000 new players (all rated 0, joined one per 10 ms): 250 tables, everyone once; the first
+    table holds the four oldest (the anchor is the oldest, and among equal ratings the oldest win)."""
+    queue = [mm.Ticket(f"t{i:04d}", (i,), (0.0,), i / 100) for i in range(1000)]
+    d = mm.decide(queue, 10.0)
+    assert len(d.matches) == 250
+    people = [u for m in d.matches for u in m.people]
+    assert sorted(people) == list(range(1000))
+    assert d.matches[0].tickets == ("t0000", "t0001", "t0002", "t0003")

@@ -20,8 +20,9 @@ at most the *smallest* range among them: every ticket accepts every other one.
 **Forming tables** (:func:`decide`). Tickets are taken oldest first (``joined_at``; a ticket put
 back after a failed ready check keeps its old time, so it stands at the front). For each ticket
 not yet placed, the candidates are the unplaced tickets it accepts, nearest rating first (then
-oldest); the first set of them that makes exactly four seats with the ticket and passes the
-spread rule is a match. Seats: two pairs face each other (0+2 and 1+3); a pair and two people
+oldest; when more than 48 tickets stand at the same distance, the oldest of the 48 nearest in the
+rating order); the first 12 are tried, and the first set of them that makes exactly four seats
+with the ticket and passes the spread rule is a match. Seats: two pairs face each other (0+2 and 1+3); a pair and two people
 alone: the pair at 0+2, the two at 1 and 3; four people alone: the highest and lowest rated
 at 0+2, the middle two at 1+3 (the teams' sums are as close as four ratings allow in this way).
 
@@ -58,6 +59,9 @@ BOT_FILL_AFTER_S = 60.0
 READY_S = 15.0
 #: Candidates tried per ticket when forming a table (bounds the work per ticket).
 MAX_CANDIDATES = 12
+#: Tickets at the same distance looked at for the "then oldest" order (bounds the work when many
+#: ratings are equal: 1,000 new players all rate 0).
+TIES_SEEN = 48
 
 
 @dataclass(frozen=True)
@@ -249,6 +253,8 @@ def _nearest(anchor: Ticket, by_rating: list[Ticket], at: int, skip: _Skipper,
         d = min(dl, dh)
         if (w is not None and d > w + 1e-9) or (len(found) >= MAX_CANDIDATES and d > last):
             break  # the walk meets distances in rising order: nothing nearer is left
+        if len(found) >= TIES_SEEN:
+            break  # a crowd at one distance: the oldest among the nearest TIES_SEEN in rating order
         if dl <= dh:
             c, lo = by_rating[lo], skip.next_left(lo - 1)
         else:
