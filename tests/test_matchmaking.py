@@ -200,6 +200,11 @@ def test_all_ready_is_claimed_once_then_seated() -> None:
     q.seated(claimed[0]["id"], "room1", 2.0)
     assert q.state(2, 3.0) == {"status": "seated", "room": "room1"}
     assert q.state(2, 2.0 + 301.0) == {"status": "idle"}
+    # the answers are kept 300 s; the sweep (every 60 s) then deletes them from the store
+    q.tick(61.0)
+    assert len(q.b.all("who")) == 4
+    q.tick(302.5)
+    assert q.b.all("who") == {}
 
 
 def test_leave_with_partner_removes_both() -> None:

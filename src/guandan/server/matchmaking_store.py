@@ -35,6 +35,8 @@ SEATED_KEEP_S = 300.0
 #: Seconds after which a proposal claimed for seating (all ready) but never seated (the claiming
 #: process died) is claimed again by another.
 CLAIM_STALE_S = 30.0
+#: Seconds between two sweeps of the "seated" answers past their time (:meth:`MatchQueue.tick`).
+SWEEP_EVERY_S = 60.0
 #: Seconds one process may hold the Redis lock (a safety net: an operation takes milliseconds).
 LOCK_TIMEOUT_S = 10.0
 
@@ -142,6 +144,7 @@ class MatchQueue:
         self.b: Backend = backend if backend is not None else MemoryBackend()
         #: seconds the last :meth:`tick` spent deciding (``matchmaking.decide``), for the benchmark
         self.last_decide_s = 0.0
+        self._next_sweep = 0.0
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
@@ -275,8 +278,9 @@ class MatchQueue:
         self.b.delete(PROPS, p["id"])
 
     def tick(self, now: float) -> list[dict[str, Any]]:
-        """One round: settle the ready checks (time-outs fail, all-ready ones are claimed for
-        seating), then form new matches from the queue and open their ready checks.
+        """One round: forget the "seated" answers past their time (every :data:`SWEEP_EVERY_S`
+        seconds in each process), settle the ready checks (time-outs fail, all-ready ones are
+        claimed for seating), then form new matches from the queue and open their ready checks.
 
         Returns:
             The proposals claimed now for seating (the caller makes their rooms and then calls
@@ -285,6 +289,10 @@ class MatchQueue:
         import time
 
         with self._locked():
+            if now >= self._next_sweep:  # forget the "seated" answers past their time
+                self._next_sweep = now + SWEEP_EVERY_S
+                old = [u for u, w in self.b.all(WHO).items() if w["kind"] == "r" and float(w.get("until", 0)) <= now]
+                self.b.delete(WHO, *old)
             claimed: list[dict[str, Any]] = []
             for p in self.b.all(PROPS).values():
                 if p["state"] == "seating":
@@ -346,4 +354,4 @@ class MatchQueue:
                     "proposals": len(self.b.all(PROPS))}
 
 
-__all__ = ["CLAIM_STALE_S", "SEATED_KEEP_S", "MatchError", "MatchQueue", "MemoryBackend", "RedisBackend"]
+__all__ = ["CLAIM_STALE_S", "SEATED_KEEP_S", "SWEEP_EVERY_S", "MatchError", "MatchQueue", "MemoryBackend", "RedisBackend"]
