@@ -156,7 +156,8 @@ def test_no_remote_urls() -> None:
 I18N_TABLES = (("i18n.js", "EN", "ZH"), ("i18n_tournament.js", "TOURNAMENT_EN", "TOURNAMENT_ZH"), ("i18n_app.js", "APP_EN", "APP_ZH"),
                ("i18n_challenge.js", "CHALLENGE_EN", "CHALLENGE_ZH"),
                ("i18n_friends.js", "FRIENDS_EN", "FRIENDS_ZH"), ("i18n_table.js", "TABLE_EN", "TABLE_ZH"),
-               ("i18n_seeds.js", "SEEDS_EN", "SEEDS_ZH"))
+               ("i18n_seeds.js", "SEEDS_EN", "SEEDS_ZH"),
+               ("i18n_match.js", "MATCH_EN", "MATCH_ZH"))
 
 
 def i18n_tables() -> dict[str, dict[str, str]]:

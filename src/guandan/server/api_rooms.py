@@ -445,23 +445,6 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
             detail = str(e).splitlines()[0] if str(e) else type(e).__name__
             raise ApiError(409, f"the game could not start: {detail}", "start_failed", {"detail": detail}) from None
 
-    def new_room(db: Any, owner_id: int, name: str, preset: str, options: dict[str, Any],
-                 seats: list[tuple[int | None, str | None]], default_clocks: bool = False) -> Any:
-        """A new ``waiting`` room row with its four seats (``(user_id, bot agent)`` each), flushed.
-        Used by ``create_room``, ``play_again`` and ``quick_game``."""
-        room_id = secrets.token_urlsafe(6)
-        while db.get(models.Room, room_id) is not None:
-            room_id = secrets.token_urlsafe(6)
-        # no seed: deals come from secrets.SystemRandom (tables.Table._new_game)
-        room = models.Room(id=room_id, name=name, preset=preset, options=options, owner_id=owner_id,
-                           status=WAITING, seed=None, record="", default_clocks=default_clocks)
-        db.add(room)
-        db.flush()
-        for s, (user_id, bot) in enumerate(seats):
-            db.add(models.RoomSeat(room_id=room_id, seat=s, user_id=user_id, bot=bot))
-        db.flush()
-        return room
-
     # "play again" checks for a new room and makes one under manager.again_lock(room) (a Redis
     # lock in a cluster, so that two processes never make two new rooms)
 
@@ -603,6 +586,27 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
     return router
 
 
+def new_room(db: Any, owner_id: int, name: str, preset: str, options: dict[str, Any],
+             seats: list[tuple[int | None, str | None]], default_clocks: bool = False) -> Any:
+    """A new ``waiting`` room row with its four seats (``(user_id, bot agent)`` each), flushed.
+    Used by ``create_room``, ``play_again``, ``quick_game`` and matchmaking
+    (:mod:`guandan.server.api_matchmaking`)."""
+    from . import models
+
+    room_id = secrets.token_urlsafe(6)
+    while db.get(models.Room, room_id) is not None:
+        room_id = secrets.token_urlsafe(6)
+    # no seed: deals come from secrets.SystemRandom (tables.Table._new_game)
+    room = models.Room(id=room_id, name=name, preset=preset, options=options, owner_id=owner_id,
+                       status=WAITING, seed=None, record="", default_clocks=default_clocks)
+    db.add(room)
+    db.flush()
+    for s, (user_id, bot) in enumerate(seats):
+        db.add(models.RoomSeat(room_id=room_id, seat=s, user_id=user_id, bot=bot))
+    db.flush()
+    return room
+
+
 def _default_clock(settings: Any, which: str) -> float:
     default = {"lead": 60.0, "follow": 30.0}[which]
     return float(getattr(settings, f"default_clock_{which}_s", default))
@@ -633,4 +637,4 @@ def apply_default_clocks(room: Any, settings: Any) -> bool:
     return True
 
 
-__all__ = ["ApiError", "build_rules", "make_rooms_router"]
+__all__ = ["ApiError", "apply_default_clocks", "build_rules", "make_rooms_router", "new_room"]

@@ -31,6 +31,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from . import api_accounts, api_ladder, botgames
 from .api_challenge import make_challenge_router
 from .api_friends import make_friends_router
+from .api_matchmaking import MatchService, make_match_router
 from .api_reviews import make_reviews_router
 from .api_rooms import make_rooms_router
 from .api_tournaments import make_tournaments_router
@@ -59,7 +60,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             :class:`Settings` (SQLite ``./guandan.db`` or ``GUANDAN_DATABASE_URL``).
     Returns:
         The FastAPI app; ``app.state.manager`` is the :class:`TableManager`, ``app.state.reviews``
-        the :class:`~guandan.server.reviews.ReviewService` (reviews of deals, 复盘).
+        the :class:`~guandan.server.reviews.ReviewService` (reviews of deals, 复盘),
+        ``app.state.matchmaking`` the :class:`~guandan.server.api_matchmaking.MatchService` (匹配).
     Raises:
         ValueError: a bad ``settings.review_budget``.
         sqlalchemy.exc.OperationalError: the database cannot be reached.
@@ -74,10 +76,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await app.state.online_rounds.start()  # tournament tables: match clocks, results (issue 21)
         idle = asyncio.get_running_loop().create_task(
             run_idle_close(manager, float(getattr(settings, "idle_close_s", DEFAULT_IDLE_CLOSE_S))))
+        await app.state.matchmaking.start()  # the queue's matching loop (issue 25 item 1)
         try:
             yield
         finally:
             idle.cancel()
+            await app.state.matchmaking.stop()
             await app.state.online_rounds.shutdown()
             await manager.shutdown()
             # the searching bots' processes, before uvicorn re-raises SIGTERM (no atexit then)
@@ -112,6 +116,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_claims_router())  # players' results with the table's code (issue 21)
     app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings, bot_limits))
     app.include_router(make_friends_router())
+    app.state.matchmaking = MatchService(session_factory, manager, settings)
+    app.include_router(make_match_router(app.state.matchmaking))
     install_catch_all(app)
     if manager.cluster is not None:  # a Redis outage: a retryable 503, not a 500
         from .cluster.outage import install_outage_handler

@@ -61,6 +61,10 @@
 //                profile-add-friend (profile; data-state add/sent/accept/friends); waiting room:
 //                invite-friends, invite-friend-btn, invite-friend-list, invite-friend (data-name),
 //                invite-friend-none; game over: game-over-players, game-over-player
+//   matchmaking: match-panel (lobby), match-partner, match-bots (select: "" | difficulty), match-join,
+//                match-wait, match-partner-name, match-range, match-bots-in, match-leave, match-ready-check
+//                (the ready dialog), match-ready-left, match-players (li data-name, class "ready"),
+//                match-ready, match-decline, match-waiting-others
 //   keyboard, voice (issue 25): keys-btn, keys-legend, av-settings (av-voice, av-sounds, av-effects,
 //                av-voice-missing, av-reduced-motion), call-live (the live region of the plays called aloud)
 //   offline page (static/offline.html): offline-page, offline-title, offline-text, offline-retry

@@ -7,6 +7,7 @@ import { get, getConfig, post, roomTitle } from "./api.js";
 import { t } from "./i18n.js";
 import { authForm, errText } from "./auth.js";
 import { friendsPanel } from "./friends.js";
+import { matchPanel } from "./matchmaking.js";
 import {
   CLOCK_OPTIONS,
   HOUSE_OPTIONS,
@@ -216,6 +217,7 @@ export function mountLobby(el, _params, ctx) {
   let presets = null;
   let lastRooms = null;
   let friends = null;
+  let match = null;
   const isDestroyed = () => destroyed;
   const roomList = h("div", { class: "room-list", testid: "room-list" }, t("loading"));
 
@@ -462,7 +464,9 @@ export function mountLobby(el, _params, ctx) {
   function render() {
     clearInterval(refreshTimer);
     if (friends) friends.destroy();
+    if (match) match.destroy();
     friends = ctx.me ? friendsPanel(ctx) : null;
+    match = ctx.me ? matchPanel(ctx) : null;
     if (!ctx.me) {
       replaceChildren(el, h("div", { class: "lobby narrow" }, quickPanel(ctx, isDestroyed), challengePanel(), authForm((user) => ctx.setMe(user)), joinForm()));
       return;
@@ -476,6 +480,7 @@ export function mountLobby(el, _params, ctx) {
         h(
           "div",
           { class: "lobby-main" },
+          match.el,
           quickPanel(ctx, isDestroyed),
           h(
             "section",
@@ -503,6 +508,7 @@ export function mountLobby(el, _params, ctx) {
       destroyed = true;
       clearInterval(refreshTimer);
       if (friends) friends.destroy();
+      if (match) match.destroy();
     },
     onMe: render,
     onLang: render,

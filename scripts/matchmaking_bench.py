@@ -1,0 +1,230 @@
+"""Benchmark of matchmaking (issue 25 item 1, "Speed and scale"): 1,000 players queue at once on one
+server and are matched; target < 2 s.
+
+The server is the real app (:func:`guandan.server.app.create_app`, one process, the queue in
+memory, a new SQLite file or ``--db`` a PostgreSQL URL) served by uvicorn on loopback in this
+process. It gets ``--players`` guest accounts, whose ratings are then set in the database to a
+spread like a real ladder's (display rating ``mu - 3*sigma`` drawn from a normal law, mean 15,
+deviation ``--spread``, seed 1). Timed: a separate client process sends every player's
+``POST /api/match/join`` (``--concurrency`` requests in flight); this process watches the queue
+(``MatchQueue.counts`` every 5 ms) and notes when the last player leaves it for a ready check.
+Ready checks are made to last an hour here (``matchmaking.READY_S``) since nobody answers them:
+the bench measures matching, not the 15 s people have to accept.
+
+Reported: the floor (one ``GET /api/me`` per player, same concurrency: what any request with a
+session costs on this machine), the joins' time, the time from the first join until 50 %, 99 % and all players are
+matched, the players still waiting ``--limit`` seconds after the joins (their ratings: the range schedule keeps
+far-off ratings waiting), and the matching step apart: the matching loop's rounds during the run
+(time under the lock, and of it :func:`guandan.server.matchmaking.decide`), and ``decide`` alone on
+the same 1,000 tickets. The machine's load average is printed before and after.
+
+Usage: ``PYTHONPATH=src python scripts/matchmaking_bench.py [--players 1000] [--spread 6] [--db URL]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+from sqlalchemy import update
+
+from guandan.server import matchmaking as mm
+from guandan.server import models
+
+
+async def guests(url: str, n: int, workers: int) -> list[tuple[str, str]]:
+    """``n`` guest accounts ``(session token, name)``, ``workers`` clients at once (each forgets the
+    cookie it was given, so that every request makes a new guest)."""
+    out: list[tuple[str, str]] = []
+
+    async def worker(k: int) -> None:
+        async with httpx.AsyncClient(base_url=url, timeout=60) as c:
+            for _ in range(k, n, workers):
+                c.cookies.clear()
+                r = await c.post("/api/guest", json={})
+                r.raise_for_status()
+                out.append((r.cookies["gd_session"], r.json()["user"]["name"]))
+
+    await asyncio.gather(*(worker(k) for k in range(workers)))
+    return out
+
+
+RETRIES = [0]
+
+
+async def retried(send: Any) -> httpx.Response:
+    """``await send()``, once more after a dropped keep-alive connection (counted in ``RETRIES``;
+    joining again answers the same entry, so a retry never makes a second one)."""
+    try:
+        return await send()  # type: ignore[no-any-return]
+    except httpx.TransportError:
+        RETRIES[0] += 1
+        return await send()  # type: ignore[no-any-return]
+
+
+async def me_all(url: str, tokens: list[str], conc: int) -> float:
+    """The floor: one ``GET /api/me`` per player (a session looked up, nothing else), same concurrency."""
+    sem = asyncio.Semaphore(conc)
+    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as c:
+        async def one(tok: str) -> None:
+            async with sem:
+                r = await retried(lambda: c.get("/api/me", headers={"cookie": f"gd_session={tok}"}))
+                assert r.status_code == 200, r.text
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one(t) for t in tokens))
+        return time.perf_counter() - t0
+
+
+async def join_all(url: str, tokens: list[str], conc: int) -> float:
+    sem = asyncio.Semaphore(conc)
+    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as c:
+        async def one(tok: str) -> None:
+            async with sem:
+                r = await retried(lambda: c.post("/api/match/join", json={}, headers={"cookie": f"gd_session={tok}"}))
+                assert r.status_code in (200, 201), r.text
+        t0 = time.perf_counter()
+        await asyncio.gather(*(one(t) for t in tokens))
+        return time.perf_counter() - t0
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, max(0, int(round(q * len(xs))) - 1))]
+
+
+def serve(db: str) -> tuple[object, str, threading.Thread]:
+    """The app served by uvicorn on 127.0.0.1 (a free port) in a thread: ``(app, base URL, thread)``."""
+    import uvicorn
+
+    from guandan.server.app import create_app
+    from guandan.server.settings import Settings
+
+    app = create_app(Settings(db_url=db, bot_delay_s=0.05, guests_per_hour=0, registrations_per_hour=0))
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    app.state.bench_server = server
+    return app, f"http://127.0.0.1:{port}", thread
+
+
+def client(url: str, tokens_file: str, conc: int) -> None:
+    """The client process: every join, then one JSON line ``{start, end}`` (wall-clock seconds)."""
+    tokens = json.loads(Path(tokens_file).read_text())
+    floor = asyncio.run(me_all(url, tokens, conc))
+    start = time.time()
+    asyncio.run(join_all(url, tokens, conc))
+    print(json.dumps({"start": start, "end": time.time(), "floor": floor, "retries": RETRIES[0]}), flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--players", type=int, default=1000)
+    ap.add_argument("--spread", type=float, default=6.0, help="deviation of the display ratings (points)")
+    ap.add_argument("--concurrency", type=int, default=64)
+    ap.add_argument("--limit", type=float, default=30.0, help="seconds after the joins to wait for the last matches")
+    ap.add_argument("--db", default=None)
+    ap.add_argument("--client", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--tokens", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.client:
+        return client(args.client, args.tokens, args.concurrency)
+    print("load average before: %.2f %.2f %.2f" % os.getloadavg())
+    db = args.db or f"sqlite:///{Path(tempfile.mkdtemp()) / 'bench.db'}"
+    mm.READY_S = 3600.0  # nobody answers the ready checks here (module docstring)
+    app, url, thread = serve(db)
+    queue = app.state.matchmaking.queue
+    rounds: list[tuple[float, float]] = []  # (seconds under the lock, seconds in decide) of each round
+    plain_tick = queue.tick
+
+    def timed_tick(now: float) -> list:
+        t = time.perf_counter()
+        out = plain_tick(now)
+        rounds.append((time.perf_counter() - t, queue.last_decide_s))
+        return out
+
+    queue.tick = timed_tick  # type: ignore[method-assign]
+    try:
+        t = time.perf_counter()
+        accounts = asyncio.run(guests(url, args.players, 16))
+        print(f"setup: {len(accounts)} guest accounts in {time.perf_counter() - t:.1f} s")
+        rng = random.Random(1)
+        sigma = 2.0
+        ratings = {name: rng.gauss(15.0, args.spread) for _, name in accounts}
+        with app.state.session_factory() as s:
+            for name, r in ratings.items():
+                s.execute(update(models.User).where(models.User.name == name)
+                          .values(rating_mu=r + 3 * sigma, rating_sigma=sigma))
+            s.commit()
+        tokens_file = Path(tempfile.mkdtemp()) / "tokens.json"
+        tokens_file.write_text(json.dumps([tok for tok, _ in accounts]))
+        rounds.clear()
+        proc = subprocess.Popen([sys.executable, __file__, "--client", url, "--tokens", str(tokens_file),
+                                 "--concurrency", str(args.concurrency)], stdout=subprocess.PIPE, text=True)
+        n = len(accounts)
+        marks: dict[str, float] = {}
+        t_begin = time.time()
+        joins_end: float | None = None
+        while time.time() - t_begin < args.limit + 120:
+            c = queue.counts()
+            matched = 4 * c["proposals"] - 0  # every proposal seats four people (no bot fill here)
+            now = time.time()
+            for label, share in (("50", 0.5), ("99", 0.99), ("all", 1.0)):
+                if label not in marks and matched >= share * n:
+                    marks[label] = now
+            if joins_end is None and proc.poll() is not None:
+                joins_end = now
+            if "all" in marks or (joins_end is not None and now - joins_end > args.limit):
+                break
+            time.sleep(0.005)
+        out, _ = proc.communicate(timeout=120)
+        joins = json.loads(out.strip().splitlines()[-1])
+        start = joins["start"]
+        print(f"floor: {n} GET /api/me (session lookup only) answered in {joins['floor']:.2f} s")
+        print(f"joins: {n} POST /api/match/join answered in {joins['end'] - start:.2f} s (concurrency {args.concurrency}; "
+              f"{joins['retries']} requests sent again after a dropped connection)")
+        print("matched, from the first join: " + ", ".join(f"{k} % by {v - start:.2f} s" if k != "all" else f"all by {v - start:.2f} s"
+                                                           for k, v in marks.items()))
+        c = queue.counts()
+        if c["people"]:
+            left = sorted(round(ratings[name], 1) for tok, name in accounts
+                          if queue.state(app_user_id(app, name), time.time())["status"] == "queued")
+            print(f"still queued at the end: {c['people']} players, ratings {left[:16]}")
+        busy = [r for r in rounds if r[1] > 0]
+        if busy:
+            print(f"matching loop during the run: {len(rounds)} rounds; under the lock max {max(r[0] for r in rounds) * 1000:.1f} ms, "
+                  f"total {sum(r[0] for r in rounds) * 1000:.0f} ms; decide max {max(r[1] for r in busy) * 1000:.1f} ms, "
+                  f"total {sum(r[1] for r in busy) * 1000:.0f} ms")
+    finally:
+        app.state.bench_server.should_exit = True
+        thread.join(20)
+    rng = random.Random(1)
+    tickets = [mm.Ticket(str(i), (i,), (rng.gauss(15.0, args.spread),), 0.0) for i in range(args.players)]
+    t = time.perf_counter()
+    d = mm.decide(tickets, 0.0)
+    print(f"decide() alone: {len(tickets)} tickets -> {len(d.matches)} tables in {(time.perf_counter() - t) * 1000:.1f} ms")
+    print("load average after: %.2f %.2f %.2f" % os.getloadavg())
+
+
+def app_user_id(app: object, name: str) -> int:
+    with app.state.session_factory() as s:  # type: ignore[attr-defined]
+        return int(s.query(models.User.id).filter(models.User.name == name).scalar())
+
+
+if __name__ == "__main__":
+    main()

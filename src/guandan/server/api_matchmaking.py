@@ -1,0 +1,287 @@
+"""HTTP API of matchmaking (issue 25 item 1, 匹配): the queue for a game with people.
+
+Decisions: :mod:`guandan.server.matchmaking` (ranges, tables, bot fill, ready check); storage:
+:mod:`guandan.server.matchmaking_store` (memory on one process, Redis in a cluster). Every
+endpoint needs a session (a guest may queue alone; a partner must be a registered friend).
+
+* ``GET /api/match`` -> the caller's state (:func:`view`): ``{status: "idle" | "queued" |
+  "ready_check" | "seated", entry?, ready_check?, room?, levels, bot_fill_after_s, ready_s}``.
+* ``POST /api/match/join {partner?: name, bot_level?: level | null}`` -> the state (201 when a new
+  entry was made, 200 with the existing entry when the caller was already queued or in a ready
+  check: a second tab never makes a second entry). Errors: 400 ``bad_bot_level``, 400
+  ``partner_self``, 403 ``guest_no_partner``, 404 ``no_user``, 409 ``not_friends``, 409 ``partner_busy``.
+* ``POST /api/match/bots {bot_level: level | null}`` -> the state; 409 ``not_queued``.
+* ``POST /api/match/leave`` -> ``{ok, left}`` (one tap: the caller and partner leave the queue; in a
+  ready check it counts as a decline).
+* ``POST /api/match/ready`` and ``POST /api/match/decline`` -> the state; 409 ``no_ready_check``.
+
+A background loop (:class:`MatchService`, every :data:`TICK_S` seconds, in every process of a
+cluster; the store's lock lets one at a time decide) forms matches, settles ready checks and seats
+accepted matches in a new room with the ``official`` rules and the default move clocks (R53),
+started at once; the seated people's state then names the room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+from fastapi import APIRouter
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from . import matchmaking as mm
+from .api_accounts import error
+from .api_rooms import apply_default_clocks, build_rules, new_room
+from .auth import RequiredUser
+from .db import DbSession
+from .matchmaking_store import MatchError, MatchQueue, MemoryBackend, RedisBackend
+from .models import FriendLink, User
+from .ratings import display_rating
+from .table.bots import DIFFICULTIES, DIFFICULTY_AGENTS
+from .table.info import PLAYING
+
+log = logging.getLogger(__name__)
+
+#: Seconds between two rounds of the matching loop.
+TICK_S = 0.25
+#: The rules of a matched room.
+MATCH_PRESET = "official"
+#: The name of a matched room (shown in the room list and header).
+MATCH_ROOM_NAME = "匹配 Match"
+
+__all__ = ["MatchService", "make_match_router", "view"]
+
+
+class JoinBody(BaseModel):
+    """``{partner?, bot_level?}``."""
+
+    model_config = ConfigDict(extra="ignore")
+    partner: str | None = Field(default=None, max_length=64)
+    bot_level: str | None = Field(default=None, max_length=16)
+
+
+class BotsBody(BaseModel):
+    """``{bot_level}``: a difficulty, or ``null`` for no bot fill."""
+
+    model_config = ConfigDict(extra="ignore")
+    bot_level: str | None = Field(default=None, max_length=16)
+
+
+def _level(level: str | None) -> str | None:
+    if level is None or level in DIFFICULTY_AGENTS:
+        return level
+    raise MatchError(400, f"bot_level must be one of: {', '.join(DIFFICULTIES)}", "bad_bot_level",
+                     {"valid": list(DIFFICULTIES)})
+
+
+def view(state: dict[str, Any], me: int, now: float) -> dict[str, Any]:
+    """The JSON answer of a queue state (:meth:`MatchQueue.state`) for the person ``me``.
+
+    ``entry`` (queued or in a ready check): ``{id, names, partner, rating, waited_s, range,
+    range_low, range_high, bot_level, bot_fill_in_s}`` where ``range`` is the allowed half-width
+    (rating points; ``None`` = any rating, ``range_low``/``range_high`` then ``None``) and
+    ``bot_fill_in_s`` the seconds until bot fill (``None`` without a level). ``ready_check``:
+    ``{id, seconds_left, players: [{name, ready}], me_ready, bot_seats, bot_level}``. Only names
+    leave the server: no rating of another person, no user id.
+    """
+    out: dict[str, Any] = {"status": state["status"], "levels": list(DIFFICULTIES),
+                           "bot_fill_after_s": mm.BOT_FILL_AFTER_S, "ready_s": mm.READY_S}
+    t = state.get("ticket")
+    if t is not None:
+        waited = max(0.0, now - float(t["joined_at"]))
+        width = mm.allowed_range(waited)
+        rating = sum(t["ratings"]) / len(t["ratings"])
+        names = list(t["names"])
+        mine = t["members"].index(me) if me in t["members"] else 0
+        out["entry"] = {
+            "id": t["id"], "names": names, "partner": names[1 - mine] if len(names) == 2 else None,
+            "rating": round(rating, 1), "waited_s": round(waited, 1), "range": width,
+            "range_low": None if width is None else round(rating - width, 1),
+            "range_high": None if width is None else round(rating + width, 1),
+            "bot_level": t.get("bot_level"),
+            "bot_fill_in_s": None if t.get("bot_level") is None else round(max(0.0, mm.BOT_FILL_AFTER_S - waited), 1),
+        }
+    p = state.get("proposal")
+    if p is not None:
+        name_of = {u: n for tk in p["tickets"] for u, n in zip(tk["members"], tk["names"], strict=True)}
+        out["ready_check"] = {
+            "id": p["id"], "seconds_left": round(max(0.0, float(p["deadline"]) - now), 1),
+            "players": [{"name": name_of[u], "ready": u in p["ready"]} for u in p["seats"] if u is not None],
+            "me_ready": me in p["ready"], "bot_seats": sum(1 for u in p["seats"] if u is None),
+            "bot_level": p.get("bot_level"),
+        }
+    if state["status"] == "seated":
+        out["room"] = state["room"]
+    return out
+
+
+def _refused(e: MatchError) -> Exception:
+    return error(e.status, e.message, e.code, e.params)
+
+
+class MatchService:
+    """The queue of this process and its matching loop.
+
+    Args:
+        session_factory: SQLAlchemy sessions (to make the rooms of accepted matches).
+        manager: the :class:`~guandan.server.manager.TableManager` (starts the games).
+        settings: server settings (default clocks; ``redis_url``/``redis_prefix`` in a cluster).
+        queue: a queue to use (tests); default: Redis in cluster mode, else memory.
+    """
+
+    def __init__(self, session_factory: Callable[[], Any], manager: Any, settings: Any,
+                 queue: MatchQueue | None = None) -> None:
+        self.session_factory = session_factory
+        self.manager = manager
+        self.settings = settings
+        if queue is None:
+            cluster = getattr(manager, "cluster", None)
+            if cluster is not None:
+                queue = MatchQueue(RedisBackend(cluster.sync, getattr(settings, "redis_prefix", None) or "gd:"))
+            else:
+                queue = MatchQueue(MemoryBackend())
+        self.queue = queue
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        """Start the matching loop (the app's lifespan)."""
+        self._task = asyncio.create_task(self._loop())
+
+    async def stop(self) -> None:
+        """Stop the matching loop."""
+        if self._task is not None:
+            self._task.cancel()
+            try:
+                await self._task
+            except asyncio.CancelledError:
+                pass
+            self._task = None
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                await self.tick()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # noqa: BLE001 - a Redis or database hiccup: try again next round
+                log.exception("matchmaking round failed")
+            await asyncio.sleep(TICK_S)
+
+    async def tick(self) -> list[str]:
+        """One round (:meth:`MatchQueue.tick`), then seat the accepted matches.
+
+        Returns:
+            The ids of the rooms made.
+        """
+        claimed = await asyncio.to_thread(self.queue.tick, time.time())
+        made: list[str] = []
+        for p in claimed:
+            try:
+                room_id = await asyncio.to_thread(self._make_room, p)
+                await self.manager.start_game(room_id)
+            except Exception:  # noqa: BLE001 - put them back in the queue rather than lose them
+                log.exception("could not seat a match")
+                await asyncio.to_thread(self.queue.seat_failed, p["id"])
+                continue
+            await asyncio.to_thread(self.queue.seated, p["id"], room_id, time.time())
+            made.append(room_id)
+        return made
+
+    def _make_room(self, p: dict[str, Any]) -> str:
+        agent = DIFFICULTY_AGENTS.get(p.get("bot_level") or "normal") or next(iter(DIFFICULTY_AGENTS.values()))
+        seats = [(u, None) if u is not None else (None, agent) for u in p["seats"]]
+        owner = next(u for u in p["seats"] if u is not None)
+        with self.session_factory() as db:
+            room = new_room(db, owner, MATCH_ROOM_NAME, MATCH_PRESET, build_rules(MATCH_PRESET, None).to_dict(),
+                            seats, default_clocks=True)
+            db.refresh(room)
+            apply_default_clocks(room, self.settings)
+            room.status = PLAYING
+            db.commit()
+            return str(room.id)
+
+
+def _partner(db: Any, me: User, name: str) -> User:
+    wanted = name.strip()
+    if me.is_guest:
+        raise MatchError(403, "guests play alone; register to queue with a friend", "guest_no_partner")
+    from .friends_store import user_by_name
+
+    other = user_by_name(db, wanted)
+    if other is None:
+        raise MatchError(404, f"no account named {wanted[:40]!r}", "no_user", {"name": wanted[:40]})
+    if other.id == me.id:
+        raise MatchError(400, "your partner must be someone else", "partner_self")
+    link = db.get(FriendLink, (min(me.id, other.id), max(me.id, other.id)))
+    if link is None or link.status != "accepted":
+        raise MatchError(409, f"{other.name} is not your friend", "not_friends", {"name": other.name})
+    return other
+
+
+def make_match_router(service: MatchService) -> APIRouter:
+    """The matchmaking routes (module docstring) over ``service``'s queue.
+
+    Returns:
+        An ``APIRouter`` to include in the app.
+    """
+    router = APIRouter(tags=["matchmaking"])
+    queue = service.queue
+
+    def answer(user: User, status_code: int = 200) -> Any:
+        now = time.time()
+        body = view(queue.state(user.id, now), user.id, now)
+        return body if status_code == 200 else JSONResponse(body, status_code=status_code)
+
+    @router.get("/api/match")
+    def match_state(user: RequiredUser) -> Any:
+        """Where I stand in the queue (idle, queued, ready check, seated)."""
+        return answer(user)
+
+    @router.post("/api/match/join")
+    def join(body: JoinBody, db: DbSession, user: RequiredUser) -> Any:
+        """Join the queue, alone or with a friend as partner, with an optional bot-fill level."""
+        try:
+            level = _level(body.bot_level)
+            people = [user]
+            if body.partner is not None and body.partner.strip():
+                people.append(_partner(db, user, body.partner))
+            _, created = queue.join([u.id for u in people], [display_rating(u.rating_mu, u.rating_sigma) for u in people],
+                                    [u.name for u in people], level, time.time())
+        except MatchError as e:
+            raise _refused(e) from None
+        return answer(user, 201 if created else 200)
+
+    @router.post("/api/match/bots")
+    def bots(body: BotsBody, user: RequiredUser) -> Any:
+        """Choose the bot level that fills empty seats after the wait (``null``: none)."""
+        try:
+            queue.set_bot_level(user.id, _level(body.bot_level), time.time())
+        except MatchError as e:
+            raise _refused(e) from None
+        return answer(user)
+
+    @router.post("/api/match/leave")
+    def leave(user: RequiredUser) -> Any:
+        """Leave the queue (one tap)."""
+        return {"ok": True, "left": queue.leave(user.id, time.time())}
+
+    def respond(user: User, accept: bool) -> Any:
+        if not queue.answer(user.id, accept, time.time()):
+            raise error(409, "no game is waiting for your answer", "no_ready_check")
+        return answer(user)
+
+    @router.post("/api/match/ready")
+    def ready(user: RequiredUser) -> Any:
+        """Accept the match found (the ready check)."""
+        return respond(user, True)
+
+    @router.post("/api/match/decline")
+    def decline(user: RequiredUser) -> Any:
+        """Decline the match found: I leave the queue, the others go back to its front."""
+        return respond(user, False)
+
+    return router

@@ -1,0 +1,357 @@
+"""The matchmaking queue's storage (issue 25 item 1): in memory on one process, in Redis for a cluster.
+
+The decisions are :mod:`guandan.server.matchmaking`'s; this module keeps the queue between
+requests and applies them. Three collections, the same in both back ends:
+
+* ``tickets``: ticket id -> the ticket (``{id, members, ratings, names, joined_at, bot_level}``);
+* ``who``: user id -> where the person is: ``{"kind": "t", "id"}`` (queued), ``{"kind": "p", "id"}``
+  (in a ready check) or ``{"kind": "r", "room", "until"}`` (seated by a match, kept
+  :data:`SEATED_KEEP_S` so that every tab learns the room);
+* ``props``: proposal id -> a match waiting for its ready check (``{id, tickets, seats, bot_level,
+  deadline, ready, declined, state, claimed_at}``).
+
+Every change runs under one lock: a ``threading.Lock`` in memory (:class:`MemoryBackend`), a Redis
+lock (``SET NX PX`` with a token, redis-py's ``Lock``) shared by every process of the cluster
+(:class:`RedisBackend`), so that no two processes match one person twice. Times are wall-clock
+seconds (``time.time()``), shared by the processes of a cluster.
+
+Errors are :class:`MatchError` (an :class:`~guandan.server.errors.HttpError`: status, message, code).
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Protocol
+
+from . import matchmaking as mm
+from .errors import HttpError
+
+#: Seconds a person's "seated in room X" answer is kept after a match starts.
+SEATED_KEEP_S = 300.0
+#: Seconds after which a proposal claimed for seating (all ready) but never seated (the claiming
+#: process died) is claimed again by another.
+CLAIM_STALE_S = 30.0
+#: Seconds between two sweeps of the "seated" answers past their time (:meth:`MatchQueue.tick`).
+SWEEP_EVERY_S = 60.0
+#: Seconds one process may hold the Redis lock (a safety net: an operation takes milliseconds).
+LOCK_TIMEOUT_S = 10.0
+
+TICKETS, WHO, PROPS = "tickets", "who", "props"
+
+
+class MatchError(HttpError):
+    """A refused queue action (status, message, code, params)."""
+
+
+class Backend(Protocol):
+    """Where the three collections live (module docstring); values are JSON-able dicts."""
+
+    def lock(self) -> Any: ...
+
+    def get(self, coll: str, key: str) -> dict[str, Any] | None: ...
+
+    def put(self, coll: str, key: str, value: dict[str, Any]) -> None: ...
+
+    def put_many(self, coll: str, items: dict[str, dict[str, Any]]) -> None: ...
+
+    def delete(self, coll: str, *keys: str) -> None: ...
+
+    def all(self, coll: str) -> dict[str, dict[str, Any]]: ...
+
+
+class MemoryBackend:
+    """The collections in this process's memory (one server without Redis).
+
+    Values are kept as given and handed back as they are (no copies: a matching round over 1,000
+    tickets spent most of its time copying them); the queue changes a value only under its lock and
+    puts it back, as it must with Redis.
+    """
+
+    def __init__(self) -> None:
+        self._data: dict[str, dict[str, dict[str, Any]]] = {TICKETS: {}, WHO: {}, PROPS: {}}
+        self._lock = threading.Lock()
+
+    def lock(self) -> Any:
+        return self._lock
+
+    def get(self, coll: str, key: str) -> dict[str, Any] | None:
+        return self._data[coll].get(key)
+
+    def put(self, coll: str, key: str, value: dict[str, Any]) -> None:
+        self._data[coll][key] = value
+
+    def put_many(self, coll: str, items: dict[str, dict[str, Any]]) -> None:
+        self._data[coll].update(items)
+
+    def delete(self, coll: str, *keys: str) -> None:
+        for k in keys:
+            self._data[coll].pop(k, None)
+
+    def all(self, coll: str) -> dict[str, dict[str, Any]]:
+        return dict(self._data[coll])
+
+
+class RedisBackend:
+    """The collections as Redis hashes ``{prefix}mm:tickets|who|props``, one queue for every process
+    of a cluster; the lock is ``{prefix}mm:lock``.
+
+    Args:
+        client: a synchronous ``redis.Redis``. prefix: the cluster's key prefix (``gd:``).
+    """
+
+    def __init__(self, client: Any, prefix: str = "gd:") -> None:
+        self.r = client
+        self.p = f"{prefix}mm:"
+
+    def lock(self) -> Any:
+        return self.r.lock(self.p + "lock", timeout=LOCK_TIMEOUT_S, blocking_timeout=LOCK_TIMEOUT_S, sleep=0.002)
+
+    def get(self, coll: str, key: str) -> dict[str, Any] | None:
+        raw = self.r.hget(self.p + coll, key)
+        return json.loads(raw) if raw is not None else None
+
+    def put(self, coll: str, key: str, value: dict[str, Any]) -> None:
+        self.r.hset(self.p + coll, key, json.dumps(value))
+
+    def put_many(self, coll: str, items: dict[str, dict[str, Any]]) -> None:
+        if items:
+            self.r.hset(self.p + coll, mapping={k: json.dumps(v) for k, v in items.items()})
+
+    def delete(self, coll: str, *keys: str) -> None:
+        if keys:
+            self.r.hdel(self.p + coll, *keys)
+
+    def all(self, coll: str) -> dict[str, dict[str, Any]]:
+        return {(k.decode() if isinstance(k, bytes) else k): json.loads(v) for k, v in self.r.hgetall(self.p + coll).items()}
+
+
+def _ticket(d: dict[str, Any]) -> mm.Ticket:
+    return mm.Ticket(d["id"], tuple(d["members"]), tuple(d["ratings"]), float(d["joined_at"]), d.get("bot_level"))
+
+
+class MatchQueue:
+    """The queue's operations over a :class:`Backend` (one lock around each).
+
+    Args:
+        backend: :class:`MemoryBackend` (default) or :class:`RedisBackend`.
+    """
+
+    def __init__(self, backend: Backend | None = None) -> None:
+        self.b: Backend = backend if backend is not None else MemoryBackend()
+        #: seconds the last :meth:`tick` spent deciding (``matchmaking.decide``), for the benchmark
+        self.last_decide_s = 0.0
+        self._next_sweep = 0.0
+
+    @contextmanager
+    def _locked(self) -> Iterator[None]:
+        with self.b.lock():
+            yield
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def state(self, user_id: int, now: float) -> dict[str, Any]:
+        """Where ``user_id`` stands: ``{"status": "idle"}``, ``{"status": "queued", "ticket"}``,
+        ``{"status": "ready_check", "proposal", "ticket"}`` or ``{"status": "seated", "room"}``.
+        ``ticket`` and ``proposal`` are the stored dicts (module docstring)."""
+        where = self.b.get(WHO, str(user_id))
+        if where is None:
+            return {"status": "idle"}
+        if where["kind"] == "t":
+            t = self.b.get(TICKETS, where["id"])
+            return {"status": "queued", "ticket": t} if t is not None else {"status": "idle"}
+        if where["kind"] == "p":
+            p = self.b.get(PROPS, where["id"])
+            if p is None:
+                return {"status": "idle"}
+            mine = next((t for t in p["tickets"] if user_id in t["members"]), None)
+            return {"status": "ready_check", "proposal": p, "ticket": mine}
+        if where["kind"] == "r" and float(where.get("until", 0)) > now:
+            return {"status": "seated", "room": where["room"]}
+        return {"status": "idle"}
+
+    # -- changing --------------------------------------------------------------------------
+
+    def join(self, members: list[int], ratings: list[float], names: list[str], bot_level: str | None,
+             now: float) -> tuple[dict[str, Any], bool]:
+        """Put ``members`` (one person, or the joiner and a partner) in the queue.
+
+        Args:
+            members: user ids, the joiner first. ratings, names: theirs, same order.
+            bot_level: bot difficulty for bot fill, or ``None``. now: wall-clock seconds.
+        Returns:
+            ``(state of the joiner, created)``: ``created`` is ``False`` when the joiner already
+            stood in the queue or a ready check (two tabs): the existing entry is answered.
+        Raises:
+            MatchError: 409 ``partner_busy`` when the partner is queued or in a ready check already.
+        """
+        joiner = members[0]
+        with self._locked():
+            current = self.state(joiner, now)
+            if current["status"] in ("queued", "ready_check"):
+                return current, False
+            for other in members[1:]:
+                if self.state(other, now)["status"] in ("queued", "ready_check"):
+                    raise MatchError(409, f"{names[1]} is already looking for a game", "partner_busy",
+                                     {"name": names[1][:40]})
+            tid = secrets.token_urlsafe(8)
+            ticket = {"id": tid, "members": members, "ratings": ratings, "names": names,
+                      "joined_at": now, "bot_level": bot_level}
+            self.b.put(TICKETS, tid, ticket)
+            self.b.put_many(WHO, {str(u): {"kind": "t", "id": tid} for u in members})
+            return {"status": "queued", "ticket": ticket}, True
+
+    def set_bot_level(self, user_id: int, level: str | None, now: float) -> dict[str, Any]:
+        """Choose (or, with ``None``, drop) bot fill for the caller's queued ticket.
+
+        Raises:
+            MatchError: 409 ``not_queued``.
+        """
+        with self._locked():
+            st = self.state(user_id, now)
+            if st["status"] != "queued":
+                raise MatchError(409, "you are not waiting in the queue", "not_queued")
+            ticket = st["ticket"]
+            ticket["bot_level"] = level
+            self.b.put(TICKETS, ticket["id"], ticket)
+            return {"status": "queued", "ticket": ticket}
+
+    def leave(self, user_id: int, now: float) -> bool:
+        """Leave the queue (with one's partner), or decline a ready check, or forget a seated
+        answer. Returns whether there was anything to leave."""
+        with self._locked():
+            where = self.b.get(WHO, str(user_id))
+            if where is None:
+                return False
+            if where["kind"] == "t":
+                t = self.b.get(TICKETS, where["id"])
+                self.b.delete(TICKETS, where["id"])
+                self.b.delete(WHO, *[str(u) for u in (t["members"] if t else [user_id])])
+                return True
+            if where["kind"] == "p":
+                return self._answer(user_id, False, now)
+            self.b.delete(WHO, str(user_id))
+            return True
+
+    def answer(self, user_id: int, accept: bool, now: float) -> bool:
+        """Accept (``True``) or decline the caller's ready check; a decline ends it at once (the
+        others go back to the front of the queue, the decliner and partner out).
+
+        Returns:
+            Whether the caller had a ready check open.
+        """
+        with self._locked():
+            return self._answer(user_id, accept, now)
+
+    def _answer(self, user_id: int, accept: bool, now: float) -> bool:
+        where = self.b.get(WHO, str(user_id))
+        if where is None or where["kind"] != "p":
+            return False
+        p = self.b.get(PROPS, where["id"])
+        if p is None or p["state"] != "open":
+            return p is not None
+        key = "ready" if accept else "declined"
+        if user_id not in p[key]:
+            p[key].append(user_id)
+        if accept:
+            self.b.put(PROPS, p["id"], p)
+        else:
+            self._fail(p, {user_id})
+        return True
+
+    def _fail(self, p: dict[str, Any], out: set[int]) -> None:
+        """End proposal ``p``: tickets holding someone of ``out`` leave the queue, the others go back
+        with their old ``joined_at`` (the front of the queue)."""
+        back: dict[str, dict[str, Any]] = {}
+        gone: list[str] = []
+        for t in p["tickets"]:
+            if out.intersection(t["members"]):
+                gone.extend(str(u) for u in t["members"])
+            else:
+                back[t["id"]] = t
+        self.b.put_many(TICKETS, back)
+        self.b.put_many(WHO, {str(u): {"kind": "t", "id": t["id"]} for t in back.values() for u in t["members"]})
+        self.b.delete(WHO, *gone)
+        self.b.delete(PROPS, p["id"])
+
+    def tick(self, now: float) -> list[dict[str, Any]]:
+        """One round: forget the "seated" answers past their time (every :data:`SWEEP_EVERY_S`
+        seconds in each process), settle the ready checks (time-outs fail, all-ready ones are
+        claimed for seating), then form new matches from the queue and open their ready checks.
+
+        Returns:
+            The proposals claimed now for seating (the caller makes their rooms and then calls
+            :meth:`seated`, or :meth:`seat_failed`).
+        """
+        import time
+
+        with self._locked():
+            if now >= self._next_sweep:  # forget the "seated" answers past their time
+                self._next_sweep = now + SWEEP_EVERY_S
+                old = [u for u, w in self.b.all(WHO).items() if w["kind"] == "r" and float(w.get("until", 0)) <= now]
+                self.b.delete(WHO, *old)
+            claimed: list[dict[str, Any]] = []
+            for p in self.b.all(PROPS).values():
+                if p["state"] == "seating":
+                    if now - float(p.get("claimed_at", now)) >= CLAIM_STALE_S:
+                        p["claimed_at"] = now
+                        self.b.put(PROPS, p["id"], p)
+                        claimed.append(p)
+                    continue
+                people = [u for t in p["tickets"] for u in t["members"]]
+                outcome, out = mm.ready_outcome(people, p["ready"], p["declined"], p["deadline"], now)
+                if outcome == mm.ALL_READY:
+                    p["state"], p["claimed_at"] = "seating", now
+                    self.b.put(PROPS, p["id"], p)
+                    claimed.append(p)
+                elif outcome == mm.FAILED:
+                    self._fail(p, set(out))
+            stored = self.b.all(TICKETS)
+            if not stored:
+                return claimed
+            t0 = time.perf_counter()
+            decision = mm.decide([_ticket(t) for t in stored.values()], now)
+            self.last_decide_s = time.perf_counter() - t0
+            props: dict[str, dict[str, Any]] = {}
+            who: dict[str, dict[str, Any]] = {}
+            for m in decision.matches:
+                pid = secrets.token_urlsafe(8)
+                props[pid] = {"id": pid, "tickets": [stored[i] for i in m.tickets], "seats": list(m.seats),
+                              "bot_level": m.bot_level, "deadline": now + mm.READY_S, "ready": [],
+                              "declined": [], "state": "open"}
+                who.update({str(u): {"kind": "p", "id": pid} for u in m.people})
+            if props:
+                self.b.put_many(PROPS, props)
+                self.b.put_many(WHO, who)
+                self.b.delete(TICKETS, *[i for m in decision.matches for i in m.tickets])
+            return claimed
+
+    def seated(self, proposal_id: str, room_id: str, now: float) -> None:
+        """The room of a claimed proposal is made: every person of it is answered ``seated``."""
+        with self._locked():
+            p = self.b.get(PROPS, proposal_id)
+            if p is None:
+                return
+            self.b.put_many(WHO, {str(u): {"kind": "r", "room": room_id, "until": now + SEATED_KEEP_S}
+                                  for t in p["tickets"] for u in t["members"]})
+            self.b.delete(PROPS, proposal_id)
+
+    def seat_failed(self, proposal_id: str) -> None:
+        """The room of a claimed proposal could not be made: everyone goes back to the queue."""
+        with self._locked():
+            p = self.b.get(PROPS, proposal_id)
+            if p is not None:
+                self._fail(p, set())
+
+    def counts(self) -> dict[str, int]:
+        """``{"tickets", "people", "proposals"}``: the queue's size now (for the lobby and tests)."""
+        with self._locked():
+            tickets = self.b.all(TICKETS)
+            return {"tickets": len(tickets), "people": sum(len(t["members"]) for t in tickets.values()),
+                    "proposals": len(self.b.all(PROPS))}
+
+
+__all__ = ["CLAIM_STALE_S", "SEATED_KEEP_S", "SWEEP_EVERY_S", "MatchError", "MatchQueue", "MemoryBackend", "RedisBackend"]

@@ -1,0 +1,316 @@
+"""Matchmaking decisions and the in-memory queue (issue 25 item 1).
+
+Expected values are worked out by hand from the schedule in :mod:`guandan.server.matchmaking`'s
+docstring: half-width ``3 + 3 * floor(t / 10)`` rating points, unlimited from 120 s; a table is
+allowed when its ratings' spread is at most every ticket's width; bot fill after 60 s; 15 s to
+accept a match.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from guandan.server import matchmaking as mm
+from guandan.server.matchmaking_store import MatchQueue, MemoryBackend
+
+
+def T(tid: str, members: tuple[int, ...], ratings: tuple[float, ...], joined: float = 0.0,
+      bot: str | None = None) -> mm.Ticket:
+    return mm.Ticket(tid, members, ratings, joined, bot)
+
+
+# -- ranges -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("waited", "width"), [
+    (0.0, 3.0), (9.99, 3.0), (10.0, 6.0), (25.0, 9.0), (59.0, 18.0), (60.0, 21.0),
+    (110.0, 36.0), (119.9, 36.0), (120.0, None), (3600.0, None),
+])
+def test_range_widens_every_ten_seconds_then_opens(waited: float, width: float | None) -> None:
+    assert mm.allowed_range(waited) == width
+
+
+def test_negative_wait_refused() -> None:
+    with pytest.raises(ValueError):
+        mm.allowed_range(-1.0)
+    with pytest.raises(ValueError):
+        mm.allowed_range(float("nan"))
+
+
+def test_four_close_ratings_match_at_once_and_far_one_waits() -> None:
+    # ratings 10, 11, 12, 13: spread 3 <= width 3 at t=0 -> one table
+    q = [T("a", (1,), (10.0,)), T("b", (2,), (11.0,)), T("c", (3,), (12.0,)), T("d", (4,), (13.0,))]
+    d = mm.decide(q, now=0.0)
+    assert len(d.matches) == 1
+    m = d.matches[0]
+    assert set(m.tickets) == {"a", "b", "c", "d"}
+    # highest (13, user 4) and lowest (10, user 1) partner at 0+2; 12 (user 3) at 1, 11 (user 2) at 3
+    assert m.seats == (4, 3, 1, 2)
+    assert m.bot_level is None
+    # spread 4 > 3: nobody matched at t=0 ...
+    q2 = [T("a", (1,), (10.0,)), T("b", (2,), (11.0,)), T("c", (3,), (12.0,)), T("d", (4,), (14.0,))]
+    assert mm.decide(q2, now=0.0).matches == []
+    # ... but at t=10 every width is 6 >= 4
+    assert len(mm.decide(q2, now=10.0).matches) == 1
+
+
+def test_spread_must_suit_the_newest_ticket_too() -> None:
+    # a, b, c waited 30 s (width 12); d just joined (width 3): spread 10 > 3 -> no table
+    q = [T("a", (1,), (0.0,)), T("b", (2,), (5.0,)), T("c", (3,), (10.0,)), T("d", (4,), (10.0,), joined=30.0)]
+    d = mm.decide(q, now=30.0)
+    assert d.matches == []
+    assert d.ranges == {"a": 12.0, "b": 12.0, "c": 12.0, "d": 3.0}
+    # 10 s later d's width is 6, still < 10; at 60 s (d waited 30 s) it is 12 >= 10
+    assert mm.decide(q, now=40.0).matches == []
+    assert len(mm.decide(q, now=60.0).matches) == 1
+
+
+def test_after_two_minutes_any_rating_matches() -> None:
+    q = [T("a", (1,), (0.0,)), T("b", (2,), (40.0,)), T("c", (3,), (-5.0,)), T("d", (4,), (30.0,))]
+    assert mm.decide(q, now=119.0).matches == []
+    assert len(mm.decide(q, now=120.0).matches) == 1
+
+
+def test_oldest_ticket_first_and_nearest_ratings_chosen() -> None:
+    # a is oldest (rating 20); five others all within 3 of it: the nearest three are taken
+    q = [T("a", (1,), (20.0,), joined=0.0), T("b", (2,), (21.0,), joined=5.0), T("c", (3,), (17.5,), joined=5.0),
+         T("d", (4,), (19.5,), joined=5.0), T("e", (5,), (22.0,), joined=5.0), T("f", (6,), (20.5,), joined=5.0)]
+    d = mm.decide(q, now=5.0)
+    # distances from 20: d 0.5, f 0.5, b 1.0, e 2.0, c 2.5 -> a, d, f, b; e and c (spread 4.5) wait
+    assert [set(m.tickets) for m in d.matches] == [{"a", "b", "d", "f"}]
+
+
+def test_partners_kept_together_pair_against_pair() -> None:
+    q = [T("p", (1, 2), (10.0, 14.0)), T("q", (3, 4), (11.0, 13.0))]  # both rate 12
+    (m,) = mm.decide(q, now=0.0).matches
+    assert m.seats == (1, 3, 2, 4)  # 1+2 at seats 0+2, 3+4 at 1+3
+    assert mm.ready_outcome(m.people, [], [], 15.0, 0.0)[0] == mm.WAITING
+
+
+def test_pair_with_two_solos_sits_as_a_team() -> None:
+    q = [T("s1", (7,), (12.0,), joined=0.0), T("p", (1, 2), (11.0, 13.0), joined=1.0), T("s2", (8,), (13.0,), joined=2.0)]
+    (m,) = mm.decide(q, now=2.0).matches
+    assert m.seats == (1, 7, 2, 8)
+    # a pair never splits: three solos and a pair need 5 seats -> only pair + two solos
+    q.append(T("s3", (9,), (12.0,), joined=3.0))
+    (m,) = mm.decide(q, now=3.0).matches
+    assert m.seats[0] == 1 and m.seats[2] == 2
+    assert len(m.tickets) == 3
+
+
+def test_pairs_never_split_when_seats_do_not_add_up() -> None:
+    q = [T("p", (1, 2), (10.0, 10.0)), T("s1", (3,), (10.0,)), T("q", (4, 5), (10.0, 10.0))]
+    (m,) = mm.decide(q, now=0.0).matches  # p + q (4 seats); s1 waits
+    assert set(m.tickets) == {"p", "q"}
+
+
+def test_bot_fill_after_sixty_seconds_with_the_chosen_level() -> None:
+    q = [T("a", (1,), (0.0,), joined=0.0, bot="hard"), T("b", (2,), (50.0,), joined=0.0)]
+    assert mm.decide(q, now=59.9).matches == []
+    (m,) = mm.decide(q, now=60.0).matches  # b chose no bots: not taken
+    assert m.tickets == ("a",)
+    assert m.seats == (1, None, None, None)
+    assert m.bot_level == "hard"
+
+
+def test_bot_fill_gathers_other_bot_fill_tickets_in_range() -> None:
+    # at 60 s both widths are 21: ratings 0 and 20 accept each other; the pair at 0+2, the solo at 1
+    q = [T("a", (1,), (0.0,), joined=0.0, bot="easy"), T("p", (2, 3), (20.0, 20.0), joined=0.0, bot="normal")]
+    (m,) = mm.decide(q, now=60.0).matches
+    assert m.seats == (2, 1, 3, None)
+    assert m.bot_level == "easy"  # the oldest ticket's level (a joined first by id order)
+    # 30 apart: two tables, one each
+    q = [T("a", (1,), (0.0,), joined=0.0, bot="easy"), T("b", (2,), (30.0,), joined=1.0, bot="easy")]
+    d = mm.decide(q, now=61.0)
+    assert [m.seats for m in d.matches] == [(1, None, None, None), (2, None, None, None)]
+
+
+def test_people_matched_before_bots() -> None:
+    # four people in range, one asked for bots after 60 s: a table of people, not a bot table
+    q = [T("a", (1,), (10.0,), joined=0.0, bot="easy"), T("b", (2,), (11.0,), joined=61.0),
+         T("c", (3,), (12.0,), joined=61.0), T("d", (4,), (13.0,), joined=61.0)]
+    (m,) = mm.decide(q, now=61.0).matches
+    assert m.bot_level is None and len(m.people) == 4
+
+
+def test_bad_queue_refused() -> None:
+    with pytest.raises(ValueError):
+        mm.decide([T("a", (1,), (0.0,)), T("b", (1,), (0.0,))], 0.0)
+    with pytest.raises(ValueError):
+        T("a", (1, 1), (0.0, 0.0))
+
+
+def test_ready_outcomes() -> None:
+    people = [1, 2, 3, 4]
+    assert mm.ready_outcome(people, [1, 2], [], 15.0, 10.0) == (mm.WAITING, frozenset())
+    assert mm.ready_outcome(people, [1, 2, 3, 4], [], 15.0, 20.0) == (mm.ALL_READY, frozenset())
+    assert mm.ready_outcome(people, [1, 2], [3], 15.0, 1.0) == (mm.FAILED, frozenset({3}))
+    assert mm.ready_outcome(people, [1, 2], [], 15.0, 15.0) == (mm.FAILED, frozenset({3, 4}))
+
+
+# -- the queue in memory -------------------------------------------------------------------------
+
+def join(q: MatchQueue, uid: int, rating: float, now: float, bot: str | None = None) -> dict:
+    state, _ = q.join([uid], [rating], [f"u{uid}"], bot, now)
+    return state
+
+
+def test_queue_join_twice_answers_the_same_entry() -> None:
+    q = MatchQueue()
+    first, created = q.join([1], [5.0], ["u1"], None, 0.0)
+    again, created2 = q.join([1], [5.0], ["u1"], None, 1.0)
+    assert created and not created2
+    assert again["ticket"]["id"] == first["ticket"]["id"]
+    assert q.counts() == {"tickets": 1, "people": 1, "proposals": 0}
+
+
+def test_decline_puts_the_others_back_at_the_front() -> None:
+    q = MatchQueue()
+    for uid, joined in ((1, 0.0), (2, 1.0), (3, 2.0), (4, 3.0)):
+        join(q, uid, 10.0, joined)
+    assert q.tick(3.0) == []
+    assert q.state(1, 3.0)["status"] == "ready_check"
+    assert q.answer(1, True, 4.0)
+    assert q.answer(3, False, 4.0)
+    assert q.state(3, 4.0) == {"status": "idle"}
+    back = q.state(1, 4.0)
+    assert back["status"] == "queued" and back["ticket"]["joined_at"] == 0.0  # old time: the front
+    assert q.state(4, 4.0)["ticket"]["joined_at"] == 3.0
+    # a newcomer and the three others form the next table; the time-out leaves out whoever did not answer
+    join(q, 5, 10.0, 5.0)
+    q.tick(5.0)
+    for uid in (1, 2, 5):
+        q.answer(uid, True, 6.0)
+    q.tick(20.0)  # deadline 5 + 15 = 20: user 4 never answered
+    assert q.state(4, 20.0) == {"status": "idle"}
+    assert {q.state(u, 20.0)["status"] for u in (1, 2, 5)} == {"queued"}
+
+
+def test_all_ready_is_claimed_once_then_seated() -> None:
+    q = MatchQueue()
+    for uid in (1, 2, 3, 4):
+        join(q, uid, 0.0, 0.0)
+    q.tick(0.0)
+    for uid in (1, 2, 3, 4):
+        q.answer(uid, True, 1.0)
+    claimed = q.tick(1.0)
+    assert len(claimed) == 1 and q.tick(1.5) == []  # claimed once
+    q.seated(claimed[0]["id"], "room1", 2.0)
+    assert q.state(2, 3.0) == {"status": "seated", "room": "room1"}
+    assert q.state(2, 2.0 + 301.0) == {"status": "idle"}
+    # the answers are kept 300 s; the sweep (every 60 s) then deletes them from the store
+    q.tick(61.0)
+    assert len(q.b.all("who")) == 4
+    q.tick(302.5)
+    assert q.b.all("who") == {}
+
+
+def test_leave_with_partner_removes_both() -> None:
+    q = MatchQueue()
+    q.join([1, 2], [3.0, 5.0], ["u1", "u2"], None, 0.0)
+    assert q.state(2, 0.0)["status"] == "queued"
+    assert q.leave(2, 1.0)
+    assert q.state(1, 1.0) == {"status": "idle"} and q.counts()["tickets"] == 0
+    assert not q.leave(2, 1.0)
+
+
+class SlowBackend(MemoryBackend):
+    """The memory back end with a pause in each read, so that threads interleave inside the queue's
+    operations as processes on Redis do (without the queue's lock this run matched 186 people into
+    1,040 seats)."""
+
+    def get(self, coll: str, key: str) -> dict | None:
+        value = super().get(coll, key)
+        time.sleep(0.0001)
+        return value
+
+    def all(self, coll: str) -> dict:
+        out = super().all(coll)
+        time.sleep(0.001)
+        return out
+
+
+def test_no_double_match_with_threads() -> None:
+    """Eight threads join 200 people (ratings 0..49, four of each) and tick at once: every person ends
+    in exactly one place (one ready check, or still queued), none in two; every table's spread is
+    within the 3 points allowed at 0 s."""
+    q = MatchQueue(SlowBackend())
+    barrier = threading.Barrier(8)
+
+    def worker(k: int) -> None:
+        barrier.wait()
+        for uid in range(k, 200, 8):
+            join(q, uid, float(uid % 50), 0.0)
+            q.tick(0.0)
+
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    q.tick(0.0)
+    props = q.b.all("props")
+    seated = [u for p in props.values() for u in p["seats"] if u is not None]
+    waiting = [u for t in q.b.all("tickets").values() for u in t["members"]]
+    assert len(seated) == len(set(seated))
+    assert sorted(seated + waiting) == list(range(200))
+    assert len(seated) == 4 * len(props) and len(props) >= 40
+    for p in props.values():
+        ratings = [float(u % 50) for u in p["seats"]]
+        assert max(ratings) - min(ratings) <= 3.0
+
+
+def _naive_decide(queue: list[mm.Ticket], now: float) -> list[tuple[str, ...]]:
+    """The rule of the module docstring written plainly (every unplaced ticket looked at for each
+    anchor): the reference of the fast candidate walk."""
+    widths = {t.id: mm.allowed_range(now - t.joined_at) for t in queue}
+
+    def ok(w: float | None, d: float) -> bool:
+        return w is None or d <= w + 1e-9
+
+    placed: set[str] = set()
+    out = []
+    for a in sorted(queue, key=lambda t: (t.joined_at, t.id)):
+        if a.id in placed:
+            continue
+        cands = [c for c in queue if c.id != a.id and c.id not in placed
+                 and ok(widths[a.id], abs(c.rating - a.rating)) and ok(widths[c.id], abs(c.rating - a.rating))]
+        cands.sort(key=lambda c: (abs(c.rating - a.rating), c.joined_at, c.id))
+        group = mm._four(a, cands[:mm.MAX_CANDIDATES], widths)
+        if group is None:
+            continue
+        placed.update(t.id for t in group)
+        out.append(tuple(sorted(t.id for t in group)))
+    return out
+
+
+def test_fast_candidate_walk_agrees_with_the_plain_rule() -> None:
+    import random
+
+    rng = random.Random(7)
+    for trial in range(150):
+        n = rng.randint(4, 60)
+        queue = []
+        uid = 0
+        for i in range(n):
+            size = 2 if rng.random() < 0.2 else 1
+            members = tuple(range(uid, uid + size))
+            uid += size
+            ratings = tuple(float(rng.randint(0, 30)) for _ in members)  # whole points: many ties
+            queue.append(mm.Ticket(f"t{i:02d}", members, ratings, float(rng.choice([0, 0, 5, 20, 40]))))
+        now = float(rng.choice([40, 60, 90, 130]))
+        fast = [tuple(sorted(m.tickets)) for m in mm.decide(queue, now).matches if m.bot_level is None]
+        assert fast == _naive_decide(queue, now), trial
+
+
+def test_a_thousand_equal_ratings_make_250_tables_oldest_first() -> None:
+    """1,000 new players (all rated 0, joined one per 10 ms): 250 tables, everyone once; the first
+    table holds the four oldest (the anchor is the oldest, and among equal ratings the oldest win)."""
+    queue = [mm.Ticket(f"t{i:04d}", (i,), (0.0,), i / 100) for i in range(1000)]
+    d = mm.decide(queue, 10.0)
+    assert len(d.matches) == 250
+    people = [u for m in d.matches for u in m.people]
+    assert sorted(people) == list(range(1000))
+    assert d.matches[0].tickets == ("t0000", "t0001", "t0002", "t0003")

@@ -1,0 +1,294 @@
+"""The matchmaking API (issue 25 item 1) through the real app, the Redis queue shared by two
+queues (two processes' worth of clients), and two ``guandan serve --redis`` processes on one Redis.
+
+Expected values follow :mod:`guandan.server.matchmaking`: new accounts rate 0 (``mu - 3*sigma``
+with openskill's prior), so four new people are within the 3 points allowed at 0 s and are matched
+at the next round of the loop (every 0.25 s); ready checks last 15 s.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from guandan.server import auth
+from guandan.server import matchmaking as mm
+from guandan.server.app import create_app
+from guandan.server.matchmaking_store import MatchQueue, RedisBackend
+from guandan.server.settings import Settings
+from guandan.server.table.bots import DIFFICULTIES
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fast_hashing() -> Iterator[None]:
+    from argon2 import PasswordHasher
+
+    saved = auth._hasher
+    auth._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    yield
+    auth._hasher = saved
+
+
+@pytest.fixture
+def app(tmp_path: Any) -> Iterator[Any]:
+    application = create_app(Settings(db_url=f"sqlite:///{tmp_path / 'gd.db'}", bot_delay_s=0.0))
+    with TestClient(application):  # lifespan: the matching loop runs
+        yield application
+
+
+def person(app: Any, name: str) -> TestClient:
+    c = TestClient(app)
+    r = c.post("/api/register", json={"name": name, "password": "secret-pw-1"})
+    assert r.status_code == 200, r.text
+    return c
+
+
+def wait_status(c: TestClient, status: str, timeout_s: float = 10.0) -> dict[str, Any]:
+    end = time.monotonic() + timeout_s
+    while True:
+        body = c.get("/api/match").json()
+        if body["status"] == status or time.monotonic() > end:
+            assert body["status"] == status, body
+            return body
+        time.sleep(0.05)
+
+
+def test_needs_a_session(app: Any) -> None:
+    c = TestClient(app)
+    assert c.get("/api/match").status_code == 401
+    assert c.post("/api/match/join", json={}).status_code == 401
+
+
+def test_four_people_matched_ready_and_seated(app: Any) -> None:
+    people = [person(app, f"mp{i}") for i in range(4)]
+    for i, c in enumerate(people):
+        r = c.post("/api/match/join", json={})
+        assert r.status_code == 201, r.text
+        entry = r.json()["entry"]
+        assert entry["rating"] == 0.0 and entry["range"] == 3.0
+        assert (entry["range_low"], entry["range_high"]) == (-3.0, 3.0)
+        assert entry["partner"] is None and entry["bot_fill_in_s"] is None
+    checks = [wait_status(c, "ready_check") for c in people]
+    ids = {b["ready_check"]["id"] for b in checks}
+    assert len(ids) == 1
+    check = checks[0]["ready_check"]
+    assert sorted(p["name"] for p in check["players"]) == ["mp0", "mp1", "mp2", "mp3"]
+    assert check["bot_seats"] == 0 and 0 < check["seconds_left"] <= mm.READY_S
+    assert "rating" not in str(check["players"])  # names only
+    for c in people:
+        r = c.post("/api/match/ready", json={})
+        assert r.status_code == 200 and r.json()["ready_check"]["me_ready"] is True
+    seated = [wait_status(c, "seated") for c in people]
+    room_id = seated[0]["room"]
+    assert {b["room"] for b in seated} == {room_id}
+    room = people[0].get(f"/api/rooms/{room_id}").json()["room"]
+    assert room["status"] == "playing"
+    names = sorted(s["user"] for s in room["seats"])
+    assert names == ["mp0", "mp1", "mp2", "mp3"]
+    assert [s["kind"] for s in room["seats"]] == ["person"] * 4
+
+
+def test_two_tabs_get_the_same_entry(app: Any) -> None:
+    a = person(app, "tabs")
+    b = TestClient(app)
+    b.cookies.update(a.cookies)  # the second tab: same login session
+    first = a.post("/api/match/join", json={})
+    second = b.post("/api/match/join", json={"bot_level": DIFFICULTIES[0]})
+    assert (first.status_code, second.status_code) == (201, 200)
+    assert first.json()["entry"]["id"] == second.json()["entry"]["id"]
+    assert second.json()["entry"]["bot_level"] is None  # the existing entry, unchanged
+    assert app.state.matchmaking.queue.counts()["people"] == 1
+    # leaving is one tap, from either tab
+    assert b.post("/api/match/leave", json={}).json() == {"ok": True, "left": True}
+    assert a.get("/api/match").json()["status"] == "idle"
+    assert a.post("/api/match/leave", json={}).json() == {"ok": True, "left": False}
+
+
+def test_leave_during_ready_check_puts_others_back_in_front(app: Any) -> None:
+    people = [person(app, f"lv{i}") for i in range(4)]
+    for c in people:
+        assert c.post("/api/match/join", json={}).status_code == 201
+    before = {i: wait_status(c, "ready_check")["entry"]["id"] for i, c in enumerate(people)}
+    people[0].post("/api/match/ready", json={})
+    assert people[2].post("/api/match/leave", json={}).json() == {"ok": True, "left": True}
+    assert people[2].get("/api/match").json()["status"] == "idle"
+    for i in (0, 1, 3):
+        body = people[i].get("/api/match").json()
+        assert body["status"] == "queued", body
+        assert body["entry"]["id"] == before[i]  # the same entry, its old join time kept
+    assert people[1].post("/api/match/decline", json={}).status_code == 409  # no ready check now
+
+
+def test_decline_answers_and_errors(app: Any) -> None:
+    c = person(app, "decliner")
+    r = c.post("/api/match/ready", json={})
+    assert r.status_code == 409 and r.json()["code"] == "no_ready_check"
+    r = c.post("/api/match/bots", json={"bot_level": DIFFICULTIES[0]})
+    assert r.status_code == 409 and r.json()["code"] == "not_queued"
+    r = c.post("/api/match/join", json={"bot_level": "grandmaster"})
+    assert r.status_code == 400 and r.json()["code"] == "bad_bot_level"
+    assert app.state.matchmaking.queue.counts()["people"] == 0
+
+
+def test_partner_must_be_a_friend(app: Any) -> None:
+    a, b = person(app, "pal_a"), person(app, "pal_b")
+    r = a.post("/api/match/join", json={"partner": "pal_b"})
+    assert r.status_code == 409 and r.json()["code"] == "not_friends"
+    r = a.post("/api/match/join", json={"partner": "nobody-here"})
+    assert r.status_code == 404 and r.json()["code"] == "no_user"
+    r = a.post("/api/match/join", json={"partner": "PAL_A"})
+    assert r.status_code == 400 and r.json()["code"] == "partner_self"
+    assert b.post("/api/friends/requests", json={"name": "pal_a"}).status_code == 200
+    assert a.post("/api/friends/accept", json={"name": "pal_b"}).status_code == 200
+    r = a.post("/api/match/join", json={"partner": "pal_b"})
+    assert r.status_code == 201, r.text
+    assert r.json()["entry"]["partner"] == "pal_b"
+    mine = b.get("/api/match").json()
+    assert mine["status"] == "queued" and mine["entry"]["partner"] == "pal_a"
+    c = person(app, "pal_c")
+    assert c.post("/api/friends/requests", json={"name": "pal_b"}).status_code == 200
+    assert b.post("/api/friends/accept", json={"name": "pal_c"}).status_code == 200
+    r = c.post("/api/match/join", json={"partner": "pal_b"})
+    assert r.status_code == 409 and r.json()["code"] == "partner_busy"
+    g = TestClient(app)
+    assert g.post("/api/guest", json={}).status_code == 200
+    r = g.post("/api/match/join", json={"partner": "pal_b"})
+    assert r.status_code == 403 and r.json()["code"] == "guest_no_partner"
+
+
+def test_partners_seated_as_one_team(app: Any) -> None:
+    a, b, c, d = (person(app, n) for n in ("team_a", "team_b", "team_c", "team_d"))
+    assert b.post("/api/friends/requests", json={"name": "team_a"}).status_code == 200
+    assert a.post("/api/friends/accept", json={"name": "team_b"}).status_code == 200
+    assert a.post("/api/match/join", json={"partner": "team_b"}).status_code == 201
+    for x in (c, d):
+        assert x.post("/api/match/join", json={}).status_code == 201
+    for x in (a, b, c, d):
+        wait_status(x, "ready_check")
+        x.post("/api/match/ready", json={})
+    room_id = wait_status(a, "seated")["room"]
+    seats = {s["user"]: s["seat"] for s in a.get(f"/api/rooms/{room_id}").json()["room"]["seats"]}
+    assert seats["team_a"] % 2 == seats["team_b"] % 2  # partners: seats 0+2 (R1)
+    assert seats["team_c"] % 2 == seats["team_d"] % 2 != seats["team_a"] % 2
+
+
+def test_bot_fill_seats_one_person_with_bots(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mm, "BOT_FILL_AFTER_S", 0.5)
+    a = person(app, "solo")
+    level = DIFFICULTIES[0]
+    body = a.post("/api/match/join", json={}).json()
+    assert body["entry"]["bot_fill_in_s"] is None
+    body = a.post("/api/match/bots", json={"bot_level": level}).json()
+    assert body["entry"]["bot_level"] == level and 0 <= body["entry"]["bot_fill_in_s"] <= 0.5
+    check = wait_status(a, "ready_check")["ready_check"]
+    assert check["bot_seats"] == 3 and check["bot_level"] == level
+    a.post("/api/match/ready", json={})
+    room_id = wait_status(a, "seated")["room"]
+    room = a.get(f"/api/rooms/{room_id}").json()["room"]
+    assert room["status"] == "playing"
+    assert sum(1 for s in room["seats"] if s["kind"] == "bot") == 3
+
+
+# -- Redis: one queue for every process ------------------------------------------------------------
+
+def test_redis_queue_shared_and_no_double_match() -> None:
+    """Two queues on one Redis prefix (two processes' worth): 8 threads, 4 per queue, join 160
+    people and run rounds at once; every person ends in one place only."""
+    import secrets
+
+    from cluster_helpers import redis_client
+
+    client = redis_client()
+    prefix = f"gdt{secrets.token_hex(4)}:"
+    queues = [MatchQueue(RedisBackend(client, prefix)) for _ in range(2)]
+    try:
+        state, created = queues[0].join([1], [0.0], ["u1"], None, 0.0)
+        again, created2 = queues[1].join([1], [0.0], ["u1"], None, 0.0)
+        assert created and not created2 and again["ticket"]["id"] == state["ticket"]["id"]
+        queues[1].leave(1, 0.0)
+        assert queues[0].state(1, 0.0) == {"status": "idle"}
+        barrier = threading.Barrier(8)
+
+        def worker(k: int) -> None:
+            q = queues[k % 2]
+            barrier.wait()
+            for uid in range(k, 160, 8):
+                q.join([uid], [float(uid % 40)], [f"u{uid}"], None, 0.0)
+                q.tick(0.0)
+
+        threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        queues[0].tick(0.0)
+        props = queues[1].b.all("props")
+        seated = [u for p in props.values() for u in p["seats"] if u is not None]
+        waiting = [u for t in queues[1].b.all("tickets").values() for u in t["members"]]
+        assert len(seated) == len(set(seated)) and len(props) >= 30
+        assert sorted(seated + waiting) == list(range(160))
+    finally:
+        for key in client.scan_iter(f"{prefix}*"):
+            client.delete(key)
+
+
+def test_two_server_processes_share_one_queue() -> None:
+    """Two ``guandan serve --redis`` processes: two people join on each; all four are matched in one
+    ready check, accept through either process and are seated in one started room."""
+    import httpx
+    from cluster_helpers import cluster, guest
+
+    with cluster(2) as (_db, nodes):
+        people = []
+        for i in range(4):
+            url = nodes[i % 2].url
+            token, name = guest(url)
+            people.append((url, token, name))
+            r = httpx.post(f"{url}/api/match/join", json={}, cookies={"gd_session": token}, timeout=30)
+            assert r.status_code == 201, r.text
+        again = httpx.post(f"{nodes[1].url}/api/match/join", json={}, cookies={"gd_session": people[0][1]}, timeout=30)
+        assert again.status_code == 200  # joined on node 0: the same entry on node 1
+
+        def state(url: str, token: str) -> dict[str, Any]:
+            return httpx.get(f"{url}/api/match", cookies={"gd_session": token}, timeout=30).json()
+
+        end = time.monotonic() + 20
+        while any(state(u, t)["status"] != "ready_check" for u, t, _ in people) and time.monotonic() < end:
+            time.sleep(0.1)
+        checks = {state(u, t)["ready_check"]["id"] for u, t, _ in people}
+        assert len(checks) == 1
+        for i, (_u, t, _n) in enumerate(people):  # answer through the other process
+            r = httpx.post(f"{nodes[(i + 1) % 2].url}/api/match/ready", json={}, cookies={"gd_session": t}, timeout=30)
+            assert r.status_code == 200, r.text
+        end = time.monotonic() + 30
+        while any(state(u, t)["status"] != "seated" for u, t, _ in people) and time.monotonic() < end:
+            time.sleep(0.1)
+        rooms = {state(u, t).get("room") for u, t, _ in people}
+        assert len(rooms) == 1 and None not in rooms
+        room = httpx.get(f"{nodes[0].url}/api/rooms/{rooms.pop()}", timeout=30).json()["room"]
+        assert room["status"] == "playing"
+        assert sorted(s["user"] for s in room["seats"]) == sorted(n for _, _, n in people)
+
+
+def test_every_error_code_has_words_in_both_languages() -> None:
+    """Each code the matchmaking API answers (``MatchError(..., "code")`` and ``error(..., "code")`` in
+    its modules) is translated in both languages (the UI shows the code's words, never the server's text)."""
+    import re
+    from pathlib import Path
+
+    from test_ui_static import i18n_tables
+
+    server = Path(mm.__file__).parent
+    codes: set[str] = set()
+    for name in ("api_matchmaking.py", "matchmaking_store.py"):
+        text = (server / name).read_text(encoding="utf-8")
+        codes |= set(re.findall(r'(?:MatchError|error)\(\s*\d+,\s*(?:f?"[^"]*"\s*)+,\s*"([a-z_]+)"', text))
+    assert {"partner_busy", "not_queued", "no_ready_check", "bad_bot_level", "not_friends", "no_user"} <= codes
+    tables = i18n_tables()
+    for lang in ("en", "zh"):
+        assert not sorted(f"err_{c}" for c in codes if f"err_{c}" not in tables[lang]), lang
