@@ -155,7 +155,8 @@ def test_no_remote_urls() -> None:
 #: The string tables: i18n.js's EN and ZH, and the topic tables it merges in (same format).
 I18N_TABLES = (("i18n.js", "EN", "ZH"), ("i18n_tournament.js", "TOURNAMENT_EN", "TOURNAMENT_ZH"), ("i18n_app.js", "APP_EN", "APP_ZH"),
                ("i18n_challenge.js", "CHALLENGE_EN", "CHALLENGE_ZH"),
-               ("i18n_friends.js", "FRIENDS_EN", "FRIENDS_ZH"))
+               ("i18n_friends.js", "FRIENDS_EN", "FRIENDS_ZH"), ("i18n_phrases.js", "PHRASES_EN", "PHRASES_ZH"),
+               ("i18n_moderation.js", "MODERATION_EN", "MODERATION_ZH"))
 
 
 def i18n_tables() -> dict[str, dict[str, str]]:

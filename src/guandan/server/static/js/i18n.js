@@ -6,12 +6,15 @@
 // Longer than ~800 lines on purpose: two flat string tables, one entry per line, no logic.
 // The tournament pages' strings sit in i18n_tournament.js, the daily challenge's in i18n_challenge.js,
 // the app's (offline page, keyboard, voice) in i18n_app.js, the friends' (friends.js) in
-// i18n_friends.js, in the same format, merged below.
+// i18n_friends.js, the table's quick phrases in i18n_phrases.js, reports and the admin page in
+// i18n_moderation.js, in the same format, merged below.
 
 import { CHALLENGE_EN, CHALLENGE_ZH } from "./i18n_challenge.js";
 import { TOURNAMENT_EN, TOURNAMENT_ZH } from "./i18n_tournament.js";
 import { APP_EN, APP_ZH } from "./i18n_app.js";
 import { FRIENDS_EN, FRIENDS_ZH } from "./i18n_friends.js";
+import { PHRASES_EN, PHRASES_ZH } from "./i18n_phrases.js";
+import { MODERATION_EN, MODERATION_ZH } from "./i18n_moderation.js";
 
 const EN = {
   app_title: "Guandan",
@@ -894,8 +897,8 @@ const ZH = {
 
 /** The string tables by language code. */
 export const STRINGS = {
-  en: { ...EN, ...TOURNAMENT_EN, ...APP_EN, ...CHALLENGE_EN, ...FRIENDS_EN },
-  zh: { ...ZH, ...TOURNAMENT_ZH, ...APP_ZH, ...CHALLENGE_ZH, ...FRIENDS_ZH },
+  en: { ...EN, ...TOURNAMENT_EN, ...APP_EN, ...CHALLENGE_EN, ...FRIENDS_EN, ...PHRASES_EN, ...MODERATION_EN },
+  zh: { ...ZH, ...TOURNAMENT_ZH, ...APP_ZH, ...CHALLENGE_ZH, ...FRIENDS_ZH, ...PHRASES_ZH, ...MODERATION_ZH },
 };
 
 /** Supported languages, in switch order. */
