@@ -205,6 +205,7 @@ def test_report_admin_suspend_and_log(app: Any, db_url: str) -> None:  # noqa: F
         ("(command line)", "grant_admin", "root", "site owner"),
     ]
     assert all(parse(e["at"]) <= datetime.now(UTC) for e in log)
+    assert [e["cli"] for e in log] == [False, False, False, True]  # the page words "(command line)" itself
 
     # the role taken away: the pages are closed again
     assert admin_cli(db_url, "revoke", "root") == "root is no longer an admin"

@@ -178,8 +178,9 @@ def open_reports(db: Session, now: datetime, limit: int = 200) -> list[dict[str,
 
 
 def log_json(e: ModerationLogRow) -> dict[str, Any]:
-    """A log entry: ``{id, admin, action, target, until, report_id, why, at}``."""
-    return {"id": e.id, "admin": e.admin_name, "action": e.action, "target": e.target_name, "until": _iso(e.until),
+    """A log entry: ``{id, admin, cli, action, target, until, report_id, why, at}`` (``cli``: done from the
+    command line, ``admin`` is then :data:`CLI_ADMIN`; account names cannot hold its parentheses)."""
+    return {"id": e.id, "admin": e.admin_name, "cli": e.admin_name == CLI_ADMIN, "action": e.action, "target": e.target_name, "until": _iso(e.until),
             "report_id": e.report_id, "why": e.why, "at": _iso(e.created_at)}
 
 

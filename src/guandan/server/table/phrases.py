@@ -42,7 +42,7 @@ PHRASES: tuple[str, ...] = (
     "bye",          # 再见，下次再玩 / Bye, see you next time!
 )
 #: Emotes (ids; shown as a picture with a label for screen readers).
-EMOTES: tuple[str, ...] = ("smile", "laugh", "thumbs_up", "clap", "cry", "angry", "cool", "flower")
+EMOTES: tuple[str, ...] = ("smile", "laugh", "love", "wow", "cry", "angry", "cool", "sleepy")
 #: Every id a ``phrase`` message may carry.
 PHRASE_IDS: frozenset[str] = frozenset(PHRASES + EMOTES)
 

@@ -103,7 +103,7 @@ export function mountAdmin(el, _params, ctx) {
   function logRow(e) {
     const what = [actionName(e.action), e.target, e.until ? t("adm_until", { until: fmtDate(e.until) }) : null,
       e.report_id ? t("adm_report_no", { id: e.report_id }) : null].filter(Boolean).join(" · ");
-    return h("tr", { testid: "admin-log-row", dataset: { action: e.action } }, h("td", {}, fmtDate(e.at)), h("td", {}, e.admin), h("td", {}, what), h("td", {}, e.why));
+    return h("tr", { testid: "admin-log-row", dataset: { action: e.action } }, h("td", {}, fmtDate(e.at)), h("td", {}, e.cli ? t("adm_cli") : e.admin), h("td", {}, what), h("td", {}, e.why));
   }
 
   function render() {

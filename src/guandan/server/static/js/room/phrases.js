@@ -19,7 +19,7 @@ import { mySeat, names } from "./model.js";
 export const BUBBLE_MS = 4000;
 /** The preset phrases and emotes (the server's ids, in the order shown). */
 export const PHRASE_IDS = ["hello", "good_luck", "hurry", "nice_play", "well_played", "thanks", "sorry", "again", "brb", "bye"];
-export const EMOTE_IDS = ["smile", "laugh", "thumbs_up", "clap", "cry", "angry", "cool", "flower"];
+export const EMOTE_IDS = ["smile", "laugh", "love", "wow", "cry", "angry", "cool", "sleepy"];
 /** Reasons of a report (guandan.server.moderation.REPORT_REASONS). */
 export const REPORT_REASONS = ["abusive_phrases", "signalling", "stalling", "abandoning", "cheating", "name"];
 
@@ -56,6 +56,34 @@ function personName(store, seat) {
   return s && s.user ? s.user : null;
 }
 
+/** What the bar and its popovers show of the phrases (a key for keyed(): rebuilt when it changes). */
+export function phraseKey(st) {
+  const p = st.phrasePolicy;
+  return `${p ? (p.on ? "on" : p.off_reason) : "-"}:${st.phrasePanel ? 1 : 0}`;
+}
+
+/** The phrase icon: a speech bubble drawn as SVG (no emoji font needed). */
+function bubbleIcon(crossed) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("class", "line-icon");
+  svg.setAttribute("aria-hidden", "true");
+  const paths = ["M4 5h16v10H10l-4 4v-4H4z", "M8 9h8", "M8 12h5"];
+  if (crossed) paths.push("M3 21L21 3");
+  for (const d of paths) {
+    const p = document.createElementNS(ns, "path");
+    p.setAttribute("d", d);
+    p.setAttribute("fill", "none");
+    p.setAttribute("stroke", "currentColor");
+    p.setAttribute("stroke-width", "2");
+    p.setAttribute("stroke-linejoin", "round");
+    p.setAttribute("stroke-linecap", "round");
+    svg.append(p);
+  }
+  return svg;
+}
+
 function setPanel(store, on) {
   store.update((s) => {
     s.phrasePanel = on;
@@ -68,13 +96,13 @@ export function phraseButton(store) {
   if (!p) return null;
   if (!p.on) {
     const why = t(`ph_off_${p.off_reason}`) === `ph_off_${p.off_reason}` ? t("err_phrases_off") : t(`ph_off_${p.off_reason}`);
-    return h("button", { type: "button", class: "btn icon-btn phrase-off", testid: "phrase-off", title: why, "aria-label": why, onclick: () => toast(why, "info") }, "💬");
+    return h("button", { type: "button", class: "btn icon-btn phrase-off", testid: "phrase-off", title: why, "aria-label": why, onclick: () => toast(why, "info") }, bubbleIcon(true));
   }
   const open = Boolean(store.state.phrasePanel);
   return h(
     "button",
     { type: "button", class: `btn icon-btn phrase-btn${open ? " on" : ""}`, testid: "phrase-btn", "aria-pressed": String(open), "aria-label": t("ph_button"), title: t("ph_button"), onclick: () => setPanel(store, !open) },
-    "💬",
+    bubbleIcon(false),
   );
 }
 
