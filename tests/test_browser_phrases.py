@@ -229,3 +229,57 @@ def test_phrases_off_at_a_rated_table(open_page: Callable[..., Any], server: Any
         page.screenshot(path=str(ARTIFACTS / f"phrases-off-rated-{lang}-{w}x{h}.png"))
     tid(page, "phrase-off").click()
     wait_until(page, lambda: toast_text(page) == words["rated"], "the reason", detail=lambda: toast_text(page))
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_report_from_the_game_over_panel(open_page: Callable[..., Any], lang: str) -> None:
+    """After the game the game-over panel's players line has "Report": choose the player, the reason,
+    send; the request names the stored game (its id from the final frame), the room and the last deal.
+    Scripted frames (tests/test_browser_table.py's ScriptedTable; the report request is answered here)."""
+    import json
+
+    from test_browser_table import MOCK_ROOM, ScriptedTable, room_summary, state_of, view_of
+
+    locale = "zh-CN" if lang == "zh" else "en-US"
+    page = open_page("game-over", locale, f"over_{lang}")
+    page.set_viewport_size({"width": 844, "height": 390})
+    room = room_summary()
+    room["seats"][1] = {"seat": 1, "kind": "person", "user": "bob", "bot": None, "difficulty": None, "connected": True}
+    room["seats"][2] = {"seat": 2, "kind": "person", "user": "王小明", "bot": None, "difficulty": None, "connected": True}
+    script = ScriptedTable(page, [state_of(view_of(["3S", "4D"], [], [], to_act=1), 40, room=room,
+                                           phrases={"on": False, "off_reason": "rated"})], lambda m: [])
+    page.route(f"**/api/rooms/{MOCK_ROOM}", lambda route: route.fulfill(json={"room": room}))
+    sent: list[dict[str, Any]] = []
+
+    def on_report(route: Any) -> None:
+        sent.append(json.loads(route.request.post_data or "{}"))
+        route.fulfill(status=201, json={"report": {"id": 1}})
+
+    page.route("**/api/reports", on_report)
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "hand").wait_for()
+    tid(page, "phrase-off").wait_for()  # a table of people: phrases off, the reason in the title
+    line = {"level": "2", "finish_order": [0, 2, 1, 3], "result": "1-2", "result_code": "double_down", "winner_team": 0,
+            "upgrade": 3, "levels": ["5", "2"]}
+    final = {"winner_team": 0, "game_id": 17, "summary": {"deals": 9, "levels": ["A", "9"],
+                                                          "results": [{**line, "deal": d} for d in range(1, 10)]}}
+    over_view = view_of([], [], [], to_act=None, deal=9)
+    over_view["phase"] = "game_over"
+    script.push(state_of(over_view, 90, final=final, room=room, phrases={"on": False, "off_reason": "rated"}))
+    script.push({"type": "game_over", **final})
+    tid(page, "game-over-panel").wait_for()
+    for what in ("game-over-report", "again-btn", "result-close"):  # the added button keeps the panel in view
+        box = tid(page, what).first.bounding_box()
+        assert box and box["y"] >= 0 and box["y"] + box["height"] <= 390.5 and box["x"] + box["width"] <= 844.5, (what, box)
+    page.screenshot(path=str(ARTIFACTS / f"phrases-game-over-{lang}-844x390.png"))
+    tid(page, "game-over-report").click()
+    assert tid(page, "report-pick").evaluate_all("els => els.map(e => e.dataset.name)") == ["bob", "王小明"]
+    page.locator('[data-testid=report-pick][data-name="王小明"]').click()
+    tid(page, "report-reason").select_option("abandoning")
+    assert tid(page, "report-where").inner_text() == ("对局 #17 · 第 9 局" if lang == "zh" else "Game #17 · Deal 9")
+    page.screenshot(path=str(ARTIFACTS / f"phrases-report-game-over-{lang}-844x390.png"))
+    tid(page, "report-submit").click()
+    wait_until(page, lambda: sent, "the report request")
+    assert sent == [{"name": "王小明", "reason": "abandoning", "room_id": MOCK_ROOM, "game_id": 17, "deal": 9}]
+    wait_until(page, lambda: toast_text(page) == WORDS[lang]["sent"], "the confirmation", detail=lambda: toast_text(page))
+    assert tid(page, "seat-menu").count() == 0

@@ -146,6 +146,7 @@ def test_report_admin_suspend_and_log(app: Any, db_url: str) -> None:  # noqa: F
     refused(ann.post("/api/reports", json={"name": "nobody", "reason": "name", "room_id": rid}), 404, "no_user")
     refused(TestClient(app).post("/api/reports", json={"name": "ann", "reason": "name", "room_id": rid}), 401,
             "login_required")
+    assert TestClient(app).get("/api/moderation/me").json() == {"admin": False, "phrases_muted_until": None}
 
     # the admin pages: admins only; the role comes from the command line
     refused(root.get("/api/admin/reports"), 403, "admin_only")

@@ -5,7 +5,8 @@ storage: :mod:`guandan.server.moderation_store`.
   room_id, game_id, deal}}``. Any logged-in player (401 ``login_required``). Errors: 400 ``report_self`` /
   ``bad_reason`` / ``bad_deal`` / ``table_required``, 403 ``not_table_mate``, 404 ``no_user``, 409
   ``already_reported``, 429 ``too_many_reports``.
-* ``GET /api/moderation/me`` -> ``{admin: bool, phrases_muted_until}`` (the UI shows the admin page link).
+* ``GET /api/moderation/me`` -> ``{admin: bool, phrases_muted_until}`` (the UI shows the admin page link;
+  200 with ``admin: false`` when not signed in).
 * Admins only (403 ``admin_only``; the role is set by ``guandan admin grant NAME``):
   ``GET /api/admin/reports`` -> ``{reports: [...]}`` (open ones, oldest first: ``moderation_store.report_json``);
   ``GET /api/admin/log`` -> ``{log: [...]}`` (newest first: who, what, when, why);
@@ -29,7 +30,7 @@ from sqlalchemy.orm import Session
 
 from guandan.server import moderation_store as store
 from guandan.server.api_accounts import error, iso
-from guandan.server.auth import RequiredUser
+from guandan.server.auth import CurrentUser, RequiredUser
 from guandan.server.db import DbSession
 from guandan.server.models import User, utcnow
 from guandan.server.moderation import ModerationError
@@ -101,8 +102,11 @@ def make_moderation_router() -> APIRouter:
         return JSONResponse({"report": out}, status_code=201)
 
     @router.get("/api/moderation/me")
-    def me(db: DbSession, user: RequiredUser) -> Any:
-        """Whether I am an admin, and the end of my phrase mute (or null)."""
+    def me(db: DbSession, user: CurrentUser) -> Any:
+        """Whether I am an admin, and the end of my phrase mute (or null); not signed in: not an admin
+        (200, so that the header's check never logs a failed request)."""
+        if user is None:
+            return {"admin": False, "phrases_muted_until": None}
         state = store.state_of(db, user.id)
         now = utcnow()
         muted = state.phrases_muted_until if state is not None else None

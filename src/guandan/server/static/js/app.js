@@ -59,7 +59,8 @@
 //   phrases (issue 25): phrase-btn, phrase-off (where phrases are off; says why), phrase-panel, phrase-close,
 //                phrase-item (data-id), emote-item (data-id), phrase-mute-all, phrase-layer, phrase-bubble
 //                (data-seat, data-id); seat menu (click another person's seat panel): seat-menu (data-seat),
-//                seat-menu-close, seat-mute, seat-report, report-reason, report-where, report-cancel, report-submit
+//                seat-menu-close, seat-mute, seat-report, report-reason, report-where, report-cancel, report-submit;
+//                game over: game-over-report (then report-pick, data-name, with more than one other person)
 //   admin:       nav-admin, admin-page, admin-only, admin-reports, admin-report (data-id, data-target),
 //                admin-report-link, admin-target-state, admin-no-reports, admin-action, admin-hours, admin-why,
 //                admin-apply, admin-action-form, admin-name, admin-log, admin-log-row (data-action), admin-no-log

@@ -131,6 +131,16 @@ export function phrasePanel(store) {
 }
 
 /**
+ * The game-over panel's players line (friends.js gamePlayersLinks: null with nobody else) with a "Report"
+ * button at its end (signed-in players; opens the choice of whom to report). Returns the line.
+ */
+export function withReport(line, store) {
+  if (!line || !store.ctx || !store.ctx.me || !store.openReportChooser) return line;
+  line.append(" ", h("button", { type: "button", class: "btn small link-btn", testid: "game-over-report", onclick: () => store.openReportChooser() }, t("rep_button")));
+  return line;
+}
+
+/**
  * Mount the phrase layer of a room page on hostEl (the page): bubbles by the seats, the seat menu and the
  * report form. send(obj) sends on the room's socket. Returns {onMessage(msg), destroy()}; onMessage sees
  * every socket message (state frames for the policy, phrase frames for bubbles).
@@ -255,6 +265,29 @@ export function mountPhrases(store, send, hostEl) {
     ];
   }
 
+  /** The game-over panel's "Report": choose one of the game's other people, then the report form. */
+  function openReportChooser() {
+    const me = mySeat(store);
+    const people = [0, 1, 2, 3].filter((s) => s !== me && personName(store, s));
+    if (people.length === 1) {
+      menuSeat = people[0];
+      reporting = true;
+      renderMenu();
+      return;
+    }
+    menuSeat = null;
+    replaceChildren(
+      menuHost,
+      h("div", { class: "seat-menu-backdrop", onclick: (e) => { if (e.target === e.currentTarget) closeMenu(); } },
+        h("div", { class: "seat-menu", testid: "seat-menu", role: "dialog", "aria-label": t("rep_button") },
+          h("div", { class: "phrase-head" }, h("strong", {}, t("rep_button")),
+            h("button", { type: "button", class: "btn small", testid: "seat-menu-close", onclick: closeMenu }, t("ph_close"))),
+          h("div", { class: "report-actions" }, people.map((s) => h("button", { type: "button", class: "btn", testid: "report-pick", dataset: { name: personName(store, s) },
+            onclick: () => { menuSeat = s; reporting = true; renderMenu(); } }, personName(store, s)))))),
+    );
+  }
+  store.openReportChooser = openReportChooser;
+
   function onMessage(msg) {
     if (!msg || typeof msg !== "object") return;
     if (msg.type === "state") {
@@ -280,6 +313,7 @@ export function mountPhrases(store, send, hostEl) {
       layer.remove();
       menuHost.remove();
       delete store.phraseSend;
+      delete store.openReportChooser;
     },
   };
 }
