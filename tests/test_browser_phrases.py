@@ -283,3 +283,39 @@ def test_report_from_the_game_over_panel(open_page: Callable[..., Any], lang: st
     assert sent == [{"name": "王小明", "reason": "abandoning", "room_id": MOCK_ROOM, "game_id": 17, "deal": 9}]
     wait_until(page, lambda: toast_text(page) == WORDS[lang]["sent"], "the confirmation", detail=lambda: toast_text(page))
     assert tid(page, "seat-menu").count() == 0
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_mute_all_is_kept_in_the_browser(open_page: Callable[..., Any], lang: str) -> None:
+    """"Mute all phrases" hides every other seat's bubble (one's own still shows) and stays after a reload
+    (localStorage); a phrase id this page does not know shows nothing. Scripted frames."""
+    from test_browser_table import MOCK_ROOM, ScriptedTable, room_summary, state_of, view_of
+
+    locale = "zh-CN" if lang == "zh" else "en-US"
+    page = open_page("mute-all", locale, f"muteall_{lang}")
+    room = room_summary()
+    room["seats"][2] = {"seat": 2, "kind": "person", "user": "bob", "bot": None, "difficulty": None, "connected": True}
+    frames = [state_of(view_of(["3S", "4D"], [], [], to_act=1), 40, room=room, phrases={"on": True, "off_reason": None})]
+    script = ScriptedTable(page, frames, lambda m: [])
+    page.route(f"**/api/rooms/{MOCK_ROOM}", lambda route: route.fulfill(json={"room": room}))
+    page.goto(f"/room/{MOCK_ROOM}")
+    tid(page, "phrase-btn").wait_for()
+    script.push({"type": "phrase", "seat": 2, "id": "hello"})
+    wait_until(page, lambda: bubbles(page) == [("2", "hello", "大家好！" if lang == "zh" else "Hello, everyone!")], "bob's bubble")
+    script.push({"type": "phrase", "seat": 2, "id": "a card: AS"})  # not in this page's list: nothing shows
+    page.wait_for_timeout(300)
+    assert [b[:2] for b in bubbles(page)] == [("2", "hello")]
+    tid(page, "phrase-btn").click()
+    tid(page, "phrase-mute-all").check()
+    tid(page, "phrase-close").click()
+    page.reload()
+    tid(page, "phrase-btn").wait_for()
+    assert page.evaluate("() => JSON.parse(localStorage.getItem('guandan.phrases.mute')).all") is True
+    script.push({"type": "phrase", "seat": 2, "id": "nice_play"})
+    script.push({"type": "phrase", "seat": 0, "id": "thanks"})  # one's own
+    wait_until(page, lambda: [b[:2] for b in bubbles(page)] == [("0", "thanks")], "only my own bubble",
+               detail=lambda: str(bubbles(page)))
+    page.wait_for_timeout(300)
+    assert [b[:2] for b in bubbles(page)] == [("0", "thanks")]
+    tid(page, "phrase-btn").click()
+    assert tid(page, "phrase-mute-all").is_checked()
