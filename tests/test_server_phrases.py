@@ -246,3 +246,35 @@ def test_a_muted_account_is_refused_with_the_end_of_its_mute(app: Any) -> None:
         err = until_type(ws, "error")
         assert err["reason"] == "phrases_muted"
         assert err["params"] == {"until": until.isoformat().replace("+00:00", "Z")}
+
+
+def test_phrases_off_at_a_tournament_table(tmp_path: Path) -> None:
+    """An online tournament match (two bot pairs, docs/tournaments.md "Online rounds") is a tournament
+    table: every state frame says phrases are off there, with the reason (R55)."""
+    import json as _json
+
+    import httpx
+    from browser_helpers import LiveServer
+    from websockets.sync.client import connect
+
+    srv = LiveServer(tmp_path / "t.db", bot_delay_s=0.2)
+    try:
+        c = httpx.Client(base_url=srv.base, timeout=60)
+        assert c.post("/api/register", json={"name": "orga", "password": "secret-pw-1"}).status_code == 200
+        r = c.post("/api/tournaments", json={"venue": "online", "name": "Cup", "rounds": 1})
+        assert r.status_code == 201, r.text
+        t = r.json()["tournament"]
+        entries = [{"name": f"P{i}", "players": [f"p{i}x", f"p{i}y"], "bot": "normal", "seed": i} for i in (1, 2)]
+        assert c.post(f"/api/tournaments/{t['id']}/entries", json={"version": t["version"], "entries": entries}).status_code == 200
+        v = c.get(f"/api/tournaments/{t['id']}").json()["version"]
+        r = c.post(f"/api/tournaments/{t['id']}/rounds", json={"version": v})
+        assert r.status_code == 200, r.text
+        room = c.get(f"/api/tournaments/{t['id']}").json()["online_tables"][0]["room"]
+        with connect(srv.base.replace("http", "ws") + f"/ws/rooms/{room}") as ws:
+            frame = _json.loads(ws.recv(timeout=30))
+            while frame["type"] != "state":
+                frame = _json.loads(ws.recv(timeout=30))
+        assert frame["competition"] is not None
+        assert frame["phrases"] == {"on": False, "off_reason": "tournament"}
+    finally:
+        srv.stop()
