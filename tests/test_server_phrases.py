@@ -278,3 +278,31 @@ def test_phrases_off_at_a_tournament_table(tmp_path: Path) -> None:
         assert frame["phrases"] == {"on": False, "off_reason": "tournament"}
     finally:
         srv.stop()
+
+
+def test_a_muted_spammer_costs_one_database_read_per_five_seconds() -> None:
+    """The relay reads an account's mute through its host's ``run_db`` and reuses it for MUTE_CACHE_S (5 s):
+    twenty phrases in a second from a muted person cost one read; the next read comes 5 s later."""
+    from guandan.server import phrase_relay
+
+    until = datetime.now(UTC) + timedelta(hours=1)
+    reads: list[int] = []
+
+    class Host(_Host):
+        session_factory = object()
+
+        async def run_db(self, fn: Any, factory: Any, user_id: int, now: datetime) -> datetime:
+            reads.append(user_id)
+            return until
+
+    t = _Table(_seats(7, None, None, None))
+    t.manager = Host()
+    me = _Sink(7)
+    t.conns = {me}
+    for i in range(20):
+        out = asyncio.run(relay_phrase(t, me, {"id": "hello"}, now=i * 0.05))
+        assert out is not None and out["reason"] == "phrases_muted"
+    assert reads == [7]
+    asyncio.run(relay_phrase(t, me, {"id": "hello"}, now=phrase_relay.MUTE_CACHE_S))
+    assert reads == [7, 7]
+    assert me.frames == []

@@ -4,9 +4,11 @@ rules of :mod:`guandan.server.table.phrases` (R55) and fanned out to the room.
 ``{"type": "phrase", "id": "nice_play"}`` from a seated person becomes
 ``{"type": "phrase", "seat": 0-3, "id": "nice_play"}`` on every connection of the room (spectators too;
 the words are the browser's). Refusals are ``error`` frames with a ``reason`` the UI words in the
-player's language: ``unknown_phrase`` (``{id, known}``), ``not_seated``, ``phrases_off`` (``{why}``:
-``tournament`` / ``board`` / ``rated``), ``phrase_too_fast`` (``{wait_s}``: whole seconds, at least 1)
-and ``phrases_muted`` (``{until}``: an admin's mute, ISO time). Nothing is sent when refused.
+player's language, checked in this order: ``unknown_phrase`` (``{id, known}``), ``not_seated``,
+``phrases_off`` (``{why}``: ``tournament`` / ``board`` / ``rated``), ``phrases_muted`` (``{until}``: an
+admin's mute, ISO time; read from the database at most once per :data:`MUTE_CACHE_S` per person and
+table, so a mute takes hold within that time) and ``phrase_too_fast`` (``{wait_s}``: whole seconds, at
+least 1). Nothing is sent when refused.
 
 The rate is counted per account per table on the process that owns the table (in a cluster the owner
 handles every message of its tables), on the monotonic clock.
@@ -23,10 +25,14 @@ from typing import Any
 from .table import phrases as rules
 from .table.frames import error_frame
 
-__all__ = ["relay_phrase"]
+__all__ = ["MUTE_CACHE_S", "relay_phrase"]
 
 #: one limiter per live table (dropped with the table)
 _LIMITERS: weakref.WeakKeyDictionary[Any, rules.PhraseLimiter] = weakref.WeakKeyDictionary()
+#: Seconds an account's mute state read from the database is reused (bounds the reads of a muted spammer).
+MUTE_CACHE_S = 5.0
+#: per live table: account id -> (monotonic time read, end of the mute or None)
+_MUTES: weakref.WeakKeyDictionary[Any, dict[int | None, tuple[float, datetime | None]]] = weakref.WeakKeyDictionary()
 
 
 def _limiter(table: Any) -> rules.PhraseLimiter:
@@ -36,15 +42,26 @@ def _limiter(table: Any) -> rules.PhraseLimiter:
     return lim
 
 
-async def _muted_until(table: Any, user_id: int) -> datetime | None:
-    """An admin's phrase mute of the account, read off the event loop (``None``: no database here)."""
+async def _muted_until(table: Any, user_id: int | None, clock: float) -> datetime | None:
+    """An admin's phrase mute of the account still running now, read off the event loop and reused for
+    :data:`MUTE_CACHE_S` seconds (``None``: not muted, or no database here)."""
     host = table.manager
     factory = getattr(host, "session_factory", None)
     if factory is None or not hasattr(host, "run_db"):
         return None
-    from .moderation_store import phrases_muted_until
+    cache = _MUTES.get(table)
+    if cache is None:
+        cache = _MUTES[table] = {}
+    hit = cache.get(user_id)
+    if hit is None or clock - hit[0] >= MUTE_CACHE_S:
+        from .moderation_store import phrases_muted_until
 
-    return await host.run_db(phrases_muted_until, factory, user_id, datetime.now(UTC))  # type: ignore[no-any-return]
+        until = await host.run_db(phrases_muted_until, factory, user_id, datetime.now(UTC))
+        if len(cache) > 64:  # people come and go at a table: keep it small
+            cache.clear()
+        hit = cache[user_id] = (clock, until)
+    until = hit[1]
+    return until if until is not None and until > datetime.now(UTC) else None
 
 
 async def relay_phrase(table: Any, conn: Any, msg: dict[str, Any], now: float | None = None) -> dict[str, Any] | None:
@@ -68,11 +85,11 @@ async def relay_phrase(table: Any, conn: Any, msg: dict[str, Any], now: float | 
     if off is not None:
         return error_frame(f"phrases are off at this table ({off}; R55: no signalling between partners)",
                            "phrases_off", {"why": off})
-    muted = await _muted_until(table, conn.user_id)
+    clock = time.monotonic() if now is None else now
+    muted = await _muted_until(table, conn.user_id, clock)
     if muted is not None:
         until = muted.replace(microsecond=0).isoformat().replace("+00:00", "Z")
         return error_frame(f"your phrases are muted until {until}", "phrases_muted", {"until": until})
-    clock = time.monotonic() if now is None else now
     limiter = _limiter(table)
     wait = limiter.take(conn.user_id, clock)
     if wait > 0.0:
