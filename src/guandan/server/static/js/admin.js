@@ -91,11 +91,11 @@ export function mountAdmin(el, _params, ctx) {
       "tr",
       { testid: "admin-report", dataset: { id: String(r.id), target: r.target } },
       h("td", {}, fmtDate(r.created_at)),
-      h("td", {}, r.reporter),
-      h("td", {}, link(`/profile/${encodeURIComponent(r.target)}`, r.target)),
-      h("td", {}, t(`rr_${r.reason}`)),
-      h("td", {}, table, r.deal ? ` · ${t("adm_deal", { n: r.deal })}` : ""),
-      h("td", { testid: "admin-target-state" }, stateText(r.target_state)),
+      h("td", { "data-label": t("adm_col_reporter") }, r.reporter),
+      h("td", { "data-label": t("adm_col_target") }, link(`/profile/${encodeURIComponent(r.target)}`, r.target)),
+      h("td", { "data-label": t("adm_col_reason") }, t(`rr_${r.reason}`)),
+      h("td", { "data-label": t("adm_col_table") }, table, r.deal ? ` · ${t("adm_deal", { n: r.deal })}` : ""),
+      h("td", { testid: "admin-target-state", "data-label": t("adm_col_state") }, stateText(r.target_state)),
       h("td", {}, actionControls({ report_id: r.id }, true, load)),
     );
   }
@@ -103,7 +103,8 @@ export function mountAdmin(el, _params, ctx) {
   function logRow(e) {
     const what = [actionName(e.action), e.target, e.until ? t("adm_until", { until: fmtDate(e.until) }) : null,
       e.report_id ? t("adm_report_no", { id: e.report_id }) : null].filter(Boolean).join(" · ");
-    return h("tr", { testid: "admin-log-row", dataset: { action: e.action } }, h("td", {}, fmtDate(e.at)), h("td", {}, e.cli ? t("adm_cli") : e.admin), h("td", {}, what), h("td", {}, e.why));
+    return h("tr", { testid: "admin-log-row", dataset: { action: e.action } }, h("td", {}, fmtDate(e.at)), h("td", { "data-label": t("adm_col_admin") }, e.cli ? t("adm_cli") : e.admin),
+      h("td", {}, what), h("td", { "data-label": t("adm_col_why") }, e.why));
   }
 
   function render() {
