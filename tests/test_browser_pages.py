@@ -59,19 +59,11 @@ PASSWORD = "pages-secret-1"
 
 
 def i18n_tables() -> dict[str, dict[str, str]]:
-    """The EN and ZH string tables of i18n.js (one ``key: "text",`` entry per line)."""
-    text = (STATIC / "js" / "i18n.js").read_text(encoding="utf-8")
-    out: dict[str, dict[str, str]] = {}
-    for const, lang in (("EN", "en"), ("ZH", "zh")):
-        m = re.search(rf"^const {const} = \{{\n(.*?)^\}};", text, re.S | re.M)
-        assert m, f"no {const} table in i18n.js"
-        entries = {}
-        for line in m.group(1).splitlines():
-            em = re.match(r'\s+([a-z0-9_]+): "((?:[^"\\]|\\.)*)",\s*$', line)
-            if em:
-                entries[em.group(1)] = json.loads(f'"{em.group(2)}"')
-        out[lang] = entries
-    return out
+    """The EN and ZH strings the UI shows: i18n.js's tables and those it merges (i18n_friends.js,
+    i18n_phrases.js, ...; the list of tests/test_ui_static.py), one ``key: "text",`` entry per line."""
+    from test_ui_static import i18n_tables as merged
+
+    return merged()
 
 
 def contract_codes() -> tuple[list[str], list[str]]:

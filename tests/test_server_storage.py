@@ -50,7 +50,8 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
 BACKENDS = ["sqlite", "postgresql"]
 TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
           "tournaments", "tournament_directors", "tournament_audit", "tournament_tables", "tournament_table_codes",
-          "challenges", "challenge_plays", "friend_links", "friend_invites"]
+          "challenges", "challenge_plays", "friend_links", "friend_invites",
+          "account_moderation", "reports", "moderation_log"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
@@ -77,6 +78,11 @@ CONTRACT_COLUMNS = {
                         "started_at", "finished_at"},
     "friend_links": {"user_low", "user_high", "requester_id", "status", "created_at"},
     "friend_invites": {"id", "room_id", "from_id", "to_id", "created_at", "expires_at"},
+    "account_moderation": {"user_id", "is_admin", "phrases_muted_until", "suspended_until"},
+    "reports": {"id", "reporter_id", "target_id", "reason", "room_id", "game_id", "deal_no", "status", "created_at",
+                "closed_at"},
+    "moderation_log": {"id", "admin_id", "admin_name", "action", "target_id", "target_name", "until", "report_id",
+                       "why", "created_at"},
 }
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 # command modules register themselves on import (one line each)
 from . import (
+    admin_cmd,  # noqa: F401,E402
     arena_cmd,  # noqa: F401,E402
     bench_cmd,  # noqa: F401,E402
     compat_cmd,  # noqa: F401,E402

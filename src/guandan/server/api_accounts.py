@@ -51,7 +51,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from guandan.core.rules import PRESETS, option_help
 from guandan.core.scoring import anhui_title
-from guandan.server import auth
+from guandan.server import auth, moderation_store
 from guandan.server.auth import AuthError, CurrentUser, RequiredUser
 from guandan.server.db import DbSession, SessionFactory, make_engine, make_session_factory, migrate
 from guandan.server.challenge_store import secret_room
@@ -311,7 +311,8 @@ def register(body: Credentials, request: Request, response: Response, db: DbSess
 
 @router.post("/api/login")
 def login(body: Credentials, request: Request, response: Response, db: DbSession) -> Any:
-    """Log in: ``{user}``; 401 wrong name or password, 429 after too many failures."""
+    """Log in: ``{user}``; 401 wrong name or password, 403 ``account_suspended`` (``until``) while an
+    admin's suspension lasts, 429 after too many failures."""
     limiter = _limiter(request)
     client = _client(request)
     key = body.name if isinstance(body.name, str) else ""
@@ -320,6 +321,9 @@ def login(body: Credentials, request: Request, response: Response, db: DbSession
     with auth.HASH_GATE.caller(caller):  # fair admission to the password check (hashgate)
         user = auth.authenticate(db, body.name, body.password)
     limiter.succeeded(client, key)
+    until = moderation_store.suspended_until(db, user.id, utcnow())  # issue 25 item 8
+    if until is not None:
+        raise error(403, f"this account is suspended until {iso(until)}", "account_suspended", {"until": iso(until)})
     _start_session(db, request, response, user)
     return {"user": user_json(user)}
 

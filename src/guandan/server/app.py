@@ -32,6 +32,7 @@ from . import api_accounts, api_ladder, botgames
 from .api_challenge import make_challenge_router
 from .api_friends import make_friends_router
 from .api_matchmaking import MatchService, make_match_router
+from .api_moderation import make_moderation_router
 from .api_reviews import make_reviews_router
 from .api_rooms import make_rooms_router
 from .api_tournaments import make_tournaments_router
@@ -49,7 +50,7 @@ from .ws import MAX_FRAME_BYTES, make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
 PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/review/{game_id}", "/leaderboard",
-         "/history", "/login", "/tournaments", "/tournaments/{tournament_id}", "/challenge")
+         "/history", "/login", "/tournaments", "/tournaments/{tournament_id}", "/challenge", "/admin")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -118,6 +119,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_friends_router())
     app.state.matchmaking = MatchService(session_factory, manager, settings)
     app.include_router(make_match_router(app.state.matchmaking))
+    app.include_router(make_moderation_router())  # reports and admin pages (issue 25 item 8)
     install_catch_all(app)
     if manager.cluster is not None:  # a Redis outage: a retryable 503, not a 500
         from .cluster.outage import install_outage_handler

@@ -488,3 +488,57 @@ class FriendInvite(Base):
     to_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
     created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(nullable=False)
+
+
+class AccountModeration(Base):
+    """Moderation state of one account (issue 25 item 8; rules :mod:`guandan.server.moderation`): the admin
+    role (set by ``guandan admin grant/revoke``), and the ends of a phrase mute and of a suspension
+    (``NULL`` or past: none). A missing row means: no role, no mute, no suspension."""
+
+    __tablename__ = "account_moderation"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    is_admin: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
+    phrases_muted_until: Mapped[datetime | None] = mapped_column(nullable=True)
+    suspended_until: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class ReportRow(Base):
+    """A player's report of another (issue 25 item 8): a reason from :data:`guandan.server.moderation.REPORT_REASONS`,
+    the room and/or finished game, and the deal number; ``open`` until an admin acts on it or dismisses it."""
+
+    __tablename__ = "reports"
+    __table_args__ = (CheckConstraint("status IN ('open', 'closed')", name="status"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    reporter_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
+    target_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), nullable=False, index=True)
+    reason: Mapped[str] = mapped_column(String(32), nullable=False)
+    room_id: Mapped[str | None] = mapped_column(String(ROOM_ID_LEN), nullable=True)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"), nullable=True)
+    deal_no: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    status: Mapped[str] = mapped_column(String(8), nullable=False, default="open", index=True)
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+    closed_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+    reporter: Mapped[User] = relationship(foreign_keys=[reporter_id])
+    target: Mapped[User] = relationship(foreign_keys=[target_id])
+
+
+class ModerationLogRow(Base):
+    """One admin action (issue 25 item 8): who (``admin_name``; ``admin_id`` while the account exists,
+    ``NULL`` from the command line), what (``action`` on ``target_name``, ``until`` for a mute or a
+    suspension, the ``report_id`` acted on), when (``created_at``) and why (``why``). Rows are never changed."""
+
+    __tablename__ = "moderation_log"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    admin_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    admin_name: Mapped[str] = mapped_column(String(NAME_MAX + 8), nullable=False)
+    action: Mapped[str] = mapped_column(String(24), nullable=False)
+    target_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True)
+    target_name: Mapped[str] = mapped_column(String(NAME_MAX), nullable=False)
+    until: Mapped[datetime | None] = mapped_column(nullable=True)
+    report_id: Mapped[int | None] = mapped_column(ForeignKey("reports.id", ondelete="SET NULL"), nullable=True)
+    why: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow, index=True)

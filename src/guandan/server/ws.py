@@ -12,7 +12,8 @@ the handler never raises.
 Client messages: ``act`` (``action: [type, rank, [cards]]``), ``act_cards`` (``cards: ["TH", ...]``,
 ``reading: {type, rank} | null``; readings resolved with :func:`guandan.core.plays.classify`, R17),
 ``hint``, ``hints`` (every sensible play, weakest first), ``ready`` (between deals), ``ping``, and
-``auto`` (``on: bool``, 托管 on/off for one's own seat). docs/table-contract.md has the frames.
+``auto`` (``on: bool``, 托管 on/off for one's own seat) and ``phrase`` (``id``: a quick phrase,
+:mod:`guandan.server.phrase_relay`). docs/table-contract.md has the frames.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from guandan.core.match import action_from_json, action_to_json
 from .hardening import valid_room_id
 from .connections import Conn
 from .friends_store import SocketSeen, mark_seen
+from .phrase_relay import relay_phrase
 from .table.flow import Table
 from .table.frames import error_frame, frame_json
 
@@ -52,7 +54,7 @@ MAX_FRAME_BYTES = 64 * 1024
 #: Messages per second one connection may send; the excess is refused with ``rate_limited``.
 RATE_LIMIT = 20
 #: Client message types.
-MESSAGE_TYPES = ("act", "act_cards", "hint", "hints", "ready", "ping", "auto")
+MESSAGE_TYPES = ("act", "act_cards", "hint", "hints", "ready", "ping", "auto", "phrase")
 #: Websocket close code sent when the room does not exist.
 CLOSE_NO_ROOM = 4404
 #: Open sockets one seated account may hold in its room (in one process); a newer one closes the oldest.
@@ -177,6 +179,8 @@ async def handle_message(
                 return error_frame("auto needs on: true or false", "malformed")
             await table.set_auto(conn, on)
             return None
+        if mtype == "phrase":  # a quick phrase by id (issue 25 item 3; R55): guandan.server.phrase_relay
+            return await relay_phrase(table, conn, msg)
         return error_frame("unknown message type", "unknown_type")  # pragma: no cover
     except IllegalAction as e:
         extra = {"readings": e.readings} if hasattr(e, "readings") else {}

@@ -57,7 +57,7 @@ from guandan.core.plays import PlayT
 from guandan.core.views import seat_view
 from guandan.records import dumps, record_header, replay_lines
 
-from . import competition
+from . import competition, phrases
 from .bots import (DIFFICULTY_AGENTS, SEARCH_DIFFICULTIES, SERVER_BOT_SPECS, bot_agent, bot_difficulty,
                    decide_searching)
 from .frames import SharedFrame
@@ -193,6 +193,7 @@ class Table:
             "final": self.final,
             "seq": 0 if self.game is None else len(self.game.events),
             "competition": None if comp is None else comp.frame(self.game),
+            "phrases": phrases.policy_frame(phrases.table_off_reason(self.info, comp is not None)),  # R55
         }
 
     def between_frame(self) -> dict[str, Any] | None:

@@ -2,6 +2,7 @@
 // docs/table-contract.md section 14), the translation of error codes, and the invite link.
 
 import { t } from "./i18n.js";
+import { fmtDate } from "./dom.js";
 import { difficultyName, isDifficulty, isPreset, optionName, presetName } from "./rules.js";
 
 /**
@@ -66,6 +67,7 @@ const SEAT_PARAMS = new Set(["seat", "empty"]);
 function paramText(key, value) {
   if (value === null || value === undefined) return "";
   if (Array.isArray(value)) return value.map((v) => paramText(key, v)).join(t("list_sep"));
+  if (key === "until") return fmtDate(value); // a suspension's or a phrase mute's end, in local time
   if (SEAT_PARAMS.has(key)) return Number.isInteger(value) ? String(value + 1) : String(value);
   if (key === "option") return optionName(String(value));
   if (isPreset(value) && (key === "preset" || key === "valid")) return presetName(String(value));

@@ -2,7 +2,7 @@
 //
 // Routes (path routing; the server serves index.html for each, and "#/room/x" style hashes work
 // too for a static preview): /  /room/{id}  /profile/{name}  /replay/{id}  /review/{id}?deal=N&seat=S
-// /leaderboard  /history  /tournaments  /tournaments/{id}  /challenge
+// /leaderboard  /history  /tournaments  /tournaments/{id}  /challenge  /admin (admins only)
 // (/login?next=/room/x shows the lobby, which asks to sign in when nobody is signed in, and goes
 // back to the path in `next` once signed in; the header's sign-in link for signed-out people
 // leads there from any page)
@@ -67,6 +67,14 @@
 //                match-ready, match-decline, match-waiting-others
 //   keyboard, voice (issue 25): keys-btn, keys-legend, av-settings (av-voice, av-sounds, av-effects,
 //                av-voice-missing, av-reduced-motion), call-live (the live region of the plays called aloud)
+//   phrases (issue 25): phrase-btn, phrase-off (where phrases are off; says why), phrase-panel, phrase-close,
+//                phrase-item (data-id), emote-item (data-id), phrase-mute-all, phrase-layer, phrase-bubble
+//                (data-seat, data-id); seat menu (click another person's seat panel): seat-menu (data-seat),
+//                seat-menu-close, seat-mute, seat-report, report-reason, report-where, report-cancel, report-submit;
+//                game over: game-over-report (then report-pick, data-name, with more than one other person)
+//   admin:       nav-admin, admin-page, admin-only, admin-reports, admin-report (data-id, data-target),
+//                admin-report-link, admin-target-state, admin-no-reports, admin-action, admin-hours, admin-why,
+//                admin-apply, admin-action-form, admin-name, admin-log, admin-log-row (data-action), admin-no-log
 //   offline page (static/offline.html): offline-page, offline-title, offline-text, offline-retry
 //   profile:     profile, profile-games, profile-won, profile-win-rate, profile-rating,
 //                rating-help, profile-anhui-title, anhui-ladder, anhui-title, recent-games, game-row
@@ -133,6 +141,7 @@ import { mountTournament, mountTournaments } from "./tournaments.js";
 import { mountChallenge } from "./challenge.js";
 import { errText } from "./auth.js";
 import { registerServiceWorker } from "./pwa.js";
+import { adminNavLink, mountAdmin } from "./admin.js";
 
 const ROUTES = [
   [/^\/$/, mountLobby, () => ({})],
@@ -146,6 +155,7 @@ const ROUTES = [
   [/^\/history\/?$/, mountHistory, () => ({})],
   [/^\/challenge\/?$/, mountChallenge, () => ({})],
   [/^\/login\/?$/, mountLobby, () => ({})],
+  [/^\/admin\/?$/, mountAdmin, () => ({})],
 ];
 
 const headerEl = h("header", { class: "topbar" });
@@ -288,6 +298,7 @@ function renderHeader() {
       nav("/leaderboard", "nav_leaderboard", "nav-leaderboard"),
       me ? nav("/history", "nav_history", "nav-history") : null,
       me ? nav(`/profile/${encodeURIComponent(me.name)}`, "nav_profile", "nav-profile") : null,
+      me ? adminNavLink(me, path === "/admin") : null,
     ),
     h(
       "div",

@@ -35,6 +35,7 @@ import { createKeyboard } from "./room/keyboard.js";
 import { applyEffectsClass } from "./voice.js";
 import { bombEffect } from "./room/trick.js";
 import { connEl, tickClocks } from "./room/widgets.js";
+import { mountPhrases } from "./room/phrases.js";
 
 /** Mount the room page for params.id into el. Returns {destroy(), onMe(), onLang()}. */
 export function mountRoom(el, params, ctx) {
@@ -61,6 +62,7 @@ export function mountRoom(el, params, ctx) {
   const messages = createMessages(store, actions);
   const table = mountTable(store, actions, tableEl, pageEl);
   const overlay = mountOverlay(store, actions, overlayEl);
+  const phrases = mountPhrases(store, send, pageEl); // quick phrases, the seat menu, reports (issue 25)
 
   // --- the page ------------------------------------------------------------------------------
   function render() {
@@ -162,7 +164,10 @@ export function mountRoom(el, params, ctx) {
   render();
   loadRoom();
   socket = new ReconnectingSocket(`/ws/rooms/${encodeURIComponent(roomId)}`, {
-    onMessage: messages.onMessage,
+    onMessage: (msg) => {
+      phrases.onMessage(msg);
+      messages.onMessage(msg);
+    },
     onStatus: (s) => store.update((state) => {
       state.conn = s;
     }, "conn"),
@@ -176,6 +181,7 @@ export function mountRoom(el, params, ctx) {
       clearInterval(clockTimer);
       clearTimeout(resizeTimer);
       if (socket) socket.close();
+      phrases.destroy();
       unbindSelection();
       document.removeEventListener("keydown", onKey);
       window.removeEventListener("resize", onResize);
@@ -186,6 +192,9 @@ export function mountRoom(el, params, ctx) {
       loadRoom();
       render();
     },
-    onLang: render,
+    onLang() {
+      phrases.onLang();
+      render();
+    },
   };
 }

@@ -1,6 +1,6 @@
 // The bar above the table: the menu (drawer) button, the room's name, both teams' levels, the
 // deal's level and wild card, the connection, the last-trick (上一轮) and tracker (记牌器) toggles and
-// the sound switch; and the two popovers those toggles open.
+// the sound switch, the quick phrases (room/phrases.js); and the popovers those toggles open.
 
 import { h } from "../dom.js";
 import { roomTitle } from "../api.js";
@@ -12,6 +12,7 @@ import { unlockAudio } from "../sound.js";
 import { setSilent, silent } from "../voice.js";
 import { keysButton, keysLegend } from "./keyboard.js";
 import { names, seated } from "./model.js";
+import { phraseButton, phrasePanel } from "./phrases.js";
 import { closeBtn, connEl, icon, matchClockEl } from "./widgets.js";
 
 /** Set one of the table's toggles (drawer, tracker, lastTrick) and render the table. */
@@ -50,6 +51,7 @@ export function tableBar(store) {
     me !== null
       ? h("button", { type: "button", class: `btn bar-btn${st.tracker ? " on" : ""}`, testid: "tracker-btn", "aria-pressed": String(st.tracker), onclick: () => setToggle(store, "tracker", !st.tracker) }, t("tracker_btn"))
       : null,
+    me !== null ? phraseButton(store) : null,
     h(
       "button",
       {
@@ -70,6 +72,7 @@ export function popovers(store, me) {
     st.tracker && me !== null ? h("div", { class: "popover tracker-pop" }, trackerPanel(st.view), closeBtn(() => setToggle(store, "tracker", false))) : null,
     st.lastTrick ? lastTrickPanel(store) : null,
     st.keysHelp && me !== null ? keysLegend(store) : null,
+    me !== null ? phrasePanel(store) : null,
   ];
 }
 

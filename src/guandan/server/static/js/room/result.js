@@ -10,6 +10,7 @@ import { isOwner, mySeat, names, resultPhrase, roomSeats, SEATS, seated, targetO
 import { clockText, closeBtn, reducedMotion } from "./widgets.js";
 import { anhuiTitleText } from "../pages.js";
 import { gamePlayersLinks } from "../friends.js";
+import { withReport } from "./phrases.js";
 
 function levelPair(levels) {
   return Array.isArray(levels) ? `${t("team_a")} ${rankLabel(levels[0])} · ${t("team_b")} ${rankLabel(levels[1])}` : "";
@@ -233,7 +234,7 @@ function gameOverPart(store, actions, g, kv) {
     { class: "game-over", testid: "game-over-panel" },
     h("h3", { testid: "game-over-heading" }, gameOverTitle(store, g)),
     decisionLine(store),
-    gamePlayersLinks(roomSeats(store), store.ctx && store.ctx.me && store.ctx.me.name),
+    withReport(gamePlayersLinks(roomSeats(store), store.ctx && store.ctx.me && store.ctx.me.name), store), // report: issue 25 item 8
     sum
       ? h(
           "div",
