@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -313,5 +314,6 @@ def test_clients_leaving_after_game_result_are_not_reported_lost() -> None:
     finally:
         server.kill()
     assert server.returncode == 0, err
-    assert [f"seat {i}: c{i} disconnected" in err for i in range(4)] == [True] * 4
+    # each client left once (seats follow connection order, which a loaded machine may swap)
+    assert sorted(re.findall(r"seat \d: (c\d) disconnected", err)) == ["c0", "c1", "c2", "c3"], err
     assert "fallback" not in err, err

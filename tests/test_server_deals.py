@@ -53,15 +53,16 @@ def _header_and_deals(record: str) -> tuple[dict[str, Any], list[dict[str, Any]]
 
 def test_server_deals_come_from_a_csprng_and_no_seed_exists(live):
     s = live()
-    ann = s.user("ann")
-    rooms = [s.make_room(ann, {"preset": "official"}) for _ in range(2)]
-    for rid in rooms:
+    ann, bob = s.user("ann"), s.user("bob")  # one live game against bots per account (botgames)
+    owners = [ann, bob]
+    rooms = [s.make_room(owner, {"preset": "official"}) for owner in owners]
+    for owner, rid in zip(owners, rooms, strict=True):
         with s.factory() as db:  # make_room fixed a seed for seeded tests: production ignores it
             from guandan.server import models
 
             db.get(models.Room, rid).seed = None
             db.commit()
-        _fill_and_start(s, ann, rid)
+        _fill_and_start(s, owner, rid)
     records = [s.room_row(rid)[1] for rid in rooms]
     firsts = []
     for rid, record in zip(rooms, records, strict=True):

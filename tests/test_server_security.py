@@ -280,7 +280,8 @@ def test_act_cards_resolves_readings_and_reports_ambiguity():
 
 def test_state_view_is_the_seat_view_plus_public_extras():
     """The view of a state frame is ``seat_view(game, seat).to_json()`` plus wilds, seat names, last
-    actions and the public ``owed_to`` (who receives the tribute or return due); the spectator view has the same keys and no private data."""
+    actions, the public ``owed_to`` (who receives the tribute or return due) and the R51 ``turned_card``
+    (None here: the first leader is fixed, no card is turned); the spectator view has the same keys and no private data."""
     from guandan.core.views import seat_view
 
     async def main() -> None:
@@ -294,8 +295,9 @@ def test_state_view_is_the_seat_view_plus_public_extras():
         for seat in range(4):
             v = view_for(g, seat, names)
             base = seat_view(g, seat).to_json()
-            extras = {k: v.pop(k) for k in ("wilds", "seat_names", "last_actions", "owed_to")}
+            extras = {k: v.pop(k) for k in ("wilds", "seat_names", "last_actions", "owed_to", "turned_card")}
             assert v == base
+            assert extras["turned_card"] is None  # Game(first_leader=0): nobody turned a card (R51)
             assert extras["owed_to"] == []  # the play phase: nothing owed (R43-R47)
             assert extras["wilds"] == ["2H"] and extras["seat_names"] == names
             trick = {s: a for s, a in base["trick"]}

@@ -162,13 +162,22 @@ class MatchService:
             self._task = None
 
     async def _loop(self) -> None:
+        out_of_reach = False  # Redis unreachable: said once per outage, in one line (no traceback)
         while True:
             try:
                 await self.tick()
+                if out_of_reach:
+                    log.info("matchmaking: the shared store answers again")
+                out_of_reach = False
             except asyncio.CancelledError:
                 raise
-            except Exception:  # noqa: BLE001 - a Redis or database hiccup: try again next round
-                log.exception("matchmaking round failed")
+            except Exception as e:  # noqa: BLE001 - a Redis or database hiccup: try again next round
+                if type(e).__module__.startswith("redis"):  # the cluster's store (the extra is optional)
+                    if not out_of_reach:
+                        log.warning("matchmaking: Redis out of reach (%s); retrying every %.2f s", e, TICK_S)
+                    out_of_reach = True
+                else:
+                    log.exception("matchmaking round failed")
             await asyncio.sleep(TICK_S)
 
     async def tick(self) -> list[str]:

@@ -18,6 +18,7 @@ export const TABLE_EN = {
   rejoin_seat: "Take my seat back",
   notice_auto_on_left: "{who} left the table: the bot plays on.",
   a_fails_at: "Failed attempts at {target}",
+  err_not_playing: "No game is being played in this room: it is already over.",
 };
 
 export const TABLE_ZH = {
@@ -35,4 +36,5 @@ export const TABLE_ZH = {
   rejoin_seat: "回到座位",
   notice_auto_on_left: "{who}离开了牌桌，由机器人代打。",
   a_fails_at: "打{target}失败次数",
+  err_not_playing: "这个房间里没有进行中的对局：对局已经结束。",
 };
