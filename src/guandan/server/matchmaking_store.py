@@ -47,6 +47,10 @@ SWEEP_EVERY_S = 60.0
 LOCK_TIMEOUT_S = 10.0
 #: Seconds a queue action waits for the lock before it is refused (503 ``temporarily_unavailable``).
 LOCK_WAIT_S = 3.0
+#: Seconds between two tries of a process waiting for the Redis lock. Every waiter tries ``SET NX``
+#: this often: at 2 ms, 64 joins at once on two processes spent the 2-core machine polling (the joins
+#: took 18.5 s, 42 of them 503s); at 10 ms, 8.4 s and one 503 (scripts/matchmaking_bench.py --redis).
+LOCK_POLL_S = 0.01
 #: Seconds the client is told to wait before sending a refused (503) action again.
 RETRY_S = 2
 
@@ -127,7 +131,7 @@ class RedisBackend:
         self.p = f"{prefix}mm:"
 
     def lock(self) -> Any:
-        return _RedisLock(self.r.lock(self.p + "lock", timeout=LOCK_TIMEOUT_S, sleep=0.002))
+        return _RedisLock(self.r.lock(self.p + "lock", timeout=LOCK_TIMEOUT_S, sleep=LOCK_POLL_S))
 
     def get(self, coll: str, key: str) -> dict[str, Any] | None:
         raw = self.r.hget(self.p + coll, key)
