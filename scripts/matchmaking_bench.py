@@ -18,13 +18,23 @@ far-off ratings waiting), and the matching step apart: the matching loop's round
 (time under the lock, and of it :func:`guandan.server.matchmaking.decide`), and ``decide`` alone on
 the same 1,000 tickets. The machine's load average is printed before and after.
 
-Usage: ``PYTHONPATH=src python scripts/matchmaking_bench.py [--players 1000] [--spread 6] [--db URL]``
+The client sends its requests with stdlib ``http.client``, one thread per connection (not httpx's
+``AsyncClient``, which was itself the bound at about 100 requests a second: :func:`send_all`).
+
+``--redis URL``: two (``--nodes``) ``guandan serve --redis URL`` processes on one Redis and one
+PostgreSQL database (``--db``, default a new database next to ``postgresql://postgres@127.0.0.1:5432/test``,
+dropped afterwards) share one queue; the client spreads its connections over them, and this process
+watches the queue's Redis hashes. Their matching loops take the one Redis lock in turn.
+
+Usage: ``PYTHONPATH=src python scripts/matchmaking_bench.py [--players 1000] [--spread 6] [--db URL]
+[--redis redis://127.0.0.1:6379/1 [--nodes 2]]``
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import http.client
 import json
 import os
 import random
@@ -34,7 +44,7 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 from sqlalchemy import update
@@ -61,43 +71,60 @@ async def guests(url: str, n: int, workers: int) -> list[tuple[str, str]]:
 
 
 RETRIES = [0]
+#: Answers 503 ``temporarily_unavailable`` (the queue's lock not taken in time), each sent again after
+#: its ``Retry-After`` as the UI would.
+BUSY = [0]
 
 
-async def retried(send: Any) -> httpx.Response:
-    """``await send()``, once more after a dropped keep-alive connection (counted in ``RETRIES``;
-    joining again answers the same entry, so a retry never makes a second one)."""
-    try:
-        return await send()  # type: ignore[no-any-return]
-    except httpx.TransportError:
-        RETRIES[0] += 1
-        return await send()  # type: ignore[no-any-return]
+def send_all(urls: list[str], method: str, path: str, tokens: list[str], conc: int, ok: tuple[int, ...]) -> float:
+    """Send ``method path`` once per token (its session cookie) with ``conc`` keep-alive connections
+    (stdlib ``http.client``, one thread each, connection ``k`` to ``urls[k % len(urls)]``); returns
+    the seconds taken. A dropped keep-alive connection is opened again and the request sent once
+    more (counted in ``RETRIES``; joining again answers the same entry, never a second one).
 
+    Not httpx: its ``AsyncClient`` with 64 connections is itself the bound here (about 100 requests
+    a second on this 2-core machine even against a bare Starlette app that answers 3,600 a second to
+    this client), so the figures it gave measured the client, not the server.
+    """
+    body = b"{}" if method == "POST" else None
+    errors: list[str] = []
 
-async def me_all(url: str, tokens: list[str], conc: int) -> float:
-    """The floor: one ``GET /api/me`` per player (a session looked up, nothing else), same concurrency."""
-    sem = asyncio.Semaphore(conc)
-    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as c:
-        async def one(tok: str) -> None:
-            async with sem:
-                r = await retried(lambda: c.get("/api/me", headers={"cookie": f"gd_session={tok}"}))
-                assert r.status_code == 200, r.text
-        t0 = time.perf_counter()
-        await asyncio.gather(*(one(t) for t in tokens))
-        return time.perf_counter() - t0
+    def worker(k: int) -> None:
+        u = urlsplit(urls[k % len(urls)])
+        conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+        for tok in tokens[k::conc]:
+            headers = {"Cookie": f"gd_session={tok}", "Content-Type": "application/json"}
+            dropped = 0
+            while True:
+                try:
+                    conn.request(method, path, body=body, headers=headers)
+                    r = conn.getresponse()
+                    text = r.read()
+                except (http.client.HTTPException, OSError):
+                    if dropped:
+                        raise
+                    dropped = 1
+                    RETRIES[0] += 1
+                    conn.close()
+                    conn = http.client.HTTPConnection(u.hostname, u.port, timeout=60)
+                    continue
+                if r.status != 503:
+                    break
+                BUSY[0] += 1
+                time.sleep(float(r.getheader("Retry-After") or 2))
+            if r.status not in ok:
+                errors.append(f"{r.status} {text[:200]!r}")
+        conn.close()
 
-
-async def join_all(url: str, tokens: list[str], conc: int) -> float:
-    sem = asyncio.Semaphore(conc)
-    limits = httpx.Limits(max_connections=conc, max_keepalive_connections=conc)
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as c:
-        async def one(tok: str) -> None:
-            async with sem:
-                r = await retried(lambda: c.post("/api/match/join", json={}, headers={"cookie": f"gd_session={tok}"}))
-                assert r.status_code in (200, 201), r.text
-        t0 = time.perf_counter()
-        await asyncio.gather(*(one(t) for t in tokens))
-        return time.perf_counter() - t0
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(conc)]
+    t0 = time.perf_counter()
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - t0
+    assert not errors, errors[:3]
+    return elapsed
 
 
 def pct(xs: list[float], q: float) -> float:
@@ -123,13 +150,15 @@ def serve(db: str) -> tuple[object, str, threading.Thread]:
     return app, f"http://127.0.0.1:{port}", thread
 
 
-def client(url: str, tokens_file: str, conc: int) -> None:
-    """The client process: every join, then one JSON line ``{start, end}`` (wall-clock seconds)."""
+def client(urls: list[str], tokens_file: str, conc: int) -> None:
+    """The client process: the floor, then every join; one JSON line ``{start, end, floor, retries}``
+    (wall-clock seconds)."""
     tokens = json.loads(Path(tokens_file).read_text())
-    floor = asyncio.run(me_all(url, tokens, conc))
+    floor = send_all(urls, "GET", "/api/me", tokens, conc, (200,))
     start = time.time()
-    asyncio.run(join_all(url, tokens, conc))
-    print(json.dumps({"start": start, "end": time.time(), "floor": floor, "retries": RETRIES[0]}), flush=True)
+    send_all(urls, "POST", "/api/match/join", tokens, conc, (200, 201))
+    print(json.dumps({"start": start, "end": time.time(), "floor": floor, "retries": RETRIES[0], "busy": BUSY[0]}),
+          flush=True)
 
 
 def main() -> None:
@@ -139,12 +168,16 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--limit", type=float, default=30.0, help="seconds after the joins to wait for the last matches")
     ap.add_argument("--db", default=None)
+    ap.add_argument("--redis", default=None, help="Redis URL: --nodes server processes on it share one queue")
+    ap.add_argument("--nodes", type=int, default=2, help="server processes with --redis")
     ap.add_argument("--client", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--tokens", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.client:
-        return client(args.client, args.tokens, args.concurrency)
+        return client(args.client.split(","), args.tokens, args.concurrency)
     print("load average before: %.2f %.2f %.2f" % os.getloadavg())
+    if args.redis:
+        return main_redis(args)
     db = args.db or f"sqlite:///{Path(tempfile.mkdtemp()) / 'bench.db'}"
     mm.READY_S = 3600.0  # nobody answers the ready checks here (module docstring)
     app, url, thread = serve(db)
@@ -195,9 +228,10 @@ def main() -> None:
         out, _ = proc.communicate(timeout=120)
         joins = json.loads(out.strip().splitlines()[-1])
         start = joins["start"]
-        print(f"floor: {n} GET /api/me (session lookup only) answered in {joins['floor']:.2f} s")
-        print(f"joins: {n} POST /api/match/join answered in {joins['end'] - start:.2f} s (concurrency {args.concurrency}; "
-              f"{joins['retries']} requests sent again after a dropped connection)")
+        print(f"floor: {n} GET /api/me (session lookup only) answered in {joins['floor']:.2f} s "
+              f"({n / joins['floor']:.0f} requests/s)")
+        print(f"joins: {n} POST /api/match/join answered in {joins['end'] - start:.2f} s ({n / (joins['end'] - start):.0f}/s) (concurrency {args.concurrency}; "
+              f"{joins['retries']} requests sent again after a dropped connection, {joins['busy']} after a 503)")
         print("matched, from the first join: " + ", ".join(f"{k} % by {v - start:.2f} s" if k != "all" else f"all by {v - start:.2f} s"
                                                            for k, v in marks.items()))
         c = queue.counts()
@@ -218,6 +252,130 @@ def main() -> None:
     t = time.perf_counter()
     d = mm.decide(tickets, 0.0)
     print(f"decide() alone: {len(tickets)} tickets -> {len(d.matches)} tables in {(time.perf_counter() - t) * 1000:.1f} ms")
+    print("load average after: %.2f %.2f %.2f" % os.getloadavg())
+
+
+PG_BASE = "postgresql+psycopg://postgres@127.0.0.1:5432/test"
+#: The server process of ``--redis``: the real CLI, ready checks made to last an hour (nobody answers them).
+NODE_CODE = "import guandan.server.matchmaking as mm; mm.READY_S = 3600.0; from guandan.cli import main; main()"
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_node(db: str, redis_url: str, prefix: str, name: str) -> tuple[subprocess.Popen[str], str]:
+    """One ``guandan serve --redis`` process; returns ``(process, base URL)`` once ``/healthz`` answers."""
+    port = free_port()
+    cmd = [sys.executable, "-c", NODE_CODE, "serve", "--port", str(port), "--db", db, "--redis", redis_url,
+           "--redis-prefix", prefix, "--node-name", name, "--log-level", "warning",
+           "--guests-per-hour", "0", "--registrations-per-hour", "0"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True)
+    url = f"http://127.0.0.1:{port}"
+    end = time.monotonic() + 60
+    while time.monotonic() < end and proc.poll() is None:
+        try:
+            if httpx.get(f"{url}/healthz", timeout=2).status_code == 200:
+                return proc, url
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.2)
+    proc.kill()
+    raise RuntimeError(f"node {name} did not start (exit code {proc.poll()})")
+
+
+def main_redis(args: argparse.Namespace) -> None:
+    """``--redis``: the same run on ``--nodes`` server processes sharing one queue in Redis."""
+    import secrets
+
+    import redis
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.orm import sessionmaker
+
+    from guandan.server.db import make_engine, normalize_url
+
+    admin = None
+    db = args.db
+    if db is None:  # a new database, dropped afterwards
+        base = make_url(normalize_url(PG_BASE))
+        dbname = f"mmbench_{secrets.token_hex(4)}"
+        admin = create_engine(base, isolation_level="AUTOCOMMIT")
+        with admin.connect() as c:
+            c.execute(text(f'CREATE DATABASE "{dbname}"'))
+        db = base.set(database=dbname).render_as_string(hide_password=False)
+    prefix = f"mmbench{secrets.token_hex(3)}:"
+    r = redis.Redis.from_url(args.redis)
+    nodes: list[tuple[subprocess.Popen[str], str]] = []
+    try:
+        for k in range(args.nodes):
+            nodes.append(start_node(db, args.redis, prefix, f"bench{k}"))
+        urls = [u for _, u in nodes]
+        t = time.perf_counter()
+        accounts = asyncio.run(guests(urls[0], args.players, 16))
+        print(f"setup: {args.nodes} server processes on one Redis; {len(accounts)} guest accounts in "
+              f"{time.perf_counter() - t:.1f} s")
+        rng = random.Random(1)
+        sigma = 2.0
+        ratings = {name: rng.gauss(15.0, args.spread) for _, name in accounts}
+        engine = make_engine(db)
+        with sessionmaker(engine)() as s:
+            for name, rt in ratings.items():
+                s.execute(update(models.User).where(models.User.name == name)
+                          .values(rating_mu=rt + 3 * sigma, rating_sigma=sigma))
+            s.commit()
+        engine.dispose()
+        tokens_file = Path(tempfile.mkdtemp()) / "tokens.json"
+        tokens_file.write_text(json.dumps([tok for tok, _ in accounts]))
+        proc = subprocess.Popen([sys.executable, __file__, "--client", ",".join(urls), "--tokens", str(tokens_file),
+                                 "--concurrency", str(args.concurrency)], stdout=subprocess.PIPE, text=True)
+        n = len(accounts)
+        marks: dict[str, float] = {}
+        t_begin = time.time()
+        joins_end: float | None = None
+        while time.time() - t_begin < args.limit + 120:
+            matched = 4 * int(r.hlen(f"{prefix}mm:props"))  # every proposal seats four people
+            now = time.time()
+            for label, share in (("50", 0.5), ("99", 0.99), ("all", 1.0)):
+                if label not in marks and matched >= share * n:
+                    marks[label] = now
+            if joins_end is None and proc.poll() is not None:
+                joins_end = now
+            if "all" in marks or (joins_end is not None and now - joins_end > args.limit):
+                break
+            time.sleep(0.005)
+        out, _ = proc.communicate(timeout=120)
+        joins = json.loads(out.strip().splitlines()[-1])
+        start = joins["start"]
+        print(f"floor: {n} GET /api/me (session lookup only) answered in {joins['floor']:.2f} s "
+              f"({n / joins['floor']:.0f} requests/s)")
+        print(f"joins: {n} POST /api/match/join answered in {joins['end'] - start:.2f} s ({n / (joins['end'] - start):.0f}/s) (concurrency {args.concurrency} "
+              f"over {args.nodes} processes; {joins['retries']} requests sent again after a dropped connection, "
+              f"{joins['busy']} after a 503 temporarily_unavailable)")
+        print("matched, from the first join: " + ", ".join(f"{k} % by {v - start:.2f} s" if k != "all" else f"all by {v - start:.2f} s"
+                                                           for k, v in marks.items()))
+        waiting = [json.loads(v) for v in r.hvals(f"{prefix}mm:tickets")]
+        if waiting:
+            print(f"still queued at the end: {sum(len(w['members']) for w in waiting)} players, ratings "
+                  f"{sorted(round(x, 1) for w in waiting for x in w['ratings'])[:16]}")
+    finally:
+        for p, _ in nodes:
+            p.terminate()
+        for p, _ in nodes:
+            try:
+                p.wait(20)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        for key in r.scan_iter(f"{prefix}*"):
+            r.delete(key)
+        if admin is not None:
+            with admin.connect() as c:
+                c.execute(text(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)'))
+            admin.dispose()
     print("load average after: %.2f %.2f %.2f" % os.getloadavg())
 
 

@@ -14,7 +14,7 @@ import time
 import pytest
 
 from guandan.server import matchmaking as mm
-from guandan.server.matchmaking_store import MatchQueue, MemoryBackend
+from guandan.server.matchmaking_store import MatchError, MatchQueue, MemoryBackend
 
 
 def T(tid: str, members: tuple[int, ...], ratings: tuple[float, ...], joined: float = 0.0,
@@ -314,3 +314,90 @@ def test_a_thousand_equal_ratings_make_250_tables_oldest_first() -> None:
     people = [u for m in d.matches for u in m.people]
     assert sorted(people) == list(range(1000))
     assert d.matches[0].tickets == ("t0000", "t0001", "t0002", "t0003")
+
+
+# -- decline cool-down (issue 25: 3 declines in 10 minutes, 2 minutes' wait) -------------------------
+
+@pytest.mark.parametrize(("declines", "now", "left"), [
+    ([], 0.0, 0.0),
+    ([0.0, 100.0], 101.0, 0.0),  # two declines: no wait
+    ([0.0, 100.0, 200.0], 200.0, 120.0),  # the third within 10 min: 2 minutes from it
+    ([0.0, 100.0, 200.0], 250.0, 70.0),  # 200 + 120 - 250
+    ([200.0, 0.0, 100.0], 319.5, 0.5),  # any order
+    ([0.0, 100.0, 200.0], 320.0, 0.0),  # waited out
+    ([0.0, 300.0, 600.0], 650.0, 70.0),  # 600 - 0 = 10 minutes exactly: still within
+    ([0.0, 300.0, 601.0], 650.0, 0.0),  # 601 s apart: not within 10 minutes
+    ([0.0, 100.0, 200.0, 700.0, 750.0], 800.0, 70.0),  # 200, 700, 750 within 10 min: 750 + 120 - 800
+])
+def test_cooldown_left(declines: list[float], now: float, left: float) -> None:
+    assert mm.cooldown_left(declines, now) == pytest.approx(left)
+
+
+def test_declines_kept_forgets_what_cannot_matter() -> None:
+    # a decline matters for 10 + 2 minutes (720 s): one at 0 is forgotten at 720
+    assert mm.declines_kept([0.0, 500.0, 100.0], 719.0) == [0.0, 100.0, 500.0]
+    assert mm.declines_kept([0.0, 500.0, 100.0], 720.0) == [100.0, 500.0]
+
+
+def _three_declines(q: MatchQueue, decliner: int, t0: float, timeout: bool = False) -> float:
+    """Four people of rating 0 join at ``t0 + 20k``; ``decliner`` declines (or lets the 15 s run out)
+    the ready check, three times. Returns the time of the last decline."""
+    others = [u for u in (1, 2, 3, 4) if u != decliner]
+    now = t0
+    for k in range(3):
+        now = t0 + 20.0 * k
+        for u in (1, 2, 3, 4):
+            q.join([u], [0.0], [f"u{u}"], None, now)
+        q.tick(now)
+        assert q.state(decliner, now)["status"] == "ready_check"
+        if timeout:
+            for u in others:
+                q.answer(u, True, now)
+            now += mm.READY_S
+            q.tick(now)
+        else:
+            assert q.answer(decliner, False, now)
+        assert q.state(decliner, now)["status"] == "idle"
+        for u in others:
+            q.leave(u, now)
+    return now
+
+
+def test_three_declines_in_ten_minutes_wait_two_minutes() -> None:
+    q = MatchQueue()
+    last = _three_declines(q, 2, 1000.0)  # declines at 1000, 1020, 1040
+    assert last == 1040.0
+    with pytest.raises(MatchError) as e:
+        q.join([2], [0.0], ["u2"], None, 1100.0)
+    assert (e.value.status, e.value.code, e.value.params) == (429, "decline_cooldown", {"retry_s": 60})
+    with pytest.raises(MatchError) as e:  # as a partner: the joiner is told the partner's wait
+        q.join([1, 2], [0.0, 0.0], ["u1", "u2"], None, 1159.5)
+    assert (e.value.status, e.value.code, e.value.params) == (429, "partner_cooldown", {"name": "u2", "retry_s": 1})
+    _, created = q.join([2], [0.0], ["u2"], None, 1160.0)  # 1040 + 120
+    assert created
+    assert q.join([1], [0.0], ["u1"], None, 1160.0)[1]  # the others were never held back
+
+
+def test_ready_checks_let_run_out_count_as_declines() -> None:
+    q = MatchQueue()
+    last = _three_declines(q, 3, 0.0, timeout=True)  # run out at 15, 35, 55
+    assert last == 55.0
+    with pytest.raises(MatchError) as e:
+        q.join([3], [0.0], ["u3"], None, 60.0)
+    assert (e.value.code, e.value.params) == ("decline_cooldown", {"retry_s": 115})
+
+
+def test_lock_not_taken_in_time_is_a_retryable_503() -> None:
+    q = MatchQueue()
+    q.lock_wait_s = 0.05
+    held = q.b.lock()
+    assert held.acquire(1.0)
+    try:
+        t0 = time.monotonic()
+        with pytest.raises(MatchError) as e:
+            q.join([1], [0.0], ["u1"], None, 0.0)
+        assert time.monotonic() - t0 < 1.0
+        assert (e.value.status, e.value.code, e.value.params) == (503, "temporarily_unavailable", {"retry_s": 2})
+    finally:
+        held.release()
+    assert q.join([1], [0.0], ["u1"], None, 0.0)[1]  # released: the same request goes through

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from guandan.server import auth
 from guandan.server import matchmaking as mm
 from guandan.server.app import create_app
-from guandan.server.matchmaking_store import MatchQueue, RedisBackend
+from guandan.server.matchmaking_store import MatchError, MatchQueue, RedisBackend
 from guandan.server.settings import Settings
 from guandan.server.table.bots import DIFFICULTIES
 
@@ -194,6 +194,164 @@ def test_bot_fill_seats_one_person_with_bots(app: Any, monkeypatch: pytest.Monke
     assert sum(1 for s in room["seats"] if s["kind"] == "bot") == 3
 
 
+def _one_deal_record(winner: int) -> str:
+    """A finished one-deal game of the ``anhui`` preset (Anhui points on): team ``winner`` went
+    out 1-2, which is worth 4 points to each winner and -4 to each loser (RULES.md section 2.1)."""
+    import json
+
+    from guandan.core.rules import RuleSet
+
+    order = [winner, winner + 2, 1 - winner, 3 - winner]
+    pts = [4 if s % 2 == winner else -4 for s in range(4)]
+    lines = [{"format": "pyguandan-record", "version": 1, "preset": "anhui", "options": RuleSet.preset("anhui").to_dict(),
+              "seed": 1, "hands": "shuffled", "first_leader": None, "max_games": 1, "players": ["a", "b", "c", "d"]},
+             {"type": "deal_end", "finish_order": order, "result": "1-2", "winner_team": winner, "points": pts},
+             {"type": "game_over", "game": 1, "winner_team": winner}]
+    return "".join(json.dumps(x) + "\n" for x in lines)
+
+
+def _finish_in(app: Any, room_id: str, winner: int) -> None:
+    """Store a won game of room ``room_id`` as the live table would (``games.record_finished_game``)."""
+    from guandan.server import models
+    from guandan.server.games import record_finished_game
+
+    with app.state.matchmaking.session_factory() as db:
+        room = db.get(models.Room, room_id)
+        record_finished_game(db, room, _one_deal_record(winner), None, list(room.seats))
+        db.commit()
+
+
+def test_matched_room_with_bots_is_unrated(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 25: "rated games count toward the rating only with no bot seats". A matched room filled
+    with bots is flagged unrated: its won game leaves the rating (0.0), games played (0) and Anhui
+    points (0) as they were, and the room and the history say so. An unmatched room with bots (a
+    quick game) stays rated: the same won game gives +4 Anhui points and one game played."""
+    monkeypatch.setattr(mm, "BOT_FILL_AFTER_S", 0.2)
+    a = person(app, "botfill")
+    assert a.post("/api/match/join", json={"bot_level": DIFFICULTIES[0]}).status_code == 201
+    wait_status(a, "ready_check")
+    a.post("/api/match/ready", json={})
+    room_id = wait_status(a, "seated")["room"]
+    room = a.get(f"/api/rooms/{room_id}").json()["room"]
+    assert room["unrated"] is True
+    seat = next(s["seat"] for s in room["seats"] if s["user"] == "botfill")
+    _finish_in(app, room_id, seat % 2)
+    me = a.get("/api/me").json()["user"]
+    assert (me["rating"], me["games_played"], me["games_won"], me["anhui_points"]) == (0.0, 0, 0, 0)
+    games = a.get("/api/history").json()["games"]
+    assert [(g["room_id"], g["unrated"], g["result"]) for g in games] == [(room_id, True, "won")]
+
+    b = person(app, "quickie")  # a quick game (three bots, not matched): rated as before
+    r = b.post("/api/quick", json={})
+    assert r.status_code == 200, r.text
+    quick = r.json()["room"]
+    assert quick["unrated"] is False
+    _finish_in(app, quick["id"], 0)  # the caller sits in seat 0 of a quick game
+    me = b.get("/api/me").json()["user"]
+    assert (me["games_played"], me["games_won"], me["anhui_points"]) == (1, 1, 4)
+    assert me["rating"] > 0.0
+    assert [g["unrated"] for g in b.get("/api/history").json()["games"]] == [False]
+
+
+def test_matched_room_of_four_people_is_rated(app: Any) -> None:
+    people = [person(app, f"rt{i}") for i in range(4)]
+    for c in people:
+        assert c.post("/api/match/join", json={}).status_code == 201
+    for c in people:
+        wait_status(c, "ready_check")
+        c.post("/api/match/ready", json={})
+    room_id = wait_status(people[0], "seated")["room"]
+    assert people[0].get(f"/api/rooms/{room_id}").json()["room"]["unrated"] is False
+
+
+def test_join_while_seated_in_a_live_game_answers_the_room(app: Any) -> None:
+    """Issue 25: joining while seated in a game under way is refused with 409 ``seated_in_game`` and
+    the room (the UI offers to go there); a partner in a game: 409 ``partner_in_game`` with the
+    name only. Once that game is over, joining works."""
+    a = person(app, "busy_a")
+    quick = a.post("/api/quick", json={})
+    assert quick.status_code == 200, quick.text
+    room_id = quick.json()["room"]["id"]
+    r = a.post("/api/match/join", json={})
+    assert r.status_code == 409
+    assert (r.json()["code"], r.json()["params"]) == ("seated_in_game", {"room": room_id})
+    assert app.state.matchmaking.queue.counts()["people"] == 0
+    b = person(app, "busy_b")
+    assert a.post("/api/friends/requests", json={"name": "busy_b"}).status_code == 200
+    assert b.post("/api/friends/accept", json={"name": "busy_a"}).status_code == 200
+    r = b.post("/api/match/join", json={"partner": "busy_a"})
+    assert r.status_code == 409
+    assert (r.json()["code"], r.json()["params"]) == ("partner_in_game", {"name": "busy_a"})
+    from guandan.server import models  # the quick game ends: its room is finished
+
+    with app.state.matchmaking.session_factory() as db:
+        db.get(models.Room, room_id).status = "finished"
+        db.commit()
+    assert a.post("/api/match/join", json={}).status_code == 201
+
+
+def test_lock_not_taken_answers_503_retryable(app: Any) -> None:
+    c = person(app, "locked_out")
+    queue = app.state.matchmaking.queue
+    queue.lock_wait_s = 0.05
+    held = queue.b.lock()
+    assert held.acquire(1.0)
+    try:
+        for path in ("/api/match/join", "/api/match/leave", "/api/match/ready"):
+            r = c.post(path, json={})
+            assert r.status_code == 503, (path, r.text)
+            assert (r.json()["code"], r.json()["params"]) == ("temporarily_unavailable", {"retry_s": 2})
+            assert r.headers["retry-after"] == "2"
+    finally:
+        held.release()
+    assert c.post("/api/match/join", json={}).status_code == 201
+
+
+def test_three_declines_answer_429_with_the_wait(app: Any) -> None:
+    """The decliner of 3 ready checks (within seconds, so within 10 minutes) waits 2 minutes: the
+    join answers 429 ``decline_cooldown`` with ``retry_s`` and ``Retry-After`` (120 s minus the
+    second or so the test took since the last decline); the others join at once."""
+    people = [person(app, f"dc{i}") for i in range(4)]
+    for _ in range(3):
+        for c in people:
+            assert c.post("/api/match/join", json={}).status_code in (200, 201)
+        wait_status(people[0], "ready_check")
+        assert people[0].post("/api/match/decline", json={}).status_code == 200
+        for c in people[1:]:
+            c.post("/api/match/leave", json={})
+    r = people[0].post("/api/match/join", json={})
+    assert r.status_code == 429, r.text
+    assert r.json()["code"] == "decline_cooldown"
+    assert 110 <= r.json()["params"]["retry_s"] <= 120
+    assert r.headers["retry-after"] == str(r.json()["params"]["retry_s"])
+    assert people[1].post("/api/match/join", json={}).status_code == 201
+
+
+def test_redis_lock_not_taken_is_503() -> None:
+    """On Redis (a cluster), the queue's lock held elsewhere past the wait: 503, nothing changed."""
+    import secrets
+
+    from cluster_helpers import redis_client
+
+    client = redis_client()
+    prefix = f"gdt{secrets.token_hex(4)}:"
+    q = MatchQueue(RedisBackend(client, prefix))
+    q.lock_wait_s = 0.1
+    try:
+        other = client.lock(f"{prefix}mm:lock", timeout=5)
+        assert other.acquire(blocking=False)
+        with pytest.raises(MatchError) as e:
+            q.join([7], [0.0], ["u7"], None, 0.0)
+        assert (e.value.status, e.value.code) == (503, "temporarily_unavailable")
+        assert q.b.all("tickets") == {} and q.b.all("who") == {}  # nothing changed
+        other.release()
+        assert q.join([7], [0.0], ["u7"], None, 0.0)[1]
+        assert q.counts()["people"] == 1
+    finally:
+        for key in client.scan_iter(f"{prefix}*"):
+            client.delete(key)
+
+
 # -- Redis: one queue for every process ------------------------------------------------------------
 
 def test_redis_queue_shared_and_no_double_match() -> None:
@@ -288,7 +446,9 @@ def test_every_error_code_has_words_in_both_languages() -> None:
     for name in ("api_matchmaking.py", "matchmaking_store.py"):
         text = (server / name).read_text(encoding="utf-8")
         codes |= set(re.findall(r'(?:MatchError|error)\(\s*\d+,\s*(?:f?"[^"]*"\s*)+,\s*"([a-z_]+)"', text))
-    assert {"partner_busy", "not_queued", "no_ready_check", "bad_bot_level", "not_friends", "no_user"} <= codes
+    assert {"partner_busy", "not_queued", "no_ready_check", "bad_bot_level", "not_friends", "no_user",
+            "seated_in_game", "partner_in_game", "decline_cooldown", "partner_cooldown",
+            "temporarily_unavailable"} <= codes
     tables = i18n_tables()
     for lang in ("en", "zh"):
         assert not sorted(f"err_{c}" for c in codes if f"err_{c}" not in tables[lang]), lang

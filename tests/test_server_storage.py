@@ -62,7 +62,7 @@ CONTRACT_COLUMNS = {
     "sessions": {"token", "user_id", "created_at", "expires_at"},
     "rooms": {
         "id", "name", "preset", "options", "owner_id", "status", "seed", "record", "created_at", "updated_at",
-        "default_clocks", "board", "secret_until",
+        "default_clocks", "board", "secret_until", "unrated",
     },
     "room_seats": {"room_id", "seat", "user_id", "bot"},
     "games": {"id", "room_id", "preset", "record", "winner_team", "finished_at"},

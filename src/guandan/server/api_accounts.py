@@ -397,8 +397,9 @@ def _game_summaries(db: Session, user: User, limit: int, before: int | None = No
     """``user``'s stored games, newest first; ``public``: leave out the games still secret to
     others (daily-challenge boards before the day closes: :func:`public_game`)."""
     q = (
-        select(GamePlayer.seat, GameRow)
+        select(GamePlayer.seat, GameRow, Room.unrated)
         .join(GameRow, GameRow.id == GamePlayer.game_id)
+        .outerjoin(Room, Room.id == GameRow.room_id)
         .where(GamePlayer.user_id == user.id)
         .order_by(GameRow.id.desc())
         .limit(limit)
@@ -409,7 +410,7 @@ def _game_summaries(db: Session, user: User, limit: int, before: int | None = No
     if before is not None:
         q = q.where(GameRow.id < before)
     out = []
-    for seat, game in db.execute(q).all():
+    for seat, game, unrated in db.execute(q).all():
         out.append(
             {
                 "id": game.id,
@@ -419,6 +420,7 @@ def _game_summaries(db: Session, user: User, limit: int, before: int | None = No
                 "seat": seat,
                 "winner_team": game.winner_team,
                 "room_id": game.room_id,
+                "unrated": bool(unrated),
                 "_record": game.record,
             }
         )
@@ -549,7 +551,8 @@ def history(
 ) -> Any:
     """The logged-in user's games, newest first: ``{games: [...]}`` (page with ``before=<last id>``); 401.
 
-    Each row: ``id, preset, finished_at, won, seat, winner_team, room_id, players`` and (contract
+    Each row: ``id, preset, finished_at, won, seat, winner_team, room_id, unrated`` (the game moved no
+    rating: a matched room filled with bots, 不计分), ``players`` and (contract
     section 12) ``partner, opponents, levels, my_level, their_level, deals, result, record_url,
     replay_url``."""
     games = _game_summaries(db, user, limit, before)

@@ -9,11 +9,19 @@ endpoint needs a session (a guest may queue alone; a partner must be a registere
 * ``POST /api/match/join {partner?: name, bot_level?: level | null}`` -> the state (201 when a new
   entry was made, 200 with the existing entry when the caller was already queued or in a ready
   check: a second tab never makes a second entry). Errors: 400 ``bad_bot_level``, 400
-  ``partner_self``, 403 ``guest_no_partner``, 404 ``no_user``, 409 ``not_friends``, 409 ``partner_busy``.
+  ``partner_self``, 403 ``guest_no_partner``, 404 ``no_user``, 409 ``not_friends``, 409 ``partner_busy``,
+  409 ``seated_in_game`` (``params.room``: the caller sits in a game under way there; the UI offers
+  to go back to it), 409 ``partner_in_game`` (``params.name``), 429 ``decline_cooldown``
+  (``params.retry_s``: 3 ready checks declined in 10 minutes, 2 minutes' wait) or ``partner_cooldown``
+  (``params.name``, ``retry_s``), with ``Retry-After``.
 * ``POST /api/match/bots {bot_level: level | null}`` -> the state; 409 ``not_queued``.
 * ``POST /api/match/leave`` -> ``{ok, left}`` (one tap: the caller and partner leave the queue; in a
   ready check it counts as a decline).
 * ``POST /api/match/ready`` and ``POST /api/match/decline`` -> the state; 409 ``no_ready_check``.
+
+Every endpoint that changes the queue answers the retryable 503 ``temporarily_unavailable``
+(``params.retry_s``, ``Retry-After``) when the queue's lock (Redis in a cluster) is not taken in
+time, instead of a 500.
 
 A background loop (:class:`MatchService`, every :data:`TICK_S` seconds, in every process of a
 cluster; the store's lock lets one at a time decide) forms matches, settles ready checks and seats
@@ -26,7 +34,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from fastapi import APIRouter
@@ -53,7 +62,7 @@ MATCH_PRESET = "official"
 #: The name of a matched room (shown in the room list and header).
 MATCH_ROOM_NAME = "匹配 Match"
 
-__all__ = ["MatchService", "make_match_router", "view"]
+__all__ = ["MatchService", "live_room_of", "make_match_router", "view"]
 
 
 class JoinBody(BaseModel):
@@ -120,7 +129,33 @@ def view(state: dict[str, Any], me: int, now: float) -> dict[str, Any]:
 
 
 def _refused(e: MatchError) -> Exception:
-    return error(e.status, e.message, e.code, e.params)
+    exc = error(e.status, e.message, e.code, e.params)
+    retry = e.params.get("retry_s") if e.status in (429, 503) else None
+    if isinstance(retry, int):
+        exc.headers = {"Retry-After": str(retry)}
+    return exc
+
+
+@contextmanager
+def _refusals() -> Iterator[None]:
+    """Answer a :class:`MatchError` raised inside as its HTTP error (status, code, params)."""
+    try:
+        yield
+    except MatchError as e:
+        raise _refused(e) from None
+
+
+def live_room_of(db: Any, user_id: int) -> str | None:
+    """The id of a room whose game is under way (``playing``) with ``user_id`` in a seat, or ``None``.
+    A seat left to the bot during the game stays the person's (:mod:`guandan.server.table.leaving`),
+    so its room counts until the game ends."""
+    from sqlalchemy import select
+
+    from .models import Room, RoomSeat
+
+    return db.scalar(select(Room.id).join(RoomSeat, RoomSeat.room_id == Room.id)
+                     .where(RoomSeat.user_id == user_id, Room.status == PLAYING)
+                     .order_by(Room.created_at.desc()).limit(1))
 
 
 class MatchService:
@@ -171,6 +206,8 @@ class MatchService:
                 out_of_reach = False
             except asyncio.CancelledError:
                 raise
+            except MatchError as e:  # the lock was busy (another process's round): try again next round
+                log.info("matchmaking round skipped: %s", e.message)
             except Exception as e:  # noqa: BLE001 - a Redis or database hiccup: try again next round
                 if type(e).__module__.startswith("redis"):  # the cluster's store (the extra is optional)
                     if not out_of_reach:
@@ -206,7 +243,7 @@ class MatchService:
         owner = next(u for u in p["seats"] if u is not None)
         with self.session_factory() as db:
             room = new_room(db, owner, MATCH_ROOM_NAME, MATCH_PRESET, build_rules(MATCH_PRESET, None).to_dict(),
-                            seats, default_clocks=True)
+                            seats, default_clocks=True, unrated=any(u is None for u in p["seats"]))
             db.refresh(room)
             apply_default_clocks(room, self.settings)
             room.status = PLAYING
@@ -231,6 +268,19 @@ def _partner(db: Any, me: User, name: str) -> User:
     return other
 
 
+def _not_in_game(db: Any, people: list[User]) -> None:
+    """Refuse to queue people seated in a game under way: 409 ``seated_in_game`` with the joiner's
+    room, 409 ``partner_in_game`` with the partner's name (not their room)."""
+    for i, u in enumerate(people):
+        room = live_room_of(db, u.id)
+        if room is None:
+            continue
+        if i == 0:
+            raise MatchError(409, "you are seated in a game under way; finish or leave it first", "seated_in_game",
+                             {"room": room})
+        raise MatchError(409, f"{u.name} is playing a game right now", "partner_in_game", {"name": u.name[:40]})
+
+
 def make_match_router(service: MatchService) -> APIRouter:
     """The matchmaking routes (module docstring) over ``service``'s queue.
 
@@ -253,34 +303,34 @@ def make_match_router(service: MatchService) -> APIRouter:
     @router.post("/api/match/join")
     def join(body: JoinBody, db: DbSession, user: RequiredUser) -> Any:
         """Join the queue, alone or with a friend as partner, with an optional bot-fill level."""
-        try:
+        with _refusals():
             level = _level(body.bot_level)
             people = [user]
             if body.partner is not None and body.partner.strip():
                 people.append(_partner(db, user, body.partner))
+            if queue.state(user.id, time.time())["status"] not in ("queued", "ready_check"):
+                _not_in_game(db, people)
             _, created = queue.join([u.id for u in people], [display_rating(u.rating_mu, u.rating_sigma) for u in people],
                                     [u.name for u in people], level, time.time())
-        except MatchError as e:
-            raise _refused(e) from None
         return answer(user, 201 if created else 200)
 
     @router.post("/api/match/bots")
     def bots(body: BotsBody, user: RequiredUser) -> Any:
         """Choose the bot level that fills empty seats after the wait (``null``: none)."""
-        try:
+        with _refusals():
             queue.set_bot_level(user.id, _level(body.bot_level), time.time())
-        except MatchError as e:
-            raise _refused(e) from None
         return answer(user)
 
     @router.post("/api/match/leave")
     def leave(user: RequiredUser) -> Any:
         """Leave the queue (one tap)."""
-        return {"ok": True, "left": queue.leave(user.id, time.time())}
+        with _refusals():
+            return {"ok": True, "left": queue.leave(user.id, time.time())}
 
     def respond(user: User, accept: bool) -> Any:
-        if not queue.answer(user.id, accept, time.time()):
-            raise error(409, "no game is waiting for your answer", "no_ready_check")
+        with _refusals():
+            if not queue.answer(user.id, accept, time.time()):
+                raise error(409, "no game is waiting for your answer", "no_ready_check")
         return answer(user)
 
     @router.post("/api/match/ready")

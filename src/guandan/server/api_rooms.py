@@ -482,7 +482,8 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
                                    {"empty": [s for s, (u, b) in enumerate(seats) if u is None and b is None]})
                 with bot_game(db, user.id, request, seats) as made:  # botgames: live games limits
                     new = new_room(db, user.id, room.name, room.preset, dict(room.options or {}), seats,
-                                   bool(getattr(room, "default_clocks", False)))
+                                   bool(getattr(room, "default_clocks", False)),
+                                   unrated=bool(getattr(room, "unrated", False)))
                     new.status = PLAYING
                     new_id = new.id
                     db.commit()
@@ -587,10 +588,11 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
 
 
 def new_room(db: Any, owner_id: int, name: str, preset: str, options: dict[str, Any],
-             seats: list[tuple[int | None, str | None]], default_clocks: bool = False) -> Any:
+             seats: list[tuple[int | None, str | None]], default_clocks: bool = False,
+             unrated: bool = False) -> Any:
     """A new ``waiting`` room row with its four seats (``(user_id, bot agent)`` each), flushed.
     Used by ``create_room``, ``play_again``, ``quick_game`` and matchmaking
-    (:mod:`guandan.server.api_matchmaking`)."""
+    (:mod:`guandan.server.api_matchmaking`); ``unrated``: its games move no rating (``rooms.unrated``)."""
     from . import models
 
     room_id = secrets.token_urlsafe(6)
@@ -598,7 +600,8 @@ def new_room(db: Any, owner_id: int, name: str, preset: str, options: dict[str, 
         room_id = secrets.token_urlsafe(6)
     # no seed: deals come from secrets.SystemRandom (tables.Table._new_game)
     room = models.Room(id=room_id, name=name, preset=preset, options=options, owner_id=owner_id,
-                       status=WAITING, seed=None, record="", default_clocks=default_clocks)
+                       status=WAITING, seed=None, record="", default_clocks=default_clocks,
+                       unrated=unrated)
     db.add(room)
     db.flush()
     for s, (user_id, bot) in enumerate(seats):

@@ -45,7 +45,9 @@ def record_finished_game(
     """Store a finished game (``games`` + ``game_players`` rows) and update the people's ratings
     (not for a board room's game, the daily challenge: its result counts in the challenge only, and
     an account's points would show it before the day closes; not for an online tournament match:
-    its result is the tournament's).
+    its result is the tournament's; not for an unrated room, ``rooms.unrated``: a matched room
+    filled with bots, issue 25 "rated games count toward the rating only with no bot seats",
+    docs/matchmaking.md). Those games change no rating, no games played/won and no Anhui points.
 
     Flushes but does not commit: call it inside the caller's transaction (e.g.
     ``with session_scope(factory) as db: record_finished_game(db, ...)``).
@@ -87,8 +89,9 @@ def record_finished_game(
         game.players.append(GamePlayer(seat=s, user_id=user_id, bot=bot))
     db.add(game)
     db.flush()
-    if room is None or (getattr(room, "board", None) is None and not _tournament_room(db, room.id)):
-        update_ratings(db, game)  # a daily-challenge board moves no rating and no Anhui points
+    if room is None or (getattr(room, "board", None) is None and not getattr(room, "unrated", False)
+                        and not _tournament_room(db, room.id)):
+        update_ratings(db, game)  # a daily-challenge board or an unrated room moves no rating and no points
     return game
 
 

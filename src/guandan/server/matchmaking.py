@@ -29,14 +29,21 @@ at 0+2, the middle two at 1+3 (the teams' sums are as close as four ratings allo
 **Bot fill** (:data:`BOT_FILL_AFTER_S`). A ticket that named a bot level (when joining, or later)
 and has waited at least 60 s without a match is seated with bots of that level in the empty
 seats, together with other such tickets it accepts (up to four people): a pair at 0+2 (a second
-pair at 1+3), people alone in the free seats in join order (0, 1, 2, 3), bots in the rest. Games with bot seats
-are rated as every game with bots on this server (:mod:`guandan.server.ratings`: a bot is a fixed
-stand-in rating).
+pair at 1+3), people alone in the free seats in join order (0, 1, 2, 3), bots in the rest. Such a
+table is *unrated* (issue 25: "rated games count toward the rating only with no bot seats"): its room
+is made with ``rooms.unrated`` and its games move no rating and no Anhui points
+(:func:`guandan.server.games.record_finished_game`). A table of four people is rated.
 
 **Ready check** (:func:`ready_outcome`). A match is offered to its people, who have
 :data:`READY_S` seconds to accept. All accept: they are seated. One declines, or the time runs
 out: the decliners (and those who did not answer) leave the queue, with their partner; the other
 tickets go back with their old ``joined_at``.
+
+**Decline cool-down** (:func:`cooldown_left`). A person who declined :data:`DECLINE_LIMIT` (3) ready
+checks within :data:`DECLINE_WINDOW_S` (10 minutes) may not join again until
+:data:`DECLINE_COOLDOWN_S` (2 minutes) after the last of them. Letting the time of a ready check
+run out counts as declining it (the three others waited for nothing all the same); leaving the
+queue during a ready check is declining it. The partner of a decliner is not held back.
 """
 
 from __future__ import annotations
@@ -59,6 +66,12 @@ BOT_FILL_AFTER_S = 60.0
 READY_S = 15.0
 #: Candidates tried per ticket when forming a table (bounds the work per ticket).
 MAX_CANDIDATES = 12
+#: Declines (or ready checks let run out) within :data:`DECLINE_WINDOW_S` that start a cool-down.
+DECLINE_LIMIT = 3
+#: Seconds within which :data:`DECLINE_LIMIT` declines start a cool-down (10 minutes).
+DECLINE_WINDOW_S = 600.0
+#: Seconds after the last of those declines before the person may join again (2 minutes).
+DECLINE_COOLDOWN_S = 120.0
 #: Tickets at the same distance looked at for the "then oldest" order (bounds the work when many
 #: ratings are equal: 1,000 new players all rate 0).
 TIES_SEEN = 48
@@ -324,6 +337,31 @@ def _bot_fills(waiting: list[Ticket], widths: dict[str, float | None], now: floa
     return out
 
 
+def cooldown_left(declines: Sequence[float], now: float) -> float:
+    """Seconds a person must still wait before joining the queue (module docstring, "Decline
+    cool-down").
+
+    Args:
+        declines: times (seconds, the queue's clock) of the person's declined ready checks, any order.
+        now: the current time, same clock.
+    Returns:
+        0.0 when the person may join; else the seconds left until :data:`DECLINE_COOLDOWN_S` after
+        the latest decline that was the :data:`DECLINE_LIMIT`-th within :data:`DECLINE_WINDOW_S`.
+    """
+    times = sorted(declines)
+    until = 0.0
+    for i in range(DECLINE_LIMIT - 1, len(times)):
+        if times[i] - times[i - DECLINE_LIMIT + 1] <= DECLINE_WINDOW_S + 1e-9:
+            until = max(until, times[i] + DECLINE_COOLDOWN_S)
+    return max(0.0, until - now)
+
+
+def declines_kept(declines: Sequence[float], now: float) -> list[float]:
+    """The declines that can still matter at ``now`` or later (the others are forgotten): those
+    within :data:`DECLINE_WINDOW_S` + :data:`DECLINE_COOLDOWN_S`, oldest first."""
+    return sorted(t for t in declines if now - t < DECLINE_WINDOW_S + DECLINE_COOLDOWN_S)
+
+
 #: Outcomes of :func:`ready_outcome`.
 WAITING, ALL_READY, FAILED = "waiting", "all_ready", "failed"
 
@@ -352,5 +390,6 @@ def ready_outcome(people: Sequence[int], ready: Sequence[int], declined: Sequenc
     return WAITING, frozenset()
 
 
-__all__ = ["ALL_READY", "BOT_FILL_AFTER_S", "FAILED", "READY_S", "WAITING", "Decision", "Match", "Ticket",
-           "allowed_range", "decide", "ready_outcome", "seat_people"]
+__all__ = ["ALL_READY", "BOT_FILL_AFTER_S", "DECLINE_COOLDOWN_S", "DECLINE_LIMIT", "DECLINE_WINDOW_S", "FAILED",
+           "READY_S", "WAITING", "Decision", "Match", "Ticket", "allowed_range", "cooldown_left", "decide",
+           "declines_kept", "ready_outcome", "seat_people"]

@@ -8,11 +8,15 @@ requests and applies them. Three collections, the same in both back ends:
   (in a ready check) or ``{"kind": "r", "room", "until"}`` (seated by a match, kept
   :data:`SEATED_KEEP_S` so that every tab learns the room);
 * ``props``: proposal id -> a match waiting for its ready check (``{id, tickets, seats, bot_level,
-  deadline, ready, declined, state, claimed_at}``).
+  deadline, ready, declined, state, claimed_at}``);
+* ``declines``: user id -> ``{"at": [times]}``, the ready checks the person declined or let run out
+  lately (:func:`guandan.server.matchmaking.cooldown_left`), forgotten after 12 minutes.
 
 Every change runs under one lock: a ``threading.Lock`` in memory (:class:`MemoryBackend`), a Redis
 lock (``SET NX PX`` with a token, redis-py's ``Lock``) shared by every process of the cluster
-(:class:`RedisBackend`), so that no two processes match one person twice. Times are wall-clock
+(:class:`RedisBackend`), so that no two processes match one person twice. A lock not taken within
+:data:`LOCK_WAIT_S` is refused with the retryable ``503 temporarily_unavailable`` (``params.retry_s``)
+rather than a 500: nothing was changed, and the same request may be sent again. Times are wall-clock
 seconds (``time.time()``), shared by the processes of a cluster.
 
 Errors are :class:`MatchError` (an :class:`~guandan.server.errors.HttpError`: status, message, code).
@@ -21,8 +25,10 @@ Errors are :class:`MatchError` (an :class:`~guandan.server.errors.HttpError`: st
 from __future__ import annotations
 
 import json
+import math
 import secrets
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
@@ -39,18 +45,35 @@ CLAIM_STALE_S = 30.0
 SWEEP_EVERY_S = 60.0
 #: Seconds one process may hold the Redis lock (a safety net: an operation takes milliseconds).
 LOCK_TIMEOUT_S = 10.0
+#: Seconds a queue action waits for the lock before it is refused (503 ``temporarily_unavailable``).
+LOCK_WAIT_S = 3.0
+#: Seconds between two tries of a process waiting for the Redis lock. Every waiter tries ``SET NX``
+#: this often: at 2 ms, 64 joins at once on two processes spent the 2-core machine polling (the joins
+#: took 18.5 s, 42 of them 503s); at 10 ms, 8.4 s and one 503 (scripts/matchmaking_bench.py --redis).
+LOCK_POLL_S = 0.01
+#: Seconds the client is told to wait before sending a refused (503) action again.
+RETRY_S = 2
 
-TICKETS, WHO, PROPS = "tickets", "who", "props"
+TICKETS, WHO, PROPS, DECLINES = "tickets", "who", "props", "declines"
 
 
 class MatchError(HttpError):
     """A refused queue action (status, message, code, params)."""
 
 
+def unavailable() -> MatchError:
+    """The retryable refusal of an action whose lock was not taken in time: 503
+    ``temporarily_unavailable`` with ``params.retry_s`` (the code the cluster's Redis-outage answer uses)."""
+    return MatchError(503, "the matchmaking queue is busy right now; try again in a moment",
+                      "temporarily_unavailable", {"retry_s": RETRY_S})
+
+
 class Backend(Protocol):
     """Where the three collections live (module docstring); values are JSON-able dicts."""
 
-    def lock(self) -> Any: ...
+    def lock(self) -> Any:
+        """A lock with ``acquire(blocking_timeout_s) -> bool`` and ``release()``."""
+        ...
 
     def get(self, coll: str, key: str) -> dict[str, Any] | None: ...
 
@@ -72,8 +95,8 @@ class MemoryBackend:
     """
 
     def __init__(self) -> None:
-        self._data: dict[str, dict[str, dict[str, Any]]] = {TICKETS: {}, WHO: {}, PROPS: {}}
-        self._lock = threading.Lock()
+        self._data: dict[str, dict[str, dict[str, Any]]] = {TICKETS: {}, WHO: {}, PROPS: {}, DECLINES: {}}
+        self._lock = _ThreadLock()
 
     def lock(self) -> Any:
         return self._lock
@@ -108,7 +131,7 @@ class RedisBackend:
         self.p = f"{prefix}mm:"
 
     def lock(self) -> Any:
-        return self.r.lock(self.p + "lock", timeout=LOCK_TIMEOUT_S, blocking_timeout=LOCK_TIMEOUT_S, sleep=0.002)
+        return _RedisLock(self.r.lock(self.p + "lock", timeout=LOCK_TIMEOUT_S, sleep=LOCK_POLL_S))
 
     def get(self, coll: str, key: str) -> dict[str, Any] | None:
         raw = self.r.hget(self.p + coll, key)
@@ -129,6 +152,37 @@ class RedisBackend:
         return {(k.decode() if isinstance(k, bytes) else k): json.loads(v) for k, v in self.r.hgetall(self.p + coll).items()}
 
 
+class _ThreadLock:
+    """One process's lock, with the time-out of :meth:`MatchQueue._locked`."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+
+    def acquire(self, wait_s: float) -> bool:
+        return self._lock.acquire(timeout=wait_s)
+
+    def release(self) -> None:
+        self._lock.release()
+
+
+class _RedisLock:
+    """redis-py's ``Lock`` with the time-out of :meth:`MatchQueue._locked`."""
+
+    def __init__(self, lock: Any) -> None:
+        self._lock = lock
+
+    def acquire(self, wait_s: float) -> bool:
+        return bool(self._lock.acquire(blocking=True, blocking_timeout=wait_s))
+
+    def release(self) -> None:
+        from redis.exceptions import LockError
+
+        try:
+            self._lock.release()
+        except LockError:  # held past LOCK_TIMEOUT_S and expired: nothing left to release
+            pass
+
+
 def _ticket(d: dict[str, Any]) -> mm.Ticket:
     return mm.Ticket(d["id"], tuple(d["members"]), tuple(d["ratings"]), float(d["joined_at"]), d.get("bot_level"))
 
@@ -145,11 +199,20 @@ class MatchQueue:
         #: seconds the last :meth:`tick` spent deciding (``matchmaking.decide``), for the benchmark
         self.last_decide_s = 0.0
         self._next_sweep = 0.0
+        #: seconds an action waits for the lock (:data:`LOCK_WAIT_S`)
+        self.lock_wait_s = LOCK_WAIT_S
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
-        with self.b.lock():
+        """Hold the queue's lock; raises :func:`unavailable` (503) when not taken within
+        :data:`LOCK_WAIT_S`."""
+        lock = self.b.lock()
+        if not lock.acquire(self.lock_wait_s):
+            raise unavailable()
+        try:
             yield
+        finally:
+            lock.release()
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -186,7 +249,11 @@ class MatchQueue:
             ``(state of the joiner, created)``: ``created`` is ``False`` when the joiner already
             stood in the queue or a ready check (two tabs): the existing entry is answered.
         Raises:
-            MatchError: 409 ``partner_busy`` when the partner is queued or in a ready check already.
+            MatchError: 409 ``partner_busy`` when the partner is queued or in a ready check already;
+                429 ``decline_cooldown`` (``params.retry_s``: whole seconds left) when the joiner, or
+                ``partner_cooldown`` (``params.name``, ``retry_s``) when the partner, declined too
+                many ready checks lately (:func:`guandan.server.matchmaking.cooldown_left`); 503
+                ``temporarily_unavailable`` (the lock).
         """
         joiner = members[0]
         with self._locked():
@@ -197,12 +264,26 @@ class MatchQueue:
                 if self.state(other, now)["status"] in ("queued", "ready_check"):
                     raise MatchError(409, f"{names[1]} is already looking for a game", "partner_busy",
                                      {"name": names[1][:40]})
+            for i, u in enumerate(members):
+                left = self.cooldown_left(u, now)
+                if left > 0:
+                    secs = math.ceil(left)
+                    if i == 0:
+                        raise MatchError(429, f"you declined {mm.DECLINE_LIMIT} games lately: wait {secs} s before "
+                                         "joining again", "decline_cooldown", {"retry_s": secs})
+                    raise MatchError(429, f"{names[i]} declined {mm.DECLINE_LIMIT} games lately: wait {secs} s",
+                                     "partner_cooldown", {"name": names[i][:40], "retry_s": secs})
             tid = secrets.token_urlsafe(8)
             ticket = {"id": tid, "members": members, "ratings": ratings, "names": names,
                       "joined_at": now, "bot_level": bot_level}
             self.b.put(TICKETS, tid, ticket)
             self.b.put_many(WHO, {str(u): {"kind": "t", "id": tid} for u in members})
             return {"status": "queued", "ticket": ticket}, True
+
+    def cooldown_left(self, user_id: int, now: float) -> float:
+        """Seconds ``user_id`` must still wait before joining (0.0: may join now)."""
+        d = self.b.get(DECLINES, str(user_id))
+        return mm.cooldown_left(d["at"], now) if d else 0.0
 
     def set_bot_level(self, user_id: int, level: str | None, now: float) -> dict[str, Any]:
         """Choose (or, with ``None``, drop) bot fill for the caller's queued ticket.
@@ -259,12 +340,19 @@ class MatchQueue:
         if accept:
             self.b.put(PROPS, p["id"], p)
         else:
-            self._fail(p, {user_id})
+            self._fail(p, {user_id}, now)
         return True
 
-    def _fail(self, p: dict[str, Any], out: set[int]) -> None:
+    def _fail(self, p: dict[str, Any], out: set[int], now: float) -> None:
         """End proposal ``p``: tickets holding someone of ``out`` leave the queue, the others go back
-        with their old ``joined_at`` (the front of the queue)."""
+        with their old ``joined_at`` (the front of the queue); each person of ``out`` has one more
+        decline counted (the cool-down)."""
+        if out:
+            declines: dict[str, dict[str, Any]] = {}
+            for u in out:
+                old = self.b.get(DECLINES, str(u))
+                declines[str(u)] = {"at": mm.declines_kept([*(old["at"] if old else []), now], now)}
+            self.b.put_many(DECLINES, declines)
         back: dict[str, dict[str, Any]] = {}
         gone: list[str] = []
         for t in p["tickets"]:
@@ -286,13 +374,14 @@ class MatchQueue:
             The proposals claimed now for seating (the caller makes their rooms and then calls
             :meth:`seated`, or :meth:`seat_failed`).
         """
-        import time
 
         with self._locked():
             if now >= self._next_sweep:  # forget the "seated" answers past their time
                 self._next_sweep = now + SWEEP_EVERY_S
                 old = [u for u, w in self.b.all(WHO).items() if w["kind"] == "r" and float(w.get("until", 0)) <= now]
                 self.b.delete(WHO, *old)
+                done = [u for u, d in self.b.all(DECLINES).items() if not mm.declines_kept(d["at"], now)]
+                self.b.delete(DECLINES, *done)
             claimed: list[dict[str, Any]] = []
             for p in self.b.all(PROPS).values():
                 if p["state"] == "seating":
@@ -308,7 +397,7 @@ class MatchQueue:
                     self.b.put(PROPS, p["id"], p)
                     claimed.append(p)
                 elif outcome == mm.FAILED:
-                    self._fail(p, set(out))
+                    self._fail(p, set(out), now)
             stored = self.b.all(TICKETS)
             if not stored:
                 return claimed
@@ -344,7 +433,7 @@ class MatchQueue:
         with self._locked():
             p = self.b.get(PROPS, proposal_id)
             if p is not None:
-                self._fail(p, set())
+                self._fail(p, set(), time.time())
 
     def counts(self) -> dict[str, int]:
         """``{"tickets", "people", "proposals"}``: the queue's size now (for the lobby and tests)."""

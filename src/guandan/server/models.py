@@ -186,6 +186,9 @@ class Room(Base):
     #: until this time only the room's seats may see its game (watch, replay, review, history):
     #: a challenge board is secret until the day's challenge closes; NULL: public
     secret_until: Mapped[datetime | None] = mapped_column(nullable=True)
+    #: the room's games move no rating and no Anhui points (不计分): a matched room filled with bots
+    #: (:mod:`guandan.server.matchmaking`, issue 25); shown in the room and the history
+    unrated: Mapped[bool] = mapped_column(Boolean, nullable=False, default=False, server_default=false())
 
     owner: Mapped[User | None] = relationship()
     seats: Mapped[list[RoomSeat]] = relationship(

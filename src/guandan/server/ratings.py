@@ -1,7 +1,8 @@
 """Player ratings after a finished game: openskill (Plackett-Luce), team-aware, plus Anhui points.
 
 A game is two teams, seats 0+2 against seats 1+3 (docs/rules.md R1); the winner team ranks first.
-People are rated; bots are not: a bot seat takes part in the update with a fixed stand-in rating
+People are rated; bots are not (and a room flagged ``unrated``, a matched room filled with bots, is
+not rated at all: :func:`guandan.server.games.record_finished_game`): a bot seat takes part in the update with a fixed stand-in rating
 (:data:`BOT_RATINGS`) that never changes, so a person partnered with a bot is still rated, and a
 win against weak bots moves a rating less than a win against strong players. The rating shown to
 people is the conservative ``mu - 3*sigma`` (0 for a new player).

@@ -174,6 +174,7 @@ def room_info(db: Any, room: Any) -> RoomInfo:
         record="" if "record" in _unloaded(room) else (room.record or ""),
         default_clocks=bool(getattr(room, "default_clocks", False)),
         board=_board_json(getattr(room, "board", None)),
+        unrated=bool(getattr(room, "unrated", False)),
     )
 
 

@@ -79,6 +79,8 @@ class RoomInfo:
     #: a board room (the daily challenge): the board's JSON (``Board.to_json``); its game is that
     #: board's one deal, its record a board record, and nobody but its seats may watch it
     board: dict[str, Any] | None = None
+    #: the room's games move no rating and no Anhui points (``rooms.unrated``: a matched room with bots)
+    unrated: bool = False
 
     @property
     def rules(self) -> RuleSet:
@@ -133,8 +135,8 @@ class RoomInfo:
         options, ``overrides``, status, owner, seats (``{seat, kind, user, bot, difficulty,
         connected, title}``, ``bot`` being the difficulty, ``title`` the person's account title on
         the Anhui points ladder in a room whose rules award points, else ``null``; issue 21 item 7),
-        ``invite_url`` (a path), ``public_url``, ``clocks`` (seconds or null, and ``default``) and
-        ``next_room``."""
+        ``invite_url`` (a path), ``public_url``, ``clocks`` (seconds or null, and ``default``),
+        ``next_room``, ``board_room`` and ``unrated`` (its games move no rating: 不计分)."""
         conn = list(connected)
         lead, follow = self.clocks
         ladder = self.awards_points()
@@ -159,4 +161,5 @@ class RoomInfo:
             "clocks": {"lead_s": lead, "follow_s": follow, "default": bool(self.default_clocks)},
             "next_room": self.next_room,
             "board_room": self.board is not None,
+            "unrated": bool(self.unrated),
         }

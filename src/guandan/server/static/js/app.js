@@ -24,7 +24,7 @@
 //                turned-card (the R51 card, data-card, data-seat), result-streak,
 //                join-input, join-btn
 //   room:        room-title, room-damaged, conn-status, spectator-badge, room-rules-line (preset and rules
-//                changed from it), room-clocks, invite-link, copy-invite,
+//                changed from it), room-clocks, room-unrated (不计分: a matched room with bots), invite-link, copy-invite,
 //                seat-0..seat-3 (seat cards), seat-btn-0..seat-btn-3 (take/move to a seat),
 //                bot-kind (select: heuristic | random), fill-bots-btn, leave-btn, start-btn
 //   table:       table, levels, deal-level, wilds, a-fails, points, finish-order,
@@ -64,7 +64,8 @@
 //   matchmaking: match-panel (lobby), match-partner, match-bots (select: "" | difficulty), match-join,
 //                match-wait, match-partner-name, match-range, match-bots-in, match-leave, match-ready-check
 //                (the ready dialog), match-ready-left, match-players (li data-name, class "ready"),
-//                match-ready, match-decline, match-waiting-others
+//                match-ready, match-decline, match-waiting-others, match-in-game (joining while seated in a
+//                live game: the notice), match-goto-room (its "go to the game" link)
 //   keyboard, voice (issue 25): keys-btn, keys-legend, av-settings (av-voice, av-sounds, av-effects,
 //                av-voice-missing, av-reduced-motion), call-live (the live region of the plays called aloud)
 //   phrases (issue 25): phrase-btn, phrase-off (where phrases are off; says why), phrase-panel, phrase-close,
@@ -79,7 +80,7 @@
 //   profile:     profile, profile-games, profile-won, profile-win-rate, profile-rating,
 //                rating-help, profile-anhui-title, anhui-ladder, anhui-title, recent-games, game-row
 //   history:     history, history-list, game-row (data-game="{id}"; a click opens the replay),
-//                game-replay-link, game-partner, game-opponents, game-levels, game-result,
+//                game-replay-link, game-partner, game-opponents, game-levels, game-result, game-unrated,
 //                download-record (also on the replay page)
 //   not found:   not-found, not-found-home
 //   leaderboard: leaderboard, leaderboard-row, board-tab-rating, board-tab-points; the points ladder

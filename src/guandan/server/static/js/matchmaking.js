@@ -43,6 +43,7 @@ export function matchPanel(ctx) {
   let ticker = null;
   let destroyed = false;
   let busy = false;
+  let inGame = null; // the room of a live game the caller sits in (join answered 409 seated_in_game)
   let levels = ["easy", "normal", "hard"];
   const partnerInput = h("input", { type: "text", maxlength: "24", placeholder: t("mm_partner_placeholder"),
     "aria-label": t("mm_partner"), testid: "match-partner" });
@@ -90,7 +91,10 @@ export function matchPanel(ctx) {
       if (d && d.status) show(d);
       else load();
     } catch (e) {
-      toast(errText(e));
+      if (e && e.code === "seated_in_game" && e.params && e.params.room) {
+        inGame = String(e.params.room);
+        draw();
+      } else toast(errText(e));
     } finally {
       busy = false;
     }
@@ -108,9 +112,19 @@ export function matchPanel(ctx) {
 
   const botAfter = () => Math.round((data && data.bot_fill_after_s) || 60);
 
+  function inGameNotice() {
+    if (!inGame) return null;
+    const href = `/room/${encodeURIComponent(inGame)}`;
+    return h("div", { class: "match-notice", testid: "match-in-game", role: "status" },
+      h("p", {}, t("mm_in_game")),
+      h("a", { class: "btn primary", href, testid: "match-goto-room", onclick: (ev) => { ev.preventDefault(); ctx.navigate(href); } },
+        t("mm_goto_room")));
+  }
+
   function idleView() {
     const bots = levelSelect(null, null);
     return [
+      inGameNotice(),
       h("p", { class: "muted" }, t("mm_text")),
       guest ? null : h("label", { class: "field" }, h("span", { class: "field-title" }, t("mm_partner")), partnerInput),
       h("label", { class: "field" }, h("span", { class: "field-title" }, t("mm_bots", { s: botAfter() })), bots),
@@ -118,6 +132,7 @@ export function matchPanel(ctx) {
         const body = { bot_level: bots.value || null };
         const partner = partnerInput.value.trim();
         if (partner) body.partner = partner;
+        inGame = null;
         act("/api/match/join", body);
       } }, t("mm_join")),
     ];

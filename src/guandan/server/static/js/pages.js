@@ -196,7 +196,7 @@ function gamesTable(games, opts = {}, ctx = null) {
             ? td(t("col_opponents"), h("span", { testid: "game-opponents" }, f.opponents.length ? f.opponents.flatMap((p, i) => (i ? [t("list_sep"), playerEl(p)] : [playerEl(p)])) : "–"))
             : null,
           hasLevels ? td(t("col_levels"), h("span", { testid: "game-levels" }, levels), Number.isInteger(g.deals) ? h("span", { class: "muted small" }, ` · ${t("col_deals")} ${g.deals}`) : null) : null,
-          td(t("col_result"), resultEl(f.result)),
+          td(t("col_result"), resultEl(f.result), g.unrated ? h("span", { class: "muted small", testid: "game-unrated", title: t("unrated_why") }, ` · ${t("unrated")}`) : null),
           td(
             t("col_record"),
             link(replayHref, t("open_replay"), { class: "btn small" }),

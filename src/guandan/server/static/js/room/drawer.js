@@ -46,6 +46,7 @@ export function drawer(store, actions) {
         h("div", { class: "info-label" }, t("rules_title")),
         rulesLines(room).map((line) => h("div", { class: "rule-line" }, line)),
         h("div", { class: "rule-line", testid: "room-clocks" }, clocksInWords(room.clocks, getLang())),
+        room.unrated ? h("div", { class: "rule-line", testid: "room-unrated", title: t("unrated_why") }, t("unrated")) : null,
       ),
       h(
         "div",

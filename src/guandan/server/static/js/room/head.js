@@ -33,6 +33,7 @@ export function renderHead(store, headEl) {
       room.preset ? h("span", { testid: "room-rules-line" }, t("room_preset", { preset: rulesInWords(room.preset, room.overrides || room.options || {}, getLang()).text })) : null,
       ownerName(room) ? h("span", {}, t("room_owner", { name: ownerName(room) })) : null,
       room.clocks ? h("span", { testid: "room-clocks" }, clocksInWords(room.clocks, getLang())) : null,
+      room.unrated ? h("span", { class: "badge", testid: "room-unrated", title: t("unrated_why") }, t("unrated")) : null,
       st.competition ? null : inviteEl(store),
     ),
     st.competition ? h("div", { class: "room-meta-row competition-row" }, matchClockEl(store)) : null,
