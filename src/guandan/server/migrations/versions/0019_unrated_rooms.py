@@ -20,12 +20,11 @@ depends_on: str | Sequence[str] | None = None
 
 
 def upgrade() -> None:
-    """Add ``rooms.unrated`` (false for every existing room: they stay rated as before)."""
-    with op.batch_alter_table("rooms") as batch:
-        batch.add_column(sa.Column("unrated", sa.Boolean(), nullable=False, server_default=sa.false()))
+    """Add ``rooms.unrated`` (false for every existing room: they stay rated as before). In place, not
+    a batch rebuild: rebuilding ``rooms`` on SQLite cascades to its game_events (as in 0008)."""
+    op.add_column("rooms", sa.Column("unrated", sa.Boolean(), nullable=False, server_default=sa.false()))
 
 
 def downgrade() -> None:
-    """Drop ``rooms.unrated``."""
-    with op.batch_alter_table("rooms") as batch:
-        batch.drop_column("unrated")
+    """Drop ``rooms.unrated`` (in place: SQLite 3.35+ drops a column without rebuilding the table)."""
+    op.drop_column("rooms", "unrated")
