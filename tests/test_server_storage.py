@@ -50,7 +50,7 @@ SKIP_PG = os.environ.get("GUANDAN_SKIP_POSTGRES") == "1" or (
 BACKENDS = ["sqlite", "postgresql"]
 TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
           "tournaments", "tournament_directors", "tournament_audit", "tournament_tables", "tournament_table_codes",
-          "challenges", "challenge_plays", "friend_links", "friend_invites"]
+          "challenges", "challenge_plays", "friend_links", "friend_invites", "team_matches", "team_match_plays"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
@@ -77,6 +77,10 @@ CONTRACT_COLUMNS = {
                         "started_at", "finished_at"},
     "friend_links": {"user_low", "user_high", "requester_id", "status", "created_at"},
     "friend_invites": {"id", "room_id", "from_id", "to_id", "created_at", "expires_at"},
+    "team_matches": {"id", "name", "organiser_id", "preset", "n_boards", "boards", "seats", "ranked", "status",
+                     "tournament_id", "round", "table_no", "created_at", "finished_at"},
+    "team_match_plays": {"id", "match_id", "board", "table_no", "room_id", "game_id", "result", "started_at",
+                         "finished_at"},
 }
 
 
