@@ -157,7 +157,7 @@ I18N_TABLES = (("i18n.js", "EN", "ZH"), ("i18n_tournament.js", "TOURNAMENT_EN", 
                ("i18n_challenge.js", "CHALLENGE_EN", "CHALLENGE_ZH"),
                ("i18n_friends.js", "FRIENDS_EN", "FRIENDS_ZH"), ("i18n_table.js", "TABLE_EN", "TABLE_ZH"),
                ("i18n_seeds.js", "SEEDS_EN", "SEEDS_ZH"),
-               ("i18n_match.js", "MATCH_EN", "MATCH_ZH"))
+               ("i18n_match.js", "MATCH_EN", "MATCH_ZH"), ("i18n_teammatch.js", "TEAMMATCH_EN", "TEAMMATCH_ZH"))
 
 
 def i18n_tables() -> dict[str, dict[str, str]]:

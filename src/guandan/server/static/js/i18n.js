@@ -7,7 +7,8 @@
 // The tournament pages' strings sit in i18n_tournament.js, the daily challenge's in i18n_challenge.js,
 // the app's (offline page, keyboard, voice) in i18n_app.js, the friends' (friends.js) in
 // i18n_friends.js, leaving a game's (issue 25, item 9) in i18n_table.js, the seeds' table shows and
-// house modes in i18n_seeds.js, the matchmaking panel's (matchmaking.js) in i18n_match.js, in the
+// house modes in i18n_seeds.js, the matchmaking panel's (matchmaking.js) in i18n_match.js, the team match page's (teammatch.js) in
+// i18n_teammatch.js, in the
 // same format, merged below.
 
 import { CHALLENGE_EN, CHALLENGE_ZH } from "./i18n_challenge.js";
@@ -17,6 +18,7 @@ import { TABLE_EN, TABLE_ZH } from "./i18n_table.js";
 import { FRIENDS_EN, FRIENDS_ZH } from "./i18n_friends.js";
 import { SEEDS_EN, SEEDS_ZH } from "./i18n_seeds.js";
 import { MATCH_EN, MATCH_ZH } from "./i18n_match.js";
+import { TEAMMATCH_EN, TEAMMATCH_ZH } from "./i18n_teammatch.js";
 
 const EN = {
   app_title: "Guandan",
@@ -899,8 +901,8 @@ const ZH = {
 
 /** The string tables by language code. */
 export const STRINGS = {
-  en: { ...EN, ...TOURNAMENT_EN, ...APP_EN, ...CHALLENGE_EN, ...FRIENDS_EN, ...TABLE_EN, ...SEEDS_EN, ...MATCH_EN },
-  zh: { ...ZH, ...TOURNAMENT_ZH, ...APP_ZH, ...CHALLENGE_ZH, ...FRIENDS_ZH, ...TABLE_ZH, ...SEEDS_ZH, ...MATCH_ZH },
+  en: { ...EN, ...TOURNAMENT_EN, ...APP_EN, ...CHALLENGE_EN, ...FRIENDS_EN, ...TABLE_EN, ...SEEDS_EN, ...MATCH_EN, ...TEAMMATCH_EN },
+  zh: { ...ZH, ...TOURNAMENT_ZH, ...APP_ZH, ...CHALLENGE_ZH, ...FRIENDS_ZH, ...TABLE_ZH, ...SEEDS_ZH, ...MATCH_ZH, ...TEAMMATCH_ZH },
 };
 
 /** Supported languages, in switch order. */
