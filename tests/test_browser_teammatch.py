@@ -123,3 +123,39 @@ def test_the_team_match_pages_at_four_viewports(browser: Any, server: Any) -> No
             ctx.close()
     api.close()
     assert not problems, "\n".join(problems)
+
+
+def test_an_online_team_tournament_links_its_team_matches(browser: Any, server: Any) -> None:
+    from browser_helpers import ARTIFACTS, WAIT_MS, PageGuard, tid
+
+    api = httpx.Client(base_url=server.base, timeout=60)
+    assert api.post("/api/login", json={"name": "kim", "password": PASSWORD}).status_code == 200
+    r = api.post("/api/tournaments", json={"name": "Team cup 团体赛", "venue": "online", "team": True, "rounds": 1})
+    assert r.status_code == 201, r.text
+    tour = r.json()["tournament"]
+    entries = [{"name": f"Team {i}", "players": [f"t{i}a", f"t{i}b", f"t{i}c", f"t{i}d"], "bot": "easy"}
+               for i in range(1, 5)]
+    assert api.post(f"/api/tournaments/{tour['id']}/entries",
+                    json={"version": tour["version"], "entries": entries}).status_code == 200
+    v = api.get(f"/api/tournaments/{tour['id']}").json()["version"]
+    assert api.post(f"/api/tournaments/{tour['id']}/rounds", json={"version": v}).status_code == 200
+    end = time.monotonic() + 240
+    while not api.get(f"/api/tournaments/{tour['id']}").json()["rounds_list"][0]["complete"]:
+        assert time.monotonic() < end, "the team round did not finish"
+        time.sleep(0.3)
+    ctx = browser.new_context(base_url=server.base, locale="zh-CN", viewport={"width": 390, "height": 844})
+    ctx.set_default_timeout(WAIT_MS)
+    page = ctx.new_page()
+    guard = PageGuard(page, "team tournament")
+    page.goto(f"/tournaments/{tour['id']}")
+    tid(page, "teammatch-link").first.wait_for()
+    assert tid(page, "teammatch-link").count() == 2
+    page.screenshot(path=str(ARTIFACTS / "teammatch-tournament-zh-390x844.png"))
+    tid(page, "teammatch-link").first.click()
+    tid(page, "teammatch-board").first.wait_for()
+    assert page.locator("[data-testid=teammatch-board][data-open='1']").count() == 8
+    _no_sideways_scroll(page)
+    problems = guard.problems()
+    ctx.close()
+    api.close()
+    assert not problems, "\n".join(problems)

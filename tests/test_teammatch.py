@@ -267,3 +267,50 @@ def test_a_board_shows_nothing_until_both_tables_played_it(served: Any) -> None:
     assert out.get(f"/api/games/{gid}").status_code == 200 and ann.get(f"/api/games/{gid}").status_code == 200
     # board 2 is still hidden (table 1 has not played it)
     assert d["boards"][1]["results"] is None and d["boards"][1]["games"] == []
+
+
+# -- online team rounds of a tournament (issue 21 item 2) ----------------------------------------
+
+
+def test_an_online_team_round_of_four_bot_teams_flows_into_the_standings(served: Any) -> None:
+    org = _account(served, "director")
+    r = org.post("/api/tournaments", json={"name": "Team cup", "venue": "online", "team": True, "rounds": 1,
+                                           "time_limit": 0})
+    assert r.status_code == 201, r.text
+    tid, v = r.json()["tournament"]["id"], r.json()["tournament"]["version"]
+    entries = [{"name": f"Team {i}", "players": [f"t{i}a", f"t{i}b", f"t{i}c", f"t{i}d"], "bot": "easy"}
+               for i in range(1, 5)]
+    r = org.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": entries})
+    assert r.status_code == 200, r.text
+    v = org.get(f"/api/tournaments/{tid}").json()["version"]
+    r = org.post(f"/api/tournaments/{tid}/rounds", json={"version": v})
+    assert r.status_code == 200, r.text  # not 409 team_online
+    end = time.monotonic() + 300
+    while time.monotonic() < end:
+        d = org.get(f"/api/tournaments/{tid}").json()
+        if d["rounds_list"][0]["complete"]:
+            break
+        time.sleep(0.3)
+    else:
+        raise AssertionError(f"round 1 did not complete: {d['team_matches']}")
+    assert len(d["team_matches"]) == 2 and all(m["status"] == "finished" for m in d["team_matches"])
+    from guandan.server import models
+
+    field = {}
+    for tm in d["team_matches"]:
+        page = org.get(f"/api/teammatches/{tm['id']}").json()
+        assert page["n_boards"] == 8 and page["ranked"] is False and page["tournament"]["table"] == tm["table"]
+        deals = [b["results"] for b in page["boards"]]
+        with served.app.state.session_factory() as db:
+            from guandan.tournament.model import from_json
+
+            t = from_json(db.get(models.TournamentRow, tid).state)
+        m = next(x for x in t.played[0].matches if x.table == tm["table"])
+        # the engine holds exactly the boards' [t1, t2] results: nobody typed them
+        assert m.result is not None and m.result.team_deals == deals
+        pa = max(0, min(26, 13 + sum(t1 + t2 for t1, t2 in deals)))
+        assert page["points"] == [pa, 26 - pa]
+        # R58 from the 26-point scale: more than 13 wins (3), 13 draws (2), less loses (1)
+        fa = 3 if pa > 13 else 2 if pa == 13 else 1
+        field[m.a], field[m.b] = fa, 4 - fa
+    assert {s["id"]: s["field_points"] for s in d["standings"]} == field

@@ -46,6 +46,7 @@ from .reviews import ReviewService
 from .table.bots import shutdown_bot_pool
 from .tournament_claims import make_claims_router
 from .tournament_rounds import OnlineRounds
+from .tournament_teams import TeamRounds
 from .webapp import VERSION_HEADER, install_webapp
 from .ws import MAX_FRAME_BYTES, make_ws_router
 
@@ -78,6 +79,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await manager.start()
         await app.state.online_rounds.start()  # tournament tables: match clocks, results (issue 21)
         await app.state.team_matches.start()  # team matches (复式): boards that ended while down (issue 22)
+        await app.state.team_rounds.start()  # online team rounds of tournaments (issue 21 item 2)
         idle = asyncio.get_running_loop().create_task(
             run_idle_close(manager, float(getattr(settings, "idle_close_s", DEFAULT_IDLE_CLOSE_S))))
         await app.state.matchmaking.start()  # the queue's matching loop (issue 25 item 1)
@@ -123,6 +125,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.team_matches = TeamMatchService(TeamMatchStore(session_factory), manager,
                                               float(getattr(settings, "teammatch_start_grace_s", 20.0)))
     app.include_router(make_teammatch_router(app.state.team_matches))
+    app.state.team_rounds = TeamRounds(session_factory, app.state.team_matches)
     app.state.matchmaking = MatchService(session_factory, manager, settings)
     app.include_router(make_match_router(app.state.matchmaking))
     install_catch_all(app)

@@ -101,7 +101,8 @@
 //   teammatch:   teammatch-page, teammatch-head, teammatch-title, teammatch-error, teammatch-score,
 //                teammatch-points-a, teammatch-points-b, teammatch-table (data-table: 1 | 2),
 //                teammatch-room-link, teammatch-next-btn, teammatch-boards, teammatch-board (data-board,
-//                data-open: 0 | 1), teammatch-board-score, teammatch-replay-link, teammatch-review-link
+//                data-open: 0 | 1), teammatch-board-score, teammatch-replay-link, teammatch-review-link;
+//                teammatch-link (a tournament table's team match)
 //                (a board room's game-over panel)
 //   organiser:   organiser-panel, org-pair-btn, org-repair-btn, org-entry-form, org-player1,
 //                org-player2, org-club, org-rating, org-entry-add, org-csv, org-csv-btn,

@@ -5,6 +5,7 @@
 
 export const TEAMMATCH_EN = {
   tm_title: "Team match",
+  tm_open_match: "Team match",
   tm_settings: "{n} boards · rules: {preset}",
   tm_rated: "rated",
   tm_practice: "practice (bots in seats, unrated)",
@@ -50,10 +51,12 @@ export const TEAMMATCH_EN = {
   err_board_in_progress: "Table {table} is playing a board; each board is played once per table.",
   err_team_match_over: "The team match is over.",
   err_no_table: "A team match has tables 1 and 2.",
+  err_bad_team: "Say whether the entries are teams (yes or no).",
 };
 
 export const TEAMMATCH_ZH = {
   tm_title: "复式赛",
+  tm_open_match: "复式赛",
   tm_settings: "{n} 副牌 · 规则：{preset}",
   tm_rated: "计分",
   tm_practice: "练习（有机器人入座，不计等级分）",
@@ -99,4 +102,5 @@ export const TEAMMATCH_ZH = {
   err_board_in_progress: "{table} 号桌正在打一副牌；每副牌每张桌只打一次。",
   err_team_match_over: "复式赛已结束。",
   err_no_table: "复式赛只有 1 号桌和 2 号桌。",
+  err_bad_team: "请说明报名单位是否为队伍（是或否）。",
 };
