@@ -314,3 +314,39 @@ def test_an_online_team_round_of_four_bot_teams_flows_into_the_standings(served:
         fa = 3 if pa > 13 else 2 if pa == 13 else 1
         field[m.a], field[m.b] = fa, 4 - fa
     assert {s["id"]: s["field_points"] for s in d["standings"]} == field
+
+
+def test_a_players_own_board_stays_hidden_from_them_until_the_other_table_played_it(served: Any) -> None:
+    """The rooms of a team match are secret to their own players too (challenge_store.secret_room): a
+    player who finished board 1 must not read its four hands in the replay and tell the teammates who
+    play it next at the other table."""
+    from websockets.sync.client import connect
+
+    from guandan.server import models
+
+    org = _account(served, "org4")
+    ann = _account(served, "ann4")
+    _account(served, "blocker4")  # table 2: never comes, so table 2 never finishes board 1
+    r = org.post("/api/teammatches", json={"team_a": [["ann4", "bot:easy"], ["bot:easy", "bot:easy"]],
+                                           "team_b": [["bot:easy", "bot:easy"], ["blocker4", "bot:easy"]],
+                                           "boards": 4})
+    assert r.status_code == 200, r.text
+    mid = r.json()["id"]
+    room1 = ann.get(f"/api/teammatches/{mid}").json()["tables"][0]["room"]
+    cookie = "; ".join(f"{k}={v}" for k, v in ann.cookies.items())
+    with connect(served.base.replace("http://", "ws://") + f"/ws/rooms/{room1}",
+                 additional_headers={"Cookie": cookie, "Origin": served.base}) as ws:
+        ws.recv(timeout=10)
+        ws.send(json.dumps({"type": "auto", "on": True}))
+        d = _wait(ann, mid, lambda d: d["boards"][0]["status"][0] == "played", limit_s=120)
+    assert d["boards"][0]["status"] == ["played", "playing"] and d["boards"][0]["results"] is None
+    with served.app.state.session_factory() as db:
+        from sqlalchemy import select
+
+        t = models.TeamMatchPlayRow
+        gid = db.scalar(select(t.game_id).where(t.match_id == mid, t.board == 1, t.table_no == 1))
+    assert gid is not None
+    for path in (f"/api/games/{gid}", f"/api/games/{gid}/record"):
+        assert ann.get(path).status_code == 404, path
+    assert ann.post(f"/api/games/{gid}/deals/1/review?seat=0", json={}).status_code == 404
+    assert gid not in [g["id"] for g in ann.get("/api/users/ann4").json()["recent_games"]]
