@@ -231,7 +231,8 @@ def test_simple_cross_origin_posts_cannot_change_anything(serve):
                "/api/friends/block", "/api/friends/unblock", "/api/friends/invitations",
                "/api/friends/invitations/1/dismiss"]
     match = ["/api/match/join", "/api/match/bots", "/api/match/leave", "/api/match/ready", "/api/match/decline"]
-    calls = [("post", p) for p in paths + tournament + friends + match] + [("delete", "/api/tournaments/1/rounds/1?version=1"),
+    teammatch = ["/api/teammatches", "/api/teammatches/1/tables/1/next"]
+    calls = [("post", p) for p in paths + tournament + friends + match + teammatch] + [("delete", "/api/tournaments/1/rounds/1?version=1"),
                                                                   ("delete", "/api/tournaments/1/codirectors/x?version=1")]
     # every state-changing route of the app is in the list
     spec = s.http.get("/api/openapi.json").json()["paths"]
