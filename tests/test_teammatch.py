@@ -189,6 +189,10 @@ def test_a_board_is_started_once_per_table(served: Any) -> None:
         assert db.scalar(select(func.count()).select_from(models.TeamMatchPlayRow).where(
             models.TeamMatchPlayRow.match_id == mid, models.TeamMatchPlayRow.board == 1,
             models.TeamMatchPlayRow.table_no == 1)) == 1
+    # odd ids: clean 404s, never a 500 (a superscript digit passes str.isdigit; 20 digits overflow SQLite)
+    for bad_id in ("%C2%B9", "99999999999999999999", "-1", "x"):
+        assert org.get(f"/api/teammatches/{bad_id}").json()["code"] == "no_team_match", bad_id
+    assert org.post(f"/api/teammatches/{mid}/tables/3/next", json={}).json()["code"] == "no_table"
     # not a player of the table, not the organiser: refused; bad input
     stranger = _account(served, "stranger")
     assert stranger.post(f"/api/teammatches/{mid}/tables/1/next", json={}).json()["code"] == "not_your_table"
@@ -350,3 +354,40 @@ def test_a_players_own_board_stays_hidden_from_them_until_the_other_table_played
         assert ann.get(path).status_code == 404, path
     assert ann.post(f"/api/games/{gid}/deals/1/review?seat=0", json={}).status_code == 404
     assert gid not in [g["id"] for g in ann.get("/api/users/ann4").json()["recent_games"]]
+
+
+def test_a_match_goes_on_after_a_restart(tmp_path: Any) -> None:
+    """The server stops while both tables wait for their people at board 1; the next server restores
+    the rooms; a person hands the seat to 托管 and, once the board ends, the table's next board starts
+    (the finish hook works again: the match is found from the room in the database)."""
+    from browser_helpers import LiveServer
+    from websockets.sync.client import connect
+
+    db = tmp_path / "restart.db"
+    srv = LiveServer(db, bot_delay_s=0.0, settings={"teammatch_start_grace_s": 0.0})
+    try:
+        org = _account(srv, "org5")
+        _account(srv, "ann5")
+        _account(srv, "bob5")
+        r = org.post("/api/teammatches", json={"team_a": [["ann5", "bot:easy"], ["bot:easy", "bot:easy"]],
+                                               "team_b": [["bot:easy", "bot:easy"], ["bob5", "bot:easy"]],
+                                               "boards": 4})
+        assert r.status_code == 200, r.text
+        mid = r.json()["id"]
+    finally:
+        srv.stop()
+    srv = LiveServer(db, bot_delay_s=0.0, settings={"teammatch_start_grace_s": 0.0})
+    try:
+        ann = httpx.Client(base_url=srv.base, timeout=60)
+        assert ann.post("/api/login", json={"name": "ann5", "password": "pw-ann5-123"}).status_code == 200
+        d = ann.get(f"/api/teammatches/{mid}").json()
+        assert [tb["board"] for tb in d["tables"]] == [1, 1] and d["tables"][0]["room"]
+        cookie = "; ".join(f"{k}={v}" for k, v in ann.cookies.items())
+        with connect(srv.base.replace("http://", "ws://") + f"/ws/rooms/{d['tables'][0]['room']}",
+                     additional_headers={"Cookie": cookie, "Origin": srv.base}) as ws:
+            ws.recv(timeout=10)
+            ws.send(json.dumps({"type": "auto", "on": True}))
+            d = _wait(ann, mid, lambda d: d["tables"][0]["played"] >= 1 and d["tables"][0]["board"] == 2, limit_s=120)
+        assert d["boards"][0]["status"] == ["played", "playing"] and d["boards"][0]["results"] is None
+    finally:
+        srv.stop()
