@@ -25,7 +25,7 @@ import pytest
 
 from guandan.core.deal import DealResult
 from guandan.core.rules import RuleSet
-from guandan.server.teammatch import (BoardPlay, board_open, board_results, next_board, parse_setup,
+from guandan.server.teammatch import (BoardPlay, abandoned_result, board_open, board_results, next_board, parse_setup,
                                       result_code, result_for_a, seating, totals)
 
 SEATS = {"a": [["a1", "a2"], ["a3", "a4"]], "b": [["b1", "b2"], ["b3", "b4"]]}
@@ -56,6 +56,17 @@ def test_board_results_worked_by_hand() -> None:
     # the Anhui preset's upgrade is 6/4/2: a 1-3 by seats 0/2 at table 1 is +4 for team A
     anhui = RuleSet.preset("anhui")
     assert tuple(anhui.upgrade) == (6, 4, 2) and result_for_a(anhui, _res(0, 1, 2, 3), 1) == 4
+
+
+def test_a_board_left_unfinished_counts_the_worst_for_the_team_whose_people_sat_there() -> None:
+    # table 1: a1 (team A, seat 0) alone with bots: -3 for team A (a 1-2 against, R35)
+    assert abandoned_result(OFFICIAL, ["a1", "bot:easy", "bot:easy", "bot:easy"], 1) == -3
+    # table 2: b3 (team B) at seat 0 alone: the worst for team B is +3 for team A; under Anhui 6/4/2, +6
+    assert abandoned_result(OFFICIAL, ["b3", "bot:easy", "bot:easy", "bot:easy"], 2) == 3
+    assert abandoned_result(RuleSet.preset("anhui"), ["b3", "bot:easy", "bot:easy", "bot:easy"], 2) == 6
+    # people of both teams, or bots only: nobody to blame, 0
+    assert abandoned_result(OFFICIAL, ["a1", "b1", "bot:easy", "bot:easy"], 1) == 0
+    assert abandoned_result(OFFICIAL, ["bot:easy"] * 4, 1) == 0
 
 
 def _plays(rows: list[tuple[int, int, int | None]]) -> list[BoardPlay]:
@@ -391,3 +402,21 @@ def test_a_match_goes_on_after_a_restart(tmp_path: Any) -> None:
         assert d["boards"][0]["status"] == ["played", "playing"] and d["boards"][0]["results"] is None
     finally:
         srv.stop()
+
+
+def test_leaving_a_board_alone_with_bots_counts_the_worst_result(served: Any) -> None:
+    """A person alone with bots who leaves mid-board ends the game unfinished (leaving.py); the board
+    counts -3 for their team (not 0: leaving a bad board never pays), and the table goes on."""
+    org = _account(served, "org6")
+    cat = _account(served, "cat6")
+    r = org.post("/api/teammatches", json={"team_a": [["cat6", "bot:easy"], ["bot:easy", "bot:easy"]],
+                                           "team_b": BOTS, "boards": 4})
+    assert r.status_code == 200, r.text
+    mid = r.json()["id"]
+    room = cat.get(f"/api/teammatches/{mid}").json()["tables"][0]["room"]
+    left = cat.post(f"/api/rooms/{room}/leave", json={})
+    assert left.status_code == 200, left.text
+    # the organiser owns no board room: nothing to abandon
+    d = _wait(cat, mid, lambda d: d["boards"][0]["open"])
+    assert d["boards"][0]["results"][0] == -3
+    _wait(cat, mid, lambda d: d["tables"][0]["board"] == 2)  # table 1 goes on with board 2

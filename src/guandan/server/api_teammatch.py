@@ -82,6 +82,8 @@ class TeamMatchService:
                     room = await self.manager.run_db(self.store.start_board, match_id, table)
                     if room is not None:
                         await self.manager.start_game(room, grace_s=self.grace_s)
+        if done:
+            self._locks.pop(match_id, None)
         if done and was is not None and was.status == "playing":
             for listener in self.listeners:
                 try:
@@ -170,8 +172,7 @@ def make_teammatch_router(service: TeamMatchService) -> APIRouter:
         return m
 
     def running_of(user_id: int) -> int:
-        return sum(1 for m in store.recent(500) if m.organiser == user_id and m.status == "playing"
-                   and m.tournament is None)
+        return store.running_count(user_id)
 
     @router.post("/api/teammatches")
     async def create(user: RequiredUser, request: Request) -> Any:

@@ -37,7 +37,7 @@ from guandan.core.deal import partner
 from guandan.tournament import teams
 
 __all__ = [
-    "DEFAULT_BOARDS", "MAX_BOARDS", "MIN_BOARDS", "BoardPlay", "MatchSetup", "board_open", "board_results",
+    "DEFAULT_BOARDS", "MAX_BOARDS", "MIN_BOARDS", "BoardPlay", "abandoned_result", "MatchSetup", "board_open", "board_results",
     "finished", "is_bot", "next_board", "parse_setup", "result_code", "result_for_a", "seating", "team_a_side", "totals",
 ]
 
@@ -162,6 +162,19 @@ def result_for_a(rules: RuleSet, result: DealResult, table: int) -> int:
     """Team A's signed result of a board's deal at ``table``: the preset's upgrade (R35) of
     :func:`result_code` (``+3..+1`` / ``-1..-3`` with the official ``3/2/1``)."""
     return teams.deal_value(result_code(result, table), tuple(rules.upgrade))
+
+
+def abandoned_result(rules: RuleSet, seats: Sequence[str], table: int) -> int:
+    """Team A's result at ``table`` of a board whose deal did not reach its end (its people left it and the
+    game was ended unfinished, or its record is damaged): the worst result (a 1-2 against, R35: ``-3``
+    with the official 3/2/1) for the team whose people sat there, so leaving a bad board never pays;
+    ``0`` when people of both teams sat there (or none: a bots' table), where it cannot say who left.
+    ``seats``: the table's four players (:func:`seating`)."""
+    sides = {s % 2 for s, p in enumerate(seats) if not is_bot(p)}
+    if len(sides) != 1:
+        return 0
+    worst = int(rules.upgrade[0])
+    return -worst if sides == {team_a_side(table)} else worst
 
 
 @dataclass(frozen=True)

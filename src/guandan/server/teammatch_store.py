@@ -4,8 +4,9 @@ What to store is decided by :mod:`guandan.server.teammatch` (plain code); this m
 writes, always off the event loop.
 
 * :meth:`TeamMatchStore.create` deals the boards (secure random source) and stores the match.
-* :meth:`TeamMatchStore.start_board` starts the next board at a table: a ``waiting`` board room (the
-  board's JSON; the table's seats, :func:`~guandan.server.teammatch.seating`) and its play row in
+* :meth:`TeamMatchStore.start_board` starts the next board at a table: a ``playing`` board room with no
+  owner (nobody may abandon it through the rooms API), the board's JSON and the table's seats
+  (:func:`~guandan.server.teammatch.seating`), and its play row in
   one transaction. ``(match_id, board, table_no)`` is unique: of two starts at once one inserts, the
   other fails and rolls its room back, so a board is never played twice at a table.
 * The rooms are secret (``rooms.secret_until`` far ahead) to everyone, their own players included
@@ -13,8 +14,9 @@ writes, always off the event loop.
   board has been played at both tables: :meth:`TeamMatchStore.settle` then sets ``secret_until`` to
   now on both rooms (their replays and reviews open).
 * :meth:`TeamMatchStore.settle` stores the result of every finished board room (team A's signed
-  result, :func:`~guandan.server.teammatch.result_for_a`; a record that does not replay counts ``0``
-  at that table and is logged) and marks the match
+  result, :func:`~guandan.server.teammatch.result_for_a`; a deal that did not reach its end, left by its
+  people or with a damaged record, counts :func:`~guandan.server.teammatch.abandoned_result`) and marks
+  the match
   ``finished`` once every board is in at both tables.
 """
 
@@ -28,7 +30,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 
 from guandan.core.rules import RuleSet
@@ -37,7 +39,8 @@ from guandan.duplicate.board_records import replay_board_lines
 
 from . import models
 from .models import utcnow
-from .teammatch import BoardPlay, MatchSetup, board_open, finished, is_bot, next_board, result_for_a, seating
+from .teammatch import (BoardPlay, MatchSetup, abandoned_result, board_open, finished, is_bot, next_board,
+                        result_for_a, seating)
 from .table.bots import bot_agent
 
 log = logging.getLogger("guandan.server.teammatch")
@@ -162,6 +165,13 @@ class TeamMatchStore:
         with self.session_factory() as db:
             return list(db.scalars(select(models.TeamMatchRow.id).where(models.TeamMatchRow.status == "playing")))
 
+    def running_count(self, organiser_id: int) -> int:
+        """How many matches ``organiser_id`` created that are still ``playing`` (tournament matches aside)."""
+        t = models.TeamMatchRow
+        with self.session_factory() as db:
+            return int(db.scalar(select(func.count()).select_from(t).where(
+                t.organiser_id == organiser_id, t.status == "playing", t.tournament_id.is_(None))) or 0)
+
     def match_of_room(self, room_id: str) -> int | None:
         """The match whose board room ``room_id`` is, or None."""
         with self.session_factory() as db:
@@ -186,7 +196,7 @@ class TeamMatchStore:
             while db.get(models.Room, room_id) is not None:
                 room_id = secrets.token_urlsafe(6)
             db.add(models.Room(id=room_id, name=f"{m.name} · T{table} #{k}"[:models.ROOM_NAME_MAX], preset=m.preset,
-                               options=dict(spec["options"]), owner_id=m.organiser, status="playing", seed=None,
+                               options=dict(spec["options"]), owner_id=None, status="playing", seed=None,
                                record="", default_clocks=False, board=json.dumps(spec, separators=(",", ":")),
                                secret_until=utcnow() + SECRET_FOR))
             db.flush()
@@ -220,7 +230,8 @@ class TeamMatchStore:
                               .where(t.match_id == match_id, t.result.is_(None),
                                      models.Room.status.in_(("finished", "damaged")))).all()
             for play_id, table, room_id, status, record in rows:
-                result = self._result_of(room_id, record if status == "finished" else "", table, m.rules)
+                result = self._result_of(room_id, record if status == "finished" else "", table, m.rules,
+                                         abandoned_result(m.rules, seating(m.seats, table), table))
                 game_id = db.scalars(select(models.GameRow.id).where(models.GameRow.room_id == room_id)
                                      .order_by(models.GameRow.id.desc())).first()
                 db.execute(update(t).where(t.id == play_id, t.result.is_(None))
@@ -243,14 +254,14 @@ class TeamMatchStore:
         return done
 
     @staticmethod
-    def _result_of(room_id: str, text: str, table: int, rules: RuleSet) -> int:
+    def _result_of(room_id: str, text: str, table: int, rules: RuleSet, unfinished: int) -> int:
         lines = [ln for ln in (text or "").split("\n") if ln.strip()]
         try:
             replay = replay_board_lines(lines, one_deal=True)
             res = replay.game.deal.result
             if replay.complete and res is not None:
                 return result_for_a(rules, res, table)
-        except Exception as e:  # noqa: BLE001 - a damaged record counts 0 at that table
-            log.error("team match room %s: the record does not replay (%s); 0 is stored", room_id,
-                      str(e).splitlines()[0] if str(e) else type(e).__name__)
-        return 0
+        except Exception as e:  # noqa: BLE001 - a damaged record counts as an unfinished deal
+            log.error("team match room %s: the record does not replay (%s); %s is stored", room_id,
+                      str(e).splitlines()[0] if str(e) else type(e).__name__, unfinished)
+        return unfinished
