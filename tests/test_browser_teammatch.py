@@ -119,6 +119,10 @@ def test_the_team_match_pages_at_four_viewports(browser: Any, server: Any) -> No
             _no_sideways_scroll(page)
             page.evaluate("() => window.scrollTo(0, 0)")
             page.screenshot(path=str(ARTIFACTS / f"teammatch-playing-{lang}-{w}x{h}.png"))
+            if (w, h) == (390, 844):  # the player's own board room (no owner) opens as a table
+                tid(page, "teammatch-room-link").click()
+                tid(page, "table").wait_for()
+                page.screenshot(path=str(ARTIFACTS / f"teammatch-room-{lang}-{w}x{h}.png"))
             problems += guard.problems()
             ctx.close()
     api.close()
