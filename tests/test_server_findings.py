@@ -232,7 +232,8 @@ def test_simple_cross_origin_posts_cannot_change_anything(serve):
                "/api/friends/invitations/1/dismiss"]
     match = ["/api/match/join", "/api/match/bots", "/api/match/leave", "/api/match/ready", "/api/match/decline"]
     moderation = ["/api/reports", "/api/admin/actions"]  # issue 25 item 8
-    calls = [("post", p) for p in paths + tournament + friends + match + moderation] + [
+    teammatch = ["/api/teammatches", "/api/teammatches/1/tables/1/next"]
+    calls = [("post", p) for p in paths + tournament + friends + match + moderation + teammatch] + [
         ("delete", "/api/tournaments/1/rounds/1?version=1"), ("delete", "/api/tournaments/1/codirectors/x?version=1")]
     # every state-changing route of the app is in the list
     spec = s.http.get("/api/openapi.json").json()["paths"]

@@ -51,7 +51,7 @@ BACKENDS = ["sqlite", "postgresql"]
 TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
           "tournaments", "tournament_directors", "tournament_audit", "tournament_tables", "tournament_table_codes",
           "challenges", "challenge_plays", "friend_links", "friend_invites",
-          "account_moderation", "reports", "moderation_log"]
+          "account_moderation", "reports", "moderation_log", "team_matches", "team_match_plays"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {
@@ -83,6 +83,10 @@ CONTRACT_COLUMNS = {
                 "closed_at"},
     "moderation_log": {"id", "admin_id", "admin_name", "action", "target_id", "target_name", "until", "report_id",
                        "why", "created_at"},
+    "team_matches": {"id", "name", "organiser_id", "preset", "n_boards", "boards", "seats", "ranked", "status",
+                     "tournament_id", "round", "table_no", "created_at", "finished_at"},
+    "team_match_plays": {"id", "match_id", "board", "table_no", "room_id", "game_id", "result", "started_at",
+                         "finished_at"},
 }
 
 

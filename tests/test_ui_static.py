@@ -159,7 +159,8 @@ I18N_TABLES = (("i18n.js", "EN", "ZH"), ("i18n_tournament.js", "TOURNAMENT_EN", 
                ("i18n_seeds.js", "SEEDS_EN", "SEEDS_ZH"),
                ("i18n_match.js", "MATCH_EN", "MATCH_ZH"),
                ("i18n_phrases.js", "PHRASES_EN", "PHRASES_ZH"),
-               ("i18n_moderation.js", "MODERATION_EN", "MODERATION_ZH"))
+               ("i18n_moderation.js", "MODERATION_EN", "MODERATION_ZH"),
+               ("i18n_teammatch.js", "TEAMMATCH_EN", "TEAMMATCH_ZH"))
 
 
 def i18n_tables() -> dict[str, dict[str, str]]:

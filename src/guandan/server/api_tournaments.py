@@ -59,6 +59,7 @@ from .models import TOURNAMENT_NAME_MAX
 from .passwords import invisible
 from .table.bots import BOT_NAMES
 from .tournament_rounds import OnlineError, check_accounts, check_hand_result
+from .tournament_teams import check_team_accounts, team_matches_json
 from .tournament_store import api_error
 from .tournament_views import detail_json, parse_entries_csv, result_from_body, round_json, standings_csv
 
@@ -197,12 +198,15 @@ def make_tournaments_router() -> APIRouter:
             raise api_error(400, f"late_action must be one of {', '.join(LATE_ACTIONS)}", "bad_late_action",
                             {"valid": list(LATE_ACTIONS)})
         ko_minutes = _int(body, "knockout_time_limit", 0, 600, default=120)
+        team = body.get("team", False)  # entries are teams of two pairs (复式 matches)
+        if not isinstance(team, bool):
+            raise api_error(400, "team must be true or false", "bad_team", {"field": "team"})
         t = Tournament(name=name, format=fmt, rounds=rounds, preset=preset, overrides=_overrides(body),
                        match_minutes=minutes or None,
                        knockout_minutes=ko_minutes or None, options=opts, venue=venue,
                        clock_lead_s=_int(body, "clock_lead_s", 1, 600, default=60),
                        clock_follow_s=_int(body, "clock_follow_s", 1, 600, default=30),
-                       late_minutes=_int(body, "late_minutes", 1, 120), late_action=late_action)
+                       late_minutes=_int(body, "late_minutes", 1, 120), late_action=late_action, team=team)
         try:
             check_config(t)
         except TournamentError as e:
@@ -216,6 +220,7 @@ def make_tournaments_router() -> APIRouter:
         out = detail_json(row, t, store.director_names(db, row), store.can_direct(db, row, user))
         out["venue"] = t.venue
         out["online_tables"] = request.app.state.online_rounds.tables_json(db, tid) if t.venue == "online" else []
+        out["team_matches"] = team_matches_json(db, tid) if t.venue == "online" and t.team else []
         return out
 
     @router.post("/api/tournaments/{tid}/entries")
@@ -260,12 +265,17 @@ def make_tournaments_router() -> APIRouter:
         if t.venue == "online":
             store.require_director(db, row, user)
             try:
-                check_accounts(db, t)
+                if t.team:  # one team match per pairing (tournament_teams.py)
+                    check_team_accounts(db, t)
+                else:
+                    check_accounts(db, t)
             except OnlineError as e:
                 raise e.http() from None
         row, t, rnd = store.change(db, tid, user, body.get("version"), "pair",
                                    lambda t: pair_next_round(t, by=user.name, at=store.now_iso()))
-        if t.venue == "online":  # the server plays the round: one room per table (issue 21 item 4)
+        if t.venue == "online" and t.team:  # one duplicate team match per table (issue 21 item 2)
+            from_thread.run(request.app.state.team_rounds.open_round, tid, rnd.number)
+        elif t.venue == "online":  # the server plays the round: one room per table (issue 21 item 4)
             online = request.app.state.online_rounds
             from_thread.run(online.start_rooms, online.open_round(tid, rnd.number))
         return {"round": round_json(t, rnd.number), "version": row.version}

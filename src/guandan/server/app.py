@@ -35,8 +35,10 @@ from .api_matchmaking import MatchService, make_match_router
 from .api_moderation import make_moderation_router
 from .api_reviews import make_reviews_router
 from .api_rooms import make_rooms_router
+from .api_teammatch import TeamMatchService, make_teammatch_router
 from .api_tournaments import make_tournaments_router
 from .challenge_store import ChallengeStore
+from .teammatch_store import TeamMatchStore
 from .hardening import GuardMiddleware, install_catch_all
 from .idle_close import DEFAULT_IDLE_CLOSE_S, run_idle_close
 from .settings import Settings
@@ -45,12 +47,14 @@ from .reviews import ReviewService
 from .table.bots import shutdown_bot_pool
 from .tournament_claims import make_claims_router
 from .tournament_rounds import OnlineRounds
+from .tournament_teams import TeamRounds
 from .webapp import VERSION_HEADER, install_webapp
 from .ws import MAX_FRAME_BYTES, make_ws_router
 
 #: Page paths served by the single-page UI (the UI routes them itself).
 PAGES = ("/", "/room/{room_id}", "/profile/{name}", "/replay/{game_id}", "/review/{game_id}", "/leaderboard",
-         "/history", "/login", "/tournaments", "/tournaments/{tournament_id}", "/challenge", "/admin")
+         "/history", "/login", "/tournaments", "/tournaments/{tournament_id}", "/challenge", "/admin",
+         "/teammatch/{match_id}")
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -75,6 +79,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         manager = manager_box["manager"]
         await manager.start()
         await app.state.online_rounds.start()  # tournament tables: match clocks, results (issue 21)
+        await app.state.team_matches.start()  # team matches (复式): boards that ended while down (issue 22)
+        await app.state.team_rounds.start()  # online team rounds of tournaments (issue 21 item 2)
         idle = asyncio.get_running_loop().create_task(
             run_idle_close(manager, float(getattr(settings, "idle_close_s", DEFAULT_IDLE_CLOSE_S))))
         await app.state.matchmaking.start()  # the queue's matching loop (issue 25 item 1)
@@ -117,6 +123,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_claims_router())  # players' results with the table's code (issue 21)
     app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings, bot_limits))
     app.include_router(make_friends_router())
+    app.state.team_matches = TeamMatchService(TeamMatchStore(session_factory), manager,
+                                              float(getattr(settings, "teammatch_start_grace_s", 20.0)))
+    app.include_router(make_teammatch_router(app.state.team_matches))
+    app.state.team_rounds = TeamRounds(session_factory, app.state.team_matches)
     app.state.matchmaking = MatchService(session_factory, manager, settings)
     app.include_router(make_match_router(app.state.matchmaking))
     app.include_router(make_moderation_router())  # reports and admin pages (issue 25 item 8)

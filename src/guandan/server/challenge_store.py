@@ -342,7 +342,9 @@ class ChallengeStore:
 def secret_room(db: Any, room_id: str | None, viewer_id: int | None, now: datetime) -> bool:
     """Whether the game of room ``room_id`` is secret to ``viewer_id`` at ``now``: the room is
     secret until a time still to come (a challenge board before the day closes) and the viewer
-    holds none of its seats, or is a guest. Used by every endpoint that shows a stored game."""
+    holds none of its seats, or is a guest, or the room is a team match's board room (hidden from
+    everyone until both tables have played the board: :mod:`guandan.server.teammatch_store`). Used by
+    every endpoint that shows a stored game."""
     if room_id is None:
         return False
     row = db.execute(select(models.Room.secret_until).where(models.Room.id == room_id)).first()
@@ -354,6 +356,10 @@ def secret_room(db: Any, room_id: str | None, viewer_id: int | None, now: dateti
                                                            models.RoomSeat.user_id == viewer_id)).first()
     if seated is None:
         return True
+    from .teammatch_store import is_hidden_team_room
+
+    if is_hidden_team_room(db, room_id):  # a team match's board: hidden from its own players too until
+        return True                       # both tables have played it (issue 22 item 3)
     # a guest's own board stays secret to the guest too until the close: a free guest account
     # could otherwise read a board's four hands in its replay, then play it ranked
     return bool(db.scalar(select(models.User.is_guest).where(models.User.id == viewer_id)))

@@ -97,6 +97,9 @@ class TableManager:
         #: room id -> :class:`~guandan.server.table.competition.Competition` (tournament tables,
         #: registered by :class:`guandan.server.tournament_rounds.OnlineRounds`)
         self.competitions: dict[str, Any] = {}
+        #: ``f(table)`` called (on the event loop, must not block) when a game has been stored: the team
+        #: matches' service (:mod:`guandan.server.api_teammatch`) starts the table's next board
+        self.finish_hooks: list[Any] = []
 
     def attach_cluster(self, node: Any) -> None:
         """Cluster mode: ``node`` (a :class:`guandan.server.cluster.ClusterNode` built over this
@@ -420,6 +423,11 @@ class TableManager:
         comp = self.competitions.get(table.id)
         if comp is not None and comp.listener is not None:
             asyncio.get_running_loop().create_task(comp.listener.game_stored(table))
+        for hook in self.finish_hooks:
+            try:
+                hook(table)
+            except Exception:  # noqa: BLE001 - a hook's failure never stops storing games
+                log.exception("room %s: a finish hook failed", table.id)
         if self.cluster is not None:
             asyncio.get_running_loop().create_task(self.cluster.release(table.id))
             return

@@ -545,3 +545,54 @@ class ModerationLogRow(Base):
     report_id: Mapped[int | None] = mapped_column(ForeignKey("reports.id", ondelete="SET NULL"), nullable=True)
     why: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow, index=True)
+
+
+class TeamMatchRow(Base):
+    """A duplicate team match (复式, issue 22 item 3): two teams of two pairs at two tables, the same
+    boards (``boards``: ``Board.to_json`` objects, dealt once from the secure random source) at both
+    (:mod:`guandan.server.teammatch`). ``seats``: JSON ``{"a": [[p, p], [p, p]], "b": [...]}``, each
+    player an account name or ``"bot:<level>"``; ``ranked`` is false when a bot sits in (practice).
+    ``tournament_id``/``round``/``table_no``: the tournament pairing it plays (issue 21 item 2), if any."""
+
+    __tablename__ = "team_matches"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(80), nullable=False)
+    organiser_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"), nullable=True,
+                                                     index=True)
+    preset: Mapped[str] = mapped_column(String(32), nullable=False)
+    n_boards: Mapped[int] = mapped_column(Integer, nullable=False)
+    boards: Mapped[str] = mapped_column(Text, nullable=False)
+    seats: Mapped[str] = mapped_column(Text, nullable=False)
+    ranked: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    status: Mapped[str] = mapped_column(String(16), nullable=False)
+    tournament_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=True,
+                                                      index=True)
+    round: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    table_no: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class TeamMatchPlayRow(Base):
+    """One board of a team match at one of its two tables. The unique key (match, board, table)
+    makes a second start of the same board at the same table fail: each board is played once per
+    table. ``result`` is team A's signed result (:func:`guandan.server.teammatch.result_for_a`),
+    set when the deal ends."""
+
+    __tablename__ = "team_match_plays"
+    __table_args__ = (
+        CheckConstraint("board >= 1", name="board"),
+        CheckConstraint("table_no >= 1 AND table_no <= 2", name="table_no"),
+        Index("uq_team_match_plays_key", "match_id", "board", "table_no", unique=True),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    match_id: Mapped[int] = mapped_column(ForeignKey("team_matches.id", ondelete="CASCADE"), nullable=False)
+    board: Mapped[int] = mapped_column(Integer, nullable=False)
+    table_no: Mapped[int] = mapped_column(Integer, nullable=False)
+    room_id: Mapped[str | None] = mapped_column(ForeignKey("rooms.id", ondelete="SET NULL"), nullable=True, index=True)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"), nullable=True)
+    result: Mapped[int | None] = mapped_column(Integer, nullable=True)
+    started_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(nullable=True)

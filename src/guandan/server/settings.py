@@ -99,6 +99,7 @@ class Settings:
             made (:mod:`guandan.server.challenge`): 12 boards, the ``official`` preset, bots at
             level ``normal``; ``challenge_start_grace_s``: seconds a just-started board waits
             for its player's page before the bot covers an absent player (20).
+        teammatch_start_grace_s: the same for a team match's board (复式, :mod:`guandan.server.api_teammatch`, 20).
     """
 
     db_url: str = field(default_factory=lambda: os.environ.get("GUANDAN_DATABASE_URL", DEFAULT_DB_URL))
@@ -139,3 +140,5 @@ class Settings:
     challenge_preset: str = "official"
     challenge_bots: str = "normal"
     challenge_start_grace_s: float = 20.0
+    #: seconds a just-started team match board (复式) waits for a person's page before the bot covers
+    teammatch_start_grace_s: float = 20.0

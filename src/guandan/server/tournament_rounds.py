@@ -553,7 +553,8 @@ class OnlineRounds:
         with self.session_factory() as db:
             for row in db.scalars(select(models.TournamentRow).where(models.TournamentRow.status == "running")):
                 t = from_json(row.state)
-                if t.venue == "online" and t.played and not t.played[-1].complete:
+                # a team tournament's rounds are team matches (tournament_teams.py)
+                if t.venue == "online" and not t.team and t.played and not t.played[-1].complete:
                     out.append((row.id, t.played[-1].number))
         return out
 

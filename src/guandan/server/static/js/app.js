@@ -2,7 +2,7 @@
 //
 // Routes (path routing; the server serves index.html for each, and "#/room/x" style hashes work
 // too for a static preview): /  /room/{id}  /profile/{name}  /replay/{id}  /review/{id}?deal=N&seat=S
-// /leaderboard  /history  /tournaments  /tournaments/{id}  /challenge  /admin (admins only)
+// /leaderboard  /history  /tournaments  /tournaments/{id}  /challenge  /admin (admins only)  /teammatch/{id}
 // (/login?next=/room/x shows the lobby, which asks to sign in when nobody is signed in, and goes
 // back to the path in `next` once signed in; the header's sign-in link for signed-out people
 // leads there from any page)
@@ -107,6 +107,11 @@
 //                challenge-lb-day, challenge-lb-week, challenge-leaderboard-table,
 //                challenge-leaderboard-row, challenge-leaderboard-empty, challenge-history,
 //                challenge-history-row; lobby-challenge, lobby-challenge-link (the lobby's link); challenge-back
+//   teammatch:   teammatch-page, teammatch-head, teammatch-title, teammatch-error, teammatch-score,
+//                teammatch-points-a, teammatch-points-b, teammatch-table (data-table: 1 | 2),
+//                teammatch-room-link, teammatch-next-btn, teammatch-boards, teammatch-board (data-board,
+//                data-open: 0 | 1), teammatch-board-score, teammatch-replay-link, teammatch-review-link;
+//                teammatch-link (a tournament table's team match)
 //                (a board room's game-over panel)
 //   organiser:   organiser-panel, org-pair-btn, org-repair-btn, org-entry-form, org-player1,
 //                org-player2, org-club, org-rating, org-entry-add, org-csv, org-csv-btn,
@@ -140,6 +145,7 @@ import { mountReview } from "./review.js";
 import { mountHistory, mountLeaderboard, mountProfile, notFoundPage } from "./pages.js";
 import { mountTournament, mountTournaments } from "./tournaments.js";
 import { mountChallenge } from "./challenge.js";
+import { mountTeamMatch } from "./teammatch.js";
 import { errText } from "./auth.js";
 import { registerServiceWorker } from "./pwa.js";
 import { adminNavLink, mountAdmin } from "./admin.js";
@@ -155,6 +161,7 @@ const ROUTES = [
   [/^\/tournaments\/([0-9]+)\/?$/, mountTournament, (m) => ({ id: m[1] })],
   [/^\/history\/?$/, mountHistory, () => ({})],
   [/^\/challenge\/?$/, mountChallenge, () => ({})],
+  [/^\/teammatch\/([0-9]+)\/?$/, mountTeamMatch, (m) => ({ id: m[1] })],
   [/^\/login\/?$/, mountLobby, () => ({})],
   [/^\/admin\/?$/, mountAdmin, () => ({})],
 ];

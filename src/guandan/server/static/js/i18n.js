@@ -8,7 +8,8 @@
 // the app's (offline page, keyboard, voice) in i18n_app.js, the friends' (friends.js) in
 // i18n_friends.js, leaving a game's (issue 25, item 9) in i18n_table.js, the seeds' table shows and
 // house modes in i18n_seeds.js, the matchmaking panel's (matchmaking.js) in i18n_match.js, the
-// table's quick phrases in i18n_phrases.js, reports and the admin page in i18n_moderation.js, in the
+// table's quick phrases in i18n_phrases.js, reports and the admin page in i18n_moderation.js, the team
+// match page's (teammatch.js) in i18n_teammatch.js, in the
 // same format, merged below.
 
 import { CHALLENGE_EN, CHALLENGE_ZH } from "./i18n_challenge.js";
@@ -20,6 +21,7 @@ import { SEEDS_EN, SEEDS_ZH } from "./i18n_seeds.js";
 import { MATCH_EN, MATCH_ZH } from "./i18n_match.js";
 import { PHRASES_EN, PHRASES_ZH } from "./i18n_phrases.js";
 import { MODERATION_EN, MODERATION_ZH } from "./i18n_moderation.js";
+import { TEAMMATCH_EN, TEAMMATCH_ZH } from "./i18n_teammatch.js";
 
 const EN = {
   app_title: "Guandan",
@@ -902,8 +904,8 @@ const ZH = {
 
 /** The string tables by language code. */
 export const STRINGS = {
-  en: { ...EN, ...TOURNAMENT_EN, ...APP_EN, ...CHALLENGE_EN, ...FRIENDS_EN, ...TABLE_EN, ...SEEDS_EN, ...MATCH_EN, ...PHRASES_EN, ...MODERATION_EN },
-  zh: { ...ZH, ...TOURNAMENT_ZH, ...APP_ZH, ...CHALLENGE_ZH, ...FRIENDS_ZH, ...TABLE_ZH, ...SEEDS_ZH, ...MATCH_ZH, ...PHRASES_ZH, ...MODERATION_ZH },
+  en: { ...EN, ...TOURNAMENT_EN, ...APP_EN, ...CHALLENGE_EN, ...FRIENDS_EN, ...TABLE_EN, ...SEEDS_EN, ...MATCH_EN, ...PHRASES_EN, ...MODERATION_EN, ...TEAMMATCH_EN },
+  zh: { ...ZH, ...TOURNAMENT_ZH, ...APP_ZH, ...CHALLENGE_ZH, ...FRIENDS_ZH, ...TABLE_ZH, ...SEEDS_ZH, ...MATCH_ZH, ...PHRASES_ZH, ...MODERATION_ZH, ...TEAMMATCH_ZH },
 };
 
 /** Supported languages, in switch order. */

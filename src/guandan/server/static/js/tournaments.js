@@ -150,9 +150,11 @@ function onlineNow(d, rnd, m) {
   return Boolean(x) && x.state === "playing" && !m.result;
 }
 
-/** An online table's link (issue 21): "Your table" for its players, "Go to table" for everyone else
+/** A team match's link (复式, its page), or an online table's link (issue 21): "Your table" for its players, "Go to table" for everyone else
  * (spectators see each deal once it is over), or the table's state once it needs the organiser. */
 function tableLink(d, rnd, m, me) {
+  const tm = (d.team_matches || []).find((o) => o.round === rnd.number && o.table === m.table);
+  if (tm) return link(tm.url, t("tm_open_match"), { class: "btn small secondary no-print", testid: "teammatch-link" });
   const x = (d.online_tables || []).find((o) => o.round === rnd.number && o.table === m.table);
   if (!x) return null;
   if (x.state === "held") return h("span", { class: "badge" }, t("tour_table_held"));
