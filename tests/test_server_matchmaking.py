@@ -452,3 +452,31 @@ def test_every_error_code_has_words_in_both_languages() -> None:
     tables = i18n_tables()
     for lang in ("en", "zh"):
         assert not sorted(f"err_{c}" for c in codes if f"err_{c}" not in tables[lang]), lang
+
+
+def test_person_who_started_a_game_while_queued_is_not_seated_twice(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack (branch attack): joining checks for a game under way, but a game started *after* joining (a quick
+    game from another tab) was not looked at when the match was seated: one guest ended up in two live games
+    against bots (the quick game and the matched bot-fill room), past the one-game-against-bots limit of
+    :mod:`guandan.server.botgames`. Now a person seated in a live game when the match is seated leaves the
+    queue (no decline counted); nobody is seated twice."""
+    from sqlalchemy import select
+
+    from guandan.server import models
+
+    monkeypatch.setattr(mm, "BOT_FILL_AFTER_S", 0.5)
+    a = person(app, "twotabs")
+    assert a.post("/api/match/join", json={"bot_level": DIFFICULTIES[0]}).status_code == 201
+    quick = a.post("/api/quick", json={})
+    assert quick.status_code == 200, quick.text
+    wait_status(a, "ready_check")
+    a.post("/api/match/ready", json={})
+    wait_status(a, "idle")
+    time.sleep(0.6)  # a few more rounds of the loop: nothing comes back
+    assert a.get("/api/match").json()["status"] == "idle"
+    with app.state.matchmaking.session_factory() as db:
+        uid = db.scalar(select(models.User.id).where(models.User.name == "twotabs"))
+        live = db.scalars(select(models.Room.id).join(models.RoomSeat, models.RoomSeat.room_id == models.Room.id)
+                          .where(models.RoomSeat.user_id == uid, models.Room.status == "playing")).all()
+    assert list(live) == [quick.json()["room"]["id"]]
+    assert app.state.matchmaking.queue.cooldown_left(uid, time.time()) == 0.0

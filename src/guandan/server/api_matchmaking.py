@@ -25,7 +25,8 @@ time, instead of a 500.
 
 A background loop (:class:`MatchService`, every :data:`TICK_S` seconds, in every process of a
 cluster; the store's lock lets one at a time decide) forms matches, settles ready checks and seats
-accepted matches in a new room with the ``official`` rules and the default move clocks (R53),
+accepted matches (a person seated meanwhile in another game under way leaves the queue instead, the
+others go back to its front) in a new room with the ``official`` rules and the default move clocks (R53),
 started at once; the seated people's state then names the room.
 """
 
@@ -226,6 +227,10 @@ class MatchService:
         claimed = await asyncio.to_thread(self.queue.tick, time.time())
         made: list[str] = []
         for p in claimed:
+            busy = await asyncio.to_thread(self._busy, p)
+            if busy:  # started another game after joining (a second tab): never seated twice
+                await asyncio.to_thread(self.queue.seat_failed, p["id"], busy)
+                continue
             try:
                 room_id = await asyncio.to_thread(self._make_room, p)
                 await self.manager.start_game(room_id)
@@ -236,6 +241,13 @@ class MatchService:
             await asyncio.to_thread(self.queue.seated, p["id"], room_id, time.time())
             made.append(room_id)
         return made
+
+    def _busy(self, p: dict[str, Any]) -> set[int]:
+        """The people of proposal ``p`` seated in a game under way now (:func:`live_room_of`): joining
+        refuses them, but a game may have been started after joining (a quick game from another tab,
+        which would also pass the limit of one game against bots, :mod:`guandan.server.botgames`)."""
+        with self.session_factory() as db:
+            return {u for u in p["seats"] if u is not None and live_room_of(db, u) is not None}
 
     def _make_room(self, p: dict[str, Any]) -> str:
         agent = DIFFICULTY_AGENTS.get(p.get("bot_level") or "normal") or next(iter(DIFFICULTY_AGENTS.values()))

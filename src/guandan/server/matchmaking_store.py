@@ -343,11 +343,11 @@ class MatchQueue:
             self._fail(p, {user_id}, now)
         return True
 
-    def _fail(self, p: dict[str, Any], out: set[int], now: float) -> None:
+    def _fail(self, p: dict[str, Any], out: set[int], now: float, declined: bool = True) -> None:
         """End proposal ``p``: tickets holding someone of ``out`` leave the queue, the others go back
-        with their old ``joined_at`` (the front of the queue); each person of ``out`` has one more
-        decline counted (the cool-down)."""
-        if out:
+        with their old ``joined_at`` (the front of the queue); when ``declined``, each person of
+        ``out`` has one more decline counted (the cool-down)."""
+        if out and declined:
             declines: dict[str, dict[str, Any]] = {}
             for u in out:
                 old = self.b.get(DECLINES, str(u))
@@ -428,12 +428,14 @@ class MatchQueue:
                                   for t in p["tickets"] for u in t["members"]})
             self.b.delete(PROPS, proposal_id)
 
-    def seat_failed(self, proposal_id: str) -> None:
-        """The room of a claimed proposal could not be made: everyone goes back to the queue."""
+    def seat_failed(self, proposal_id: str, busy: set[int] | None = None) -> None:
+        """The room of a claimed proposal could not be made: everyone goes back to the queue, except
+        the tickets holding someone of ``busy`` (people seated in a game under way meanwhile), which
+        leave it with no decline counted."""
         with self._locked():
             p = self.b.get(PROPS, proposal_id)
             if p is not None:
-                self._fail(p, set(), time.time())
+                self._fail(p, set(busy or ()), time.time(), declined=False)
 
     def counts(self) -> dict[str, int]:
         """``{"tickets", "people", "proposals"}``: the queue's size now (for the lobby and tests)."""
