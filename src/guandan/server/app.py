@@ -117,7 +117,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_claims_router())  # players' results with the table's code (issue 21)
     app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings, bot_limits))
     app.include_router(make_friends_router())
-    app.state.matchmaking = MatchService(session_factory, manager, settings)
+    app.state.matchmaking = MatchService(session_factory, manager, settings, limits=bot_limits)
     app.include_router(make_match_router(app.state.matchmaking))
     app.include_router(make_moderation_router())  # reports and admin pages (issue 25 item 8)
     install_catch_all(app)

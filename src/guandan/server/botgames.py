@@ -3,8 +3,9 @@ the server's CPU saturated and every other table slowed down).
 
 Every path that starts a game with a bot seat -- a quick game (``POST /api/quick``), a room
 started with bots (``POST /api/rooms/{id}/start``), "play again" (再来一局, ``POST
-/api/rooms/{id}/again``) and a board of the daily challenge (``POST
-/api/challenge/boards/{n}/play``) -- goes through :meth:`BotGameLimits.admit` of the one
+/api/rooms/{id}/again``), a board of the daily challenge (``POST
+/api/challenge/boards/{n}/play``) and a match filled with bots (``POST /api/match/join`` with a
+``bot_level``, :mod:`guandan.server.api_matchmaking`) -- goes through :meth:`BotGameLimits.admit` of the one
 :class:`BotGameLimits` of the server process, which refuses the start when
 
 * the new game is against bots alone and the account already sits in a live game against bots:

@@ -239,12 +239,14 @@ class MatchQueue:
     # -- changing --------------------------------------------------------------------------
 
     def join(self, members: list[int], ratings: list[float], names: list[str], bot_level: str | None,
-             now: float) -> tuple[dict[str, Any], bool]:
+             now: float, address: str | None = None) -> tuple[dict[str, Any], bool]:
         """Put ``members`` (one person, or the joiner and a partner) in the queue.
 
         Args:
             members: user ids, the joiner first. ratings, names: theirs, same order.
             bot_level: bot difficulty for bot fill, or ``None``. now: wall-clock seconds.
+            address: the joiner's client address (kept in the ticket: a bot-fill game counts against
+                its limit of live games with bots, :mod:`guandan.server.botgames`).
         Returns:
             ``(state of the joiner, created)``: ``created`` is ``False`` when the joiner already
             stood in the queue or a ready check (two tabs): the existing entry is answered.
@@ -275,7 +277,7 @@ class MatchQueue:
                                      "partner_cooldown", {"name": names[i][:40], "retry_s": secs})
             tid = secrets.token_urlsafe(8)
             ticket = {"id": tid, "members": members, "ratings": ratings, "names": names,
-                      "joined_at": now, "bot_level": bot_level}
+                      "joined_at": now, "bot_level": bot_level, "address": address}
             self.b.put(TICKETS, tid, ticket)
             self.b.put_many(WHO, {str(u): {"kind": "t", "id": tid} for u in members})
             return {"status": "queued", "ticket": ticket}, True
