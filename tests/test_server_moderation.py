@@ -253,3 +253,24 @@ def test_ids_beyond_the_database_integer_are_refused_not_500(app: Any, db_url: s
     admin_cli(db_url, "grant", "bob")
     for rid in (2**70, 2**63):
         refused(bob.post("/api/admin/actions", json={"action": "dismiss", "report_id": rid, "why": "x"}), 404, "no_report")
+
+
+def test_suspension_takes_the_account_out_of_the_match_queue(app: Any, db_url: str) -> None:  # noqa: F811
+    """Attack (branch attack): a suspension ended the sessions and closed the sockets but left the account in
+    the match queue, where it was still matched (and held the others' ready check up for 15 s). Now it
+    leaves the queue with the suspension."""
+    import time
+
+    from sqlalchemy import select
+
+    from guandan.server.models import User
+
+    ann, root = person(app, "ann"), person(app, "root")
+    assert ann.post("/api/match/join", json={}).status_code == 201
+    admin_cli(db_url, "grant", "root")
+    r = root.post("/api/admin/actions", json={"action": "suspend", "name": "ann", "hours": 2, "why": "abuse"})
+    assert r.status_code == 200, r.text
+    with app.state.session_factory() as db:
+        uid = db.scalar(select(User.id).where(User.name == "ann"))
+    assert app.state.matchmaking.queue.state(uid, time.time())["status"] == "idle"
+    assert app.state.matchmaking.queue.counts()["people"] == 0
