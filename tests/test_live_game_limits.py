@@ -225,3 +225,45 @@ def test_serve_option_bot_games_per_address():
     assert res.exit_code == 0 and "--bot-games-per-address" in res.output
     res = runner.invoke(app, ["serve", "--bot-games-per-address", "-1", "--port", "0"])
     assert res.exit_code == 2 and "--bot-games-per-address" in res.output
+
+
+def test_a_room_of_bots_only_counts_for_its_owner(make_client):
+    """Attack (branch attack): the owner leaves their own seat and fills the four seats with bots: the game
+    had no person in it, so the per-account check (rooms *seated* by the account) never saw it and one
+    guest started any number of bot-only games (three in a row, 200 each, with the address limit off). A
+    game with no person is now the owner's game against bots: the second start is 409
+    ``quick_game_running`` naming the first, and so is a quick game."""
+    c = make_client(bot_games_per_address=0)
+    _guest(c)
+    rooms = []
+    for _ in range(2):
+        r = c.post("/api/rooms", json={"preset": "official"})
+        room = r.json()["room"]["id"]
+        assert c.post(f"/api/rooms/{room}/leave", json={}).json()["left"] == "seat"
+        assert c.post(f"/api/rooms/{room}/bots", json={"bot": "easy"}).status_code == 200
+        rooms.append(room)
+    assert c.post(f"/api/rooms/{rooms[0]}/start", json={}).status_code == 200
+    r = c.post(f"/api/rooms/{rooms[1]}/start", json={})
+    assert (r.status_code, r.json()["code"], r.json()["params"]) == (409, "quick_game_running", {"room": rooms[0]})
+    assert _status(c, rooms[1]) == "waiting"
+    r = c.post("/api/quick", json={})
+    assert (r.status_code, r.json()["params"]) == (409, {"room": rooms[0]})
+
+
+def test_a_room_started_for_another_lone_person_counts_for_that_person(make_client):
+    """Attack (branch attack): B runs a quick game; A makes a room, leaves the seat, B sits, A adds bots
+    and starts: the check looked at A (who has no game) and B got a second game against bots. The one
+    person seated is now the one checked: 409 ``quick_game_running`` naming B's quick game."""
+    c = make_client(bot_games_per_address=0)
+    b = _guest(c)
+    quick = c.post("/api/quick", json={}).json()["room"]["id"]
+    a = _guest(c)
+    room = c.post("/api/rooms", json={"preset": "official"}).json()["room"]["id"]
+    assert c.post(f"/api/rooms/{room}/leave", json={}).status_code == 200
+    _as(c, b)
+    assert c.post(f"/api/rooms/{room}/seat", json={"seat": 1}).status_code == 200
+    _as(c, a)
+    assert c.post(f"/api/rooms/{room}/bots", json={"bot": "easy"}).status_code == 200
+    r = c.post(f"/api/rooms/{room}/start", json={})
+    assert (r.status_code, r.json()["code"], r.json()["params"]) == (409, "quick_game_running", {"room": quick})
+    assert _status(c, room) == "waiting"

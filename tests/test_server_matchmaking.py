@@ -452,3 +452,75 @@ def test_every_error_code_has_words_in_both_languages() -> None:
     tables = i18n_tables()
     for lang in ("en", "zh"):
         assert not sorted(f"err_{c}" for c in codes if f"err_{c}" not in tables[lang]), lang
+
+
+def test_person_who_started_a_game_while_queued_is_not_seated_twice(app: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack (branch attack): joining checks for a game under way, but a game started *after* joining (a quick
+    game from another tab) was not looked at when the match was seated: one guest ended up in two live games
+    against bots (the quick game and the matched bot-fill room), past the one-game-against-bots limit of
+    :mod:`guandan.server.botgames`. Now a person seated in a live game when the match is seated leaves the
+    queue (no decline counted); nobody is seated twice."""
+    from sqlalchemy import select
+
+    from guandan.server import models
+
+    monkeypatch.setattr(mm, "BOT_FILL_AFTER_S", 0.5)
+    a = person(app, "twotabs")
+    assert a.post("/api/match/join", json={"bot_level": DIFFICULTIES[0]}).status_code == 201
+    quick = a.post("/api/quick", json={})
+    assert quick.status_code == 200, quick.text
+    wait_status(a, "ready_check")
+    a.post("/api/match/ready", json={})
+    wait_status(a, "idle")
+    time.sleep(0.6)  # a few more rounds of the loop: nothing comes back
+    assert a.get("/api/match").json()["status"] == "idle"
+    with app.state.matchmaking.session_factory() as db:
+        uid = db.scalar(select(models.User.id).where(models.User.name == "twotabs"))
+        live = db.scalars(select(models.Room.id).join(models.RoomSeat, models.RoomSeat.room_id == models.Room.id)
+                          .where(models.RoomSeat.user_id == uid, models.Room.status == "playing")).all()
+    assert list(live) == [quick.json()["room"]["id"]]
+    assert app.state.matchmaking.queue.cooldown_left(uid, time.time()) == 0.0
+
+
+def test_bot_fill_counts_against_the_address_limit(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attack (branch attack): bot fill started games with bots outside :mod:`guandan.server.botgames`: with 120
+    guests an hour per address, one address could run 120 live games against bots through the queue, not 4.
+    With ``bot_games_per_address=1`` here: an address whose one game with bots is live is refused bot fill
+    (429 ``too_many_quick_games``, ``max`` 1) on joining and on choosing a level; a game with bots started from
+    the address after joining keeps the bot-fill match from being seated (its people leave the queue, no decline
+    counted); a bot-fill match that is seated counts, so the next quick game from the address is refused."""
+    monkeypatch.setattr(mm, "BOT_FILL_AFTER_S", 0.5)
+    application = create_app(Settings(db_url=f"sqlite:///{tmp_path / 'gd.db'}", bot_delay_s=0.0,
+                                      bot_games_per_address=1))
+    with TestClient(application):
+        a, b = person(application, "addr_a"), person(application, "addr_b")
+        # bot fill seated: the address now has its one game with bots
+        assert a.post("/api/match/join", json={"bot_level": DIFFICULTIES[0]}).status_code == 201
+        wait_status(a, "ready_check")
+        a.post("/api/match/ready", json={})
+        wait_status(a, "seated")
+        r = b.post("/api/quick", json={})
+        assert (r.status_code, r.json()["code"], r.json()["params"]) == (429, "too_many_quick_games", {"max": 1})
+        r = b.post("/api/match/join", json={"bot_level": DIFFICULTIES[0]})
+        assert (r.status_code, r.json()["code"], r.json()["params"]) == (429, "too_many_quick_games", {"max": 1})
+        assert b.post("/api/match/join", json={}).status_code == 201  # without bot fill: allowed
+        r = b.post("/api/match/bots", json={"bot_level": DIFFICULTIES[0]})
+        assert (r.status_code, r.json()["code"]) == (429, "too_many_quick_games")
+        assert b.post("/api/match/leave", json={}).json() == {"ok": True, "left": True}
+
+
+def test_game_with_bots_started_after_joining_stops_the_bot_fill(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seat-time half of the address limit (see above): the address's one game with bots began after the
+    bot-fill ticket was made, so the match is not seated and its person leaves the queue."""
+    monkeypatch.setattr(mm, "BOT_FILL_AFTER_S", 1.0)
+    application = create_app(Settings(db_url=f"sqlite:///{tmp_path / 'gd.db'}", bot_delay_s=0.0,
+                                      bot_games_per_address=1))
+    with TestClient(application):
+        a, b = person(application, "late_a"), person(application, "late_b")
+        assert a.post("/api/match/join", json={"bot_level": DIFFICULTIES[0]}).status_code == 201
+        assert b.post("/api/quick", json={}).status_code == 200
+        wait_status(a, "ready_check")
+        a.post("/api/match/ready", json={})
+        wait_status(a, "idle")
+        rooms = [r for r in a.get("/api/rooms").json()["rooms"] if r["status"] == "playing"]
+        assert [r["owner"] for r in rooms] == ["late_b"]

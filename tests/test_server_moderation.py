@@ -240,3 +240,37 @@ def test_cli_errors_are_one_line(db_url: str) -> None:  # noqa: F811
     result = CliRunner().invoke(cli_app, ["admin", "grant", "ghost", "--db", db_url])
     assert result.exit_code == 1
     assert "no account called 'ghost'" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_ids_beyond_the_database_integer_are_refused_not_500(app: Any, db_url: str) -> None:  # noqa: F811
+    """Attack (branch attack): ``game_id`` 2**70 in a report, or ``report_id`` 2**70 in an admin action, went to
+    the database as is and came back a 500 (SQLite: OverflowError; PostgreSQL: out of range for bigint). Ids are
+    64-bit signed integers: anything outside 1..2**63-1 names no game or report, so the answers are those of an
+    unknown one (400 ``table_required`` for a game id that is not a game number, 404 ``no_report``)."""
+    ann, bob = person(app, "ann"), person(app, "bob")
+    for gid in (2**70, 2**63, -(2**70)):
+        refused(ann.post("/api/reports", json={"name": "bob", "reason": "stalling", "game_id": gid}), 400, "table_required")
+    admin_cli(db_url, "grant", "bob")
+    for rid in (2**70, 2**63):
+        refused(bob.post("/api/admin/actions", json={"action": "dismiss", "report_id": rid, "why": "x"}), 404, "no_report")
+
+
+def test_suspension_takes_the_account_out_of_the_match_queue(app: Any, db_url: str) -> None:  # noqa: F811
+    """Attack (branch attack): a suspension ended the sessions and closed the sockets but left the account in
+    the match queue, where it was still matched (and held the others' ready check up for 15 s). Now it
+    leaves the queue with the suspension."""
+    import time
+
+    from sqlalchemy import select
+
+    from guandan.server.models import User
+
+    ann, root = person(app, "ann"), person(app, "root")
+    assert ann.post("/api/match/join", json={}).status_code == 201
+    admin_cli(db_url, "grant", "root")
+    r = root.post("/api/admin/actions", json={"action": "suspend", "name": "ann", "hours": 2, "why": "abuse"})
+    assert r.status_code == 200, r.text
+    with app.state.session_factory() as db:
+        uid = db.scalar(select(User.id).where(User.name == "ann"))
+    assert app.state.matchmaking.queue.state(uid, time.time())["status"] == "idle"
+    assert app.state.matchmaking.queue.counts()["people"] == 0

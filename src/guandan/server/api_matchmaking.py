@@ -13,8 +13,12 @@ endpoint needs a session (a guest may queue alone; a partner must be a registere
   409 ``seated_in_game`` (``params.room``: the caller sits in a game under way there; the UI offers
   to go back to it), 409 ``partner_in_game`` (``params.name``), 429 ``decline_cooldown``
   (``params.retry_s``: 3 ready checks declined in 10 minutes, 2 minutes' wait) or ``partner_cooldown``
-  (``params.name``, ``retry_s``), with ``Retry-After``.
-* ``POST /api/match/bots {bot_level: level | null}`` -> the state; 409 ``not_queued``.
+  (``params.name``, ``retry_s``), with ``Retry-After``; 429 ``too_many_quick_games`` (``params.max``) when a
+  bot level is asked and the client address's live games with bots are at their limit
+  (:mod:`guandan.server.botgames`: a bot-fill match is a game with bots of the first person's address,
+  checked again when it is seated; refused then, its people leave the queue).
+* ``POST /api/match/bots {bot_level: level | null}`` -> the state; 409 ``not_queued``, 429
+  ``too_many_quick_games``.
 * ``POST /api/match/leave`` -> ``{ok, left}`` (one tap: the caller and partner leave the queue; in a
   ready check it counts as a decline).
 * ``POST /api/match/ready`` and ``POST /api/match/decline`` -> the state; 409 ``no_ready_check``.
@@ -25,7 +29,8 @@ time, instead of a 500.
 
 A background loop (:class:`MatchService`, every :data:`TICK_S` seconds, in every process of a
 cluster; the store's lock lets one at a time decide) forms matches, settles ready checks and seats
-accepted matches in a new room with the ``official`` rules and the default move clocks (R53),
+accepted matches (a person seated meanwhile in another game under way leaves the queue instead, the
+others go back to its front) in a new room with the ``official`` rules and the default move clocks (R53),
 started at once; the seated people's state then names the room.
 """
 
@@ -35,10 +40,10 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -46,6 +51,7 @@ from . import matchmaking as mm
 from .api_accounts import error
 from .api_rooms import apply_default_clocks, build_rules, new_room
 from .auth import RequiredUser
+from .botgames import BotGameLimits, BotGameRefused
 from .db import DbSession
 from .matchmaking_store import MatchError, MatchQueue, MemoryBackend, RedisBackend
 from .models import FriendLink, User
@@ -128,7 +134,7 @@ def view(state: dict[str, Any], me: int, now: float) -> dict[str, Any]:
     return out
 
 
-def _refused(e: MatchError) -> Exception:
+def _refused(e: MatchError | BotGameRefused) -> Exception:
     exc = error(e.status, e.message, e.code, e.params)
     retry = e.params.get("retry_s") if e.status in (429, 503) else None
     if isinstance(retry, int):
@@ -141,8 +147,8 @@ def _refusals() -> Iterator[None]:
     """Answer a :class:`MatchError` raised inside as its HTTP error (status, code, params)."""
     try:
         yield
-    except MatchError as e:
-        raise _refused(e) from None
+    except (MatchError, BotGameRefused) as e:
+        raise _refused(e) from None  # type: ignore[arg-type]
 
 
 def live_room_of(db: Any, user_id: int) -> str | None:
@@ -166,11 +172,14 @@ class MatchService:
         manager: the :class:`~guandan.server.manager.TableManager` (starts the games).
         settings: server settings (default clocks; ``redis_url``/``redis_prefix`` in a cluster).
         queue: a queue to use (tests); default: Redis in cluster mode, else memory.
+        limits: the server's one :class:`~guandan.server.botgames.BotGameLimits`: a bot-fill match is a
+            game with bots started from the first person's address (``None``: no limits).
     """
 
     def __init__(self, session_factory: Callable[[], Any], manager: Any, settings: Any,
-                 queue: MatchQueue | None = None) -> None:
+                 queue: MatchQueue | None = None, limits: BotGameLimits | None = None) -> None:
         self.session_factory = session_factory
+        self.limits = limits
         self.manager = manager
         self.settings = settings
         if queue is None:
@@ -226,8 +235,21 @@ class MatchService:
         claimed = await asyncio.to_thread(self.queue.tick, time.time())
         made: list[str] = []
         for p in claimed:
+            busy = await asyncio.to_thread(self._busy, p)
+            if busy:  # started another game after joining (a second tab): never seated twice
+                await asyncio.to_thread(self.queue.seat_failed, p["id"], busy)
+                continue
             try:
                 room_id = await asyncio.to_thread(self._make_room, p)
+            except BotGameRefused:  # the address's games with bots filled up after joining: no bot fill now
+                await asyncio.to_thread(self.queue.seat_failed, p["id"],
+                                        {u for t in p["tickets"] for u in t["members"]})
+                continue
+            except Exception:  # noqa: BLE001 - put them back in the queue rather than lose them
+                log.exception("could not seat a match")
+                await asyncio.to_thread(self.queue.seat_failed, p["id"])
+                continue
+            try:
                 await self.manager.start_game(room_id)
             except Exception:  # noqa: BLE001 - put them back in the queue rather than lose them
                 log.exception("could not seat a match")
@@ -237,17 +259,29 @@ class MatchService:
             made.append(room_id)
         return made
 
+    def _busy(self, p: dict[str, Any]) -> set[int]:
+        """The people of proposal ``p`` seated in a game under way now (:func:`live_room_of`): joining
+        refuses them, but a game may have been started after joining (a quick game from another tab,
+        which would also pass the limit of one game against bots, :mod:`guandan.server.botgames`)."""
+        with self.session_factory() as db:
+            return {u for u in p["seats"] if u is not None and live_room_of(db, u) is not None}
+
     def _make_room(self, p: dict[str, Any]) -> str:
         agent = DIFFICULTY_AGENTS.get(p.get("bot_level") or "normal") or next(iter(DIFFICULTY_AGENTS.values()))
         seats = [(u, None) if u is not None else (None, agent) for u in p["seats"]]
         owner = next(u for u in p["seats"] if u is not None)
+        bots = any(u is None for u in p["seats"])
+        address = next((t.get("address") for t in p["tickets"] if owner in t["members"]), None) or "unknown"
         with self.session_factory() as db:
-            room = new_room(db, owner, MATCH_ROOM_NAME, MATCH_PRESET, build_rules(MATCH_PRESET, None).to_dict(),
-                            seats, default_clocks=True, unrated=any(u is None for u in p["seats"]))
-            db.refresh(room)
-            apply_default_clocks(room, self.settings)
-            room.status = PLAYING
-            db.commit()
+            with (self.limits.admit(db, owner, address, solo=sum(u is not None for u in p["seats"]) == 1)
+                  if bots and self.limits is not None else nullcontext([])) as made:
+                room = new_room(db, owner, MATCH_ROOM_NAME, MATCH_PRESET, build_rules(MATCH_PRESET, None).to_dict(),
+                                seats, default_clocks=True, unrated=bots)
+                db.refresh(room)
+                apply_default_clocks(room, self.settings)
+                room.status = PLAYING
+                db.commit()
+                made.append(str(room.id))
             return str(room.id)
 
 
@@ -300,8 +334,17 @@ def make_match_router(service: MatchService) -> APIRouter:
         """Where I stand in the queue (idle, queued, ready check, seated)."""
         return answer(user)
 
+    def address_of(request: Request) -> str:
+        return request.client.host if request.client is not None else "unknown"
+
+    def bot_room_left(db: Any, user: User, level: str | None, address: str) -> None:
+        """Bot fill asked: 429 ``too_many_quick_games`` now when the address's games with bots are at
+        their limit (:mod:`guandan.server.botgames`; checked again when the match is seated)."""
+        if level is not None and service.limits is not None:
+            service.limits.check(db, user.id, address, solo=False)
+
     @router.post("/api/match/join")
-    def join(body: JoinBody, db: DbSession, user: RequiredUser) -> Any:
+    def join(body: JoinBody, request: Request, db: DbSession, user: RequiredUser) -> Any:
         """Join the queue, alone or with a friend as partner, with an optional bot-fill level."""
         with _refusals():
             level = _level(body.bot_level)
@@ -310,15 +353,18 @@ def make_match_router(service: MatchService) -> APIRouter:
                 people.append(_partner(db, user, body.partner))
             if queue.state(user.id, time.time())["status"] not in ("queued", "ready_check"):
                 _not_in_game(db, people)
+                bot_room_left(db, user, level, address_of(request))
             _, created = queue.join([u.id for u in people], [display_rating(u.rating_mu, u.rating_sigma) for u in people],
-                                    [u.name for u in people], level, time.time())
+                                    [u.name for u in people], level, time.time(), address_of(request))
         return answer(user, 201 if created else 200)
 
     @router.post("/api/match/bots")
-    def bots(body: BotsBody, user: RequiredUser) -> Any:
+    def bots(body: BotsBody, request: Request, db: DbSession, user: RequiredUser) -> Any:
         """Choose the bot level that fills empty seats after the wait (``null``: none)."""
         with _refusals():
-            queue.set_bot_level(user.id, _level(body.bot_level), time.time())
+            level = _level(body.bot_level)
+            bot_room_left(db, user, level, address_of(request))
+            queue.set_bot_level(user.id, level, time.time())
         return answer(user)
 
     @router.post("/api/match/leave")

@@ -12,7 +12,7 @@ storage: :mod:`guandan.server.moderation_store`.
   ``GET /api/admin/log`` -> ``{log: [...]}`` (newest first: who, what, when, why);
   ``POST /api/admin/actions {action, name? | report_id?, hours?, why}`` -> ``{entry}``: ``mute_phrases`` /
   ``suspend`` (``hours``), ``unmute_phrases`` / ``unsuspend``, ``dismiss`` (a report). A suspension ends
-  the account's sessions and closes its table websockets (4401). Errors: those of
+  the account's sessions, closes its table websockets (4401) and takes it out of the match queue. Errors: those of
   :func:`guandan.server.moderation_store.act`.
 
 The suspended account's login is refused with 403 ``account_suspended`` ``{until}`` (``api_accounts.login``
@@ -21,6 +21,8 @@ asks :func:`guandan.server.moderation_store.suspended_until`). Handlers are plai
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -36,6 +38,8 @@ from guandan.server.models import User, utcnow
 from guandan.server.moderation import ModerationError
 
 __all__ = ["make_moderation_router"]
+
+log = logging.getLogger(__name__)
 
 
 class ReportBody(BaseModel):
@@ -78,6 +82,18 @@ def _close_sockets(request: Request, keys: list[str]) -> None:
 
     for key in keys:
         run_sync(manager.revoke_session, key)
+
+
+def _leave_queue(request: Request, user_id: int) -> None:
+    """Take a suspended account out of the match queue (a ready check counts as declined), so that it is
+    never matched nor holds others' ready check up; a busy queue lock is logged, not answered."""
+    service = getattr(request.app.state, "matchmaking", None)
+    if service is None:
+        return
+    try:
+        service.queue.leave(user_id, time.time())
+    except Exception:  # noqa: BLE001 - MatchError (lock busy) or a Redis hiccup: the suspension stands
+        log.warning("could not take suspended account %s out of the match queue", user_id, exc_info=True)
 
 
 def make_moderation_router() -> APIRouter:
@@ -136,6 +152,8 @@ def make_moderation_router() -> APIRouter:
             db.rollback()
             raise _refused(e) from None
         _close_sockets(request, keys)
+        if body.action == "suspend" and entry.target_id is not None:
+            _leave_queue(request, entry.target_id)
         return {"entry": out}
 
     return router

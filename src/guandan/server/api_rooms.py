@@ -196,7 +196,8 @@ def make_rooms_router(session_factory: Callable[[], Any], manager: TableManager,
             yield []
             return
         address = request.client.host if request.client is not None else "unknown"
-        with bot_limits.admit(db, user_id, address, botgames.alone(seats, user_id)) as made:
+        whose, solo = botgames.players_of(seats, user_id)  # the one person seated, else the starter
+        with bot_limits.admit(db, whose, address, solo) as made:
             yield made
 
     def user_of(db: Any, request: Request) -> Any:

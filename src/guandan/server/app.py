@@ -127,7 +127,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                                               float(getattr(settings, "teammatch_start_grace_s", 20.0)))
     app.include_router(make_teammatch_router(app.state.team_matches))
     app.state.team_rounds = TeamRounds(session_factory, app.state.team_matches)
-    app.state.matchmaking = MatchService(session_factory, manager, settings)
+    app.state.matchmaking = MatchService(session_factory, manager, settings, limits=bot_limits)
     app.include_router(make_match_router(app.state.matchmaking))
     app.include_router(make_moderation_router())  # reports and admin pages (issue 25 item 8)
     install_catch_all(app)

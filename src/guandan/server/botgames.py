@@ -3,12 +3,14 @@ the server's CPU saturated and every other table slowed down).
 
 Every path that starts a game with a bot seat -- a quick game (``POST /api/quick``), a room
 started with bots (``POST /api/rooms/{id}/start``), "play again" (再来一局, ``POST
-/api/rooms/{id}/again``) and a board of the daily challenge (``POST
-/api/challenge/boards/{n}/play``) -- goes through :meth:`BotGameLimits.admit` of the one
+/api/rooms/{id}/again``), a board of the daily challenge (``POST
+/api/challenge/boards/{n}/play``) and a match filled with bots (``POST /api/match/join`` with a
+``bot_level``, :mod:`guandan.server.api_matchmaking`) -- goes through :meth:`BotGameLimits.admit` of the one
 :class:`BotGameLimits` of the server process, which refuses the start when
 
 * the new game is against bots alone and the account already sits in a live game against bots:
-  a room being played (``playing``) in which it is the only person (409 ``quick_game_running``,
+  a room being played (``playing``) in which it is the only person, or which it owns with no
+  person seated (bots only; :func:`players_of` says whose game a start is) (409 ``quick_game_running``,
   ``params.room`` = that room, so the UI can open it): one at a time per account
   (``settings.bot_games_per_account``, default 1). A game with friends and bots is not refused
   by this one (one's own game against bots does not keep one from a friends' table);
@@ -48,7 +50,7 @@ class BotGameRefused(HttpError):
 
 def solo_games(db: Any, user_id: int) -> list[str]:
     """The rooms being played in which ``user_id`` is the only person (the others are bots or
-    empty), oldest first.
+    empty), and those owned by ``user_id`` with no person seated at all (bots only), oldest first.
 
     Args:
         db: a SQLAlchemy session. user_id: the account.
@@ -66,6 +68,15 @@ def solo_games(db: Any, user_id: int) -> list[str]:
         people = db.execute(select(seat.user_id).where(seat.room_id == room_id, seat.user_id.is_not(None))).scalars()
         if all(u == user_id for u in people):
             out.append(room_id)
+    seated = select(seat.room_id).where(seat.user_id.is_not(None))
+    owned = db.execute(
+        select(models.Room.id, models.Room.created_at)
+        .where(models.Room.owner_id == user_id, models.Room.status == PLAYING, models.Room.id.not_in(seated))
+    ).all()
+    if owned:  # merge, oldest first as above
+        when = dict(db.execute(select(models.Room.id, models.Room.created_at).where(models.Room.id.in_(out))).all())
+        when.update({r: t for r, t in owned})
+        out = sorted(when, key=lambda r: (when[r], r))
     return out
 
 
@@ -154,5 +165,16 @@ def alone(seats: Any, user_id: int) -> bool:
     return all(u in (None, user_id) for u in ((s[0] if isinstance(s, tuple) else s.user_id) for s in seats))
 
 
+def players_of(seats: Any, starter: int) -> tuple[int, bool]:
+    """Whose game against bots a start of ``seats`` (rows or ``(user_id, bot)`` pairs) by ``starter`` is,
+    for the per-account limit: ``(account, solo)``. One person seated: that person's, whoever starts it
+    (an owner who left the seat cannot start a second game against bots for someone else); no person
+    (bots only): the starter's; two or more people: not a game against bots alone (``solo`` False)."""
+    people = {u for u in ((s[0] if isinstance(s, tuple) else s.user_id) for s in seats) if u is not None}
+    if len(people) == 1:
+        return next(iter(people)), True
+    return starter, not people
+
+
 __all__ = ["DEFAULT_PER_ACCOUNT", "DEFAULT_PER_ADDRESS", "BotGameLimits", "BotGameRefused", "alone", "from_settings",
-           "has_bots", "solo_games"]
+           "has_bots", "players_of", "solo_games"]

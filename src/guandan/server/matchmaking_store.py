@@ -239,12 +239,14 @@ class MatchQueue:
     # -- changing --------------------------------------------------------------------------
 
     def join(self, members: list[int], ratings: list[float], names: list[str], bot_level: str | None,
-             now: float) -> tuple[dict[str, Any], bool]:
+             now: float, address: str | None = None) -> tuple[dict[str, Any], bool]:
         """Put ``members`` (one person, or the joiner and a partner) in the queue.
 
         Args:
             members: user ids, the joiner first. ratings, names: theirs, same order.
             bot_level: bot difficulty for bot fill, or ``None``. now: wall-clock seconds.
+            address: the joiner's client address (kept in the ticket: a bot-fill game counts against
+                its limit of live games with bots, :mod:`guandan.server.botgames`).
         Returns:
             ``(state of the joiner, created)``: ``created`` is ``False`` when the joiner already
             stood in the queue or a ready check (two tabs): the existing entry is answered.
@@ -275,7 +277,7 @@ class MatchQueue:
                                      "partner_cooldown", {"name": names[i][:40], "retry_s": secs})
             tid = secrets.token_urlsafe(8)
             ticket = {"id": tid, "members": members, "ratings": ratings, "names": names,
-                      "joined_at": now, "bot_level": bot_level}
+                      "joined_at": now, "bot_level": bot_level, "address": address}
             self.b.put(TICKETS, tid, ticket)
             self.b.put_many(WHO, {str(u): {"kind": "t", "id": tid} for u in members})
             return {"status": "queued", "ticket": ticket}, True
@@ -343,11 +345,11 @@ class MatchQueue:
             self._fail(p, {user_id}, now)
         return True
 
-    def _fail(self, p: dict[str, Any], out: set[int], now: float) -> None:
+    def _fail(self, p: dict[str, Any], out: set[int], now: float, declined: bool = True) -> None:
         """End proposal ``p``: tickets holding someone of ``out`` leave the queue, the others go back
-        with their old ``joined_at`` (the front of the queue); each person of ``out`` has one more
-        decline counted (the cool-down)."""
-        if out:
+        with their old ``joined_at`` (the front of the queue); when ``declined``, each person of
+        ``out`` has one more decline counted (the cool-down)."""
+        if out and declined:
             declines: dict[str, dict[str, Any]] = {}
             for u in out:
                 old = self.b.get(DECLINES, str(u))
@@ -428,12 +430,14 @@ class MatchQueue:
                                   for t in p["tickets"] for u in t["members"]})
             self.b.delete(PROPS, proposal_id)
 
-    def seat_failed(self, proposal_id: str) -> None:
-        """The room of a claimed proposal could not be made: everyone goes back to the queue."""
+    def seat_failed(self, proposal_id: str, busy: set[int] | None = None) -> None:
+        """The room of a claimed proposal could not be made: everyone goes back to the queue, except
+        the tickets holding someone of ``busy`` (people seated in a game under way meanwhile), which
+        leave it with no decline counted."""
         with self._locked():
             p = self.b.get(PROPS, proposal_id)
             if p is not None:
-                self._fail(p, set(), time.time())
+                self._fail(p, set(busy or ()), time.time(), declined=False)
 
     def counts(self) -> dict[str, int]:
         """``{"tickets", "people", "proposals"}``: the queue's size now (for the lobby and tests)."""

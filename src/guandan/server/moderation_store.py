@@ -114,6 +114,15 @@ def _shared_table(db: Session, a: int, b: int, room_id: str | None, game_id: int
     return False, room_id
 
 
+#: The largest row id: the database's integers are 64-bit signed (a larger number overflows the query: a 500).
+ROW_ID_MAX = 2**63 - 1
+
+
+def _row_id(value: object) -> bool:
+    """Whether ``value`` can be a row id: an ``int`` (not a bool) in 1..:data:`ROW_ID_MAX`."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= ROW_ID_MAX
+
+
 def file_report(db: Session, reporter: User, target_name: str, reason: object, room_id: object, game_id: object,
                 deal_no: object, now: datetime) -> ReportRow:
     """File ``reporter``'s report of the account ``target_name`` (rules: :func:`moderation.check_report`).
@@ -126,7 +135,7 @@ def file_report(db: Session, reporter: User, target_name: str, reason: object, r
     """
     if room_id is not None and (not isinstance(room_id, str) or not 1 <= len(room_id) <= 16):
         raise ModerationError(400, "room_id must be a room id", "table_required", {})
-    if game_id is not None and (isinstance(game_id, bool) or not isinstance(game_id, int)):
+    if game_id is not None and not _row_id(game_id):
         raise ModerationError(400, "game_id must be a game number", "table_required", {})
     if room_id is None and game_id is None:
         raise ModerationError(400, "say at which table (room or game) it happened", "table_required", {})
@@ -207,7 +216,7 @@ def act(db: Session, admin: User, action: object, hours: object, why: object, no
     action, hours_ok, why_text = rules.check_action(action, hours, why)
     report: ReportRow | None = None
     if report_id is not None:
-        report = db.get(ReportRow, report_id) if isinstance(report_id, int) and not isinstance(report_id, bool) else None
+        report = db.get(ReportRow, report_id) if _row_id(report_id) else None
         if report is None:
             raise ModerationError(404, "no such report", "no_report", {})
         if report.status != "open":
