@@ -190,3 +190,50 @@ def test_kill_the_owner_mid_match() -> None:
         pts = {s["id"]: s["field_points"] for s in d["standings"]}
         assert pts[m["a"]] == (2 if win is None else 3 if win == "a" else 1)
         assert pts[m["b"]] == (2 if win is None else 3 if win == "b" else 1)
+
+
+def test_owner_killed_between_the_last_line_and_the_games_end() -> None:
+    """Found by scripts/bench_online_cluster.py --kill-after: a table stayed ``playing`` for good. Its
+    owner had stored the game's last line (``game_over``) and was killed before storing the game's end
+    (the ``games`` row, the room finished); the next owner replayed a game that is over, never
+    finished it, and the result never went in. Reproduced here by holding a lock on ``games`` so the
+    owner's end-of-game write waits, then ``kill -9``: the survivor must finish the game and enter the
+    result once."""
+    from sqlalchemy import create_engine, text
+
+    from guandan.server.db import normalize_url
+
+    with cluster(2, bot_delay_s=0.0) as (db, nodes):
+        c = _client(nodes[0].url, "orga_end")
+        engine = create_engine(normalize_url(db))
+        locker = engine.connect()
+        try:
+            tx = locker.begin()
+            locker.execute(text("LOCK TABLE games IN ACCESS EXCLUSIVE MODE"))
+            tid = _bot_event(c, "End", 2, time_limit=0)
+            room = _get(c, tid)["online_tables"][0]["room"]
+            end = time.monotonic() + 240
+            while time.monotonic() < end and '"game_over"' not in record_of(db, room):
+                time.sleep(0.2)
+            assert '"game_over"' in record_of(db, room)  # the last line is stored, the end waits
+            time.sleep(0.5)
+            owner = next(n for n in nodes if n.name == lease_holder(room))
+            survivor = next(n for n in nodes if n is not owner)
+            owner.kill()
+            tx.rollback()
+        finally:
+            locker.close()
+            engine.dispose()
+        c2 = _client(survivor.url, "orga_end")
+        d = _wait_round(c2, tid, 60)
+        x = d["online_tables"][0]
+        assert x["state"] == "entered" and x["game_id"] is not None
+        m = d["rounds_list"][0]["matches"][0]
+        la, lb = _final_levels(_record(db, x["game_id"]))
+        assert (m["result"]["level_a"], m["result"]["level_b"]) == (la, lb)
+        assert m["result"]["passed_a"] in ("a", "b")  # untimed: the game ended with a side passing A
+        log = c2.get(f"/api/tournaments/{tid}/log").json()["log"]
+        assert sum(1 for e in log if e["operation"] == "result") == 1
+        pts = {s["id"]: s["field_points"] for s in d["standings"]}
+        assert pts[m["a"]] == (3 if m["result"]["passed_a"] == "a" else 1)
+        assert pts[m["b"]] == (3 if m["result"]["passed_a"] == "b" else 1)

@@ -332,6 +332,13 @@ class ClusterNode(Routing):
             self.takeovers += 1
             for hook in self.on_take:
                 await self._guarded(hook(table))
+            if table.game is not None and table.game.over and table.info.status == PLAYING:
+                # the previous owner stored the game's last line and died before storing its end
+                # (the games row, the room finished): store it now, as the game's end would have
+                log.info("room %s: the game is over but was not finished; finishing it", room,
+                         extra={"room": room, "node": self.node})
+                async with table.lock:
+                    table._game_over([])
             log.info("room %s: owned by %s (status %s, %d events, %.0f ms)", room, self.node, table.info.status,
                      0 if table.game is None else len(table.game.events), (time.monotonic() - t0) * 1000,
                      extra={"room": room, "node": self.node})
