@@ -12,7 +12,7 @@ Usage::
     .venv/bin/python scripts/bench_online_cluster.py --tables 50 [--nodes 2] [--bot-delay 0]
         [--time-limit 0] [--kill-after 0] [--timeout 600] [--json out.json]
 
-Prints the time from pairing to the last result, the tables each process took, the results entered
+Prints the time from pairing to the last result, the takes of the tables by each process (a takeover after a kill counts again), the results entered
 (audit log entries: one per table when each is entered once) and every table still not entered at
 the timeout (its row, its room's status, its lease holder and its stored record's length), with
 the load average.
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 
 def _owners(nodes: list[Any], rooms: list[str]) -> dict[str, int]:
-    """Tables each process took (its log's ``room R: owned by NODE`` lines; a takeover counts again)."""
+    """Takes of the round's tables by each process (its log's ``room R: owned by NODE`` lines; a takeover counts again)."""
     out: dict[str, int] = {}
     for n in nodes:
         out[n.name] = sum(1 for r in rooms for line in n.lines if f"room {r}: owned by {n.name}" in line)
@@ -112,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
                    "finish_s": None if done_s is None else round(done_s, 1),
                    "entered": sum(1 for x in tables if x["state"] == "entered"),
                    "results_logged": sum(1 for e in log if e["operation"] == "result"),
-                   "owners": _owners(nodes, [x["room"] for x in tables]), "killed": killed, "stuck": stuck,
+                   "takes": _owners(nodes, [x["room"] for x in tables]), "killed": killed, "stuck": stuck,
                    "loadavg": [round(x, 2) for x in os.getloadavg()]}
             print(json.dumps(out, indent=1))
             if args.json is not None:
