@@ -7,8 +7,12 @@ no mocks.
   final levels;
 * ``kill -9`` of the process that owns a table in the middle of a timed match: the other process takes
   the table, its match clock runs out at the deadline stored when the round was paired (R58: the deal
-  in progress is finished, no deal follows), the result is entered once and the standings give the
-  winner 3 field points and the loser 1 (R58).
+  in progress is finished, no deal follows), the result is entered once and the standings are the
+  match's (R58: win 3, draw 2, loss 1);
+* an owner killed after storing the game's last line but before storing the game's end: the next
+  owner finishes the game and enters the result (a lock on ``games`` holds the end back);
+* an owner killed after storing the finished game but before entering its result: another process
+  enters it from the stored record (a lock on ``tournament_tables`` holds the entering back).
 """
 
 from __future__ import annotations
@@ -237,3 +241,47 @@ def test_owner_killed_between_the_last_line_and_the_games_end() -> None:
         pts = {s["id"]: s["field_points"] for s in d["standings"]}
         assert pts[m["a"]] == (3 if m["result"]["passed_a"] == "a" else 1)
         assert pts[m["b"]] == (3 if m["result"]["passed_a"] == "b" else 1)
+
+
+def test_owner_killed_between_storing_the_game_and_entering_it() -> None:
+    """The owner stored the finished game (the room is ``finished``, so no sweep takes it again) and
+    was killed before entering the result: another process enters it from the stored record, once.
+    A lock on ``tournament_tables`` holds the owner's entering back until the kill."""
+    from sqlalchemy import create_engine, text
+
+    from guandan.server.db import normalize_url
+
+    with cluster(2, bot_delay_s=0.0) as (db, nodes):
+        c = _client(nodes[0].url, "orga_enter")
+        engine = create_engine(normalize_url(db))
+        locker = engine.connect()
+        try:
+            tid = _bot_event(c, "Ent", 2, time_limit=0)
+            room = _get(c, tid)["online_tables"][0]["room"]
+            tx = locker.begin()  # reads go on; the owner's writes of the table's row wait
+            locker.execute(text("LOCK TABLE tournament_tables IN SHARE MODE"))
+            end = time.monotonic() + 240
+            status = None
+            while time.monotonic() < end and status != "finished":
+                status = locker.execute(text("SELECT status FROM rooms WHERE id = :r"), {"r": room}).scalar()
+                time.sleep(0.2)
+            assert status == "finished"  # the game is stored; its result is not entered yet
+            time.sleep(0.5)
+            owner = next(n for n in nodes if any(f"room {room}: owned by {n.name}" in line for line in n.lines))
+            survivor = next(n for n in nodes if n is not owner)
+            owner.kill()
+            tx.rollback()
+        finally:
+            locker.close()
+            engine.dispose()
+        c2 = _client(survivor.url, "orga_enter")
+        d = _wait_round(c2, tid, 60)
+        x = d["online_tables"][0]
+        assert x["state"] == "entered" and x["game_id"] is not None
+        assert any(f"room {room}: the finished game's result, not entered by its owner: entered" in line
+                   for line in survivor.lines)
+        m = d["rounds_list"][0]["matches"][0]
+        la, lb = _final_levels(_record(db, x["game_id"]))
+        assert (m["result"]["level_a"], m["result"]["level_b"]) == (la, lb)
+        log = c2.get(f"/api/tournaments/{tid}/log").json()["log"]
+        assert sum(1 for e in log if e["operation"] == "result") == 1
