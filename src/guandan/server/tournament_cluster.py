@@ -24,7 +24,9 @@ process (the application picks it when ``settings.redis_url`` is set). What it c
 * **A finished game whose result is not in** (its owner was killed between storing the game and
   entering it; a finished room is not swept like a playing one): every process looks every
   :data:`FINISH_S` seconds for rows still ``playing`` whose room is finished and nobody owns, and
-  enters the result from the stored record (the same version check makes this safe to race).
+  enters the result from the stored record once it saw the room so on two looks in a row (a live
+  owner enters within milliseconds of releasing the lease, with the timeouts it counted last); the
+  same version check makes this safe to race.
 
 Not moved across processes: ``set_deadline``, ``release`` (a result typed by the organiser) and
 ``refresh_decision`` act on the tables this process owns; at another process's table the typed
@@ -81,6 +83,8 @@ class ClusterRounds(OnlineRounds):
         self._finisher: asyncio.Task[None] | None = None
         #: results entered by this process's look for finished games (monitoring and tests)
         self.recovered = 0
+        #: finished rooms with a ``playing`` row and no owner at the last look
+        self._suspects: set[str] = set()
 
     # -- a round starts ------------------------------------------------------------------------
     async def start_rooms(self, room_ids: list[str]) -> None:
@@ -164,16 +168,20 @@ class ClusterRounds(OnlineRounds):
 
     async def finish_orphans(self) -> int:
         """Enter the result of every finished game whose row is still ``playing`` and whose room no
-        process owns. Returns how many this call entered."""
+        process owned at this look and the one before. Returns how many this call entered."""
         rooms = [r for r, status in await self.manager.run_db(self._playing_rooms) if status == FINISHED]
         rooms = [r for r in rooms if r not in self.node.owned]
         if not rooms:
+            self._suspects = set()
             return 0
         held = await self.node.r.mget([self.node.keys.lease(r) for r in rooms])
+        free = {r for r, lease in zip(rooms, held, strict=True) if lease is None}  # with a lease: its owner enters it
+        # only a room seen so on two looks in a row: a live owner releases the lease as the game is
+        # stored and enters the result a few milliseconds later, with the timeouts it counted last
+        ready, self._suspects = free & self._suspects, free
         n = 0
-        for room_id, lease in zip(rooms, held, strict=True):
-            if lease is not None:
-                continue  # its owner enters it
+        for room_id in sorted(ready):
+            self._suspects.discard(room_id)
             table = await self.manager.load_table(room_id)
             if table is None or table.game is None or not table.game.over:
                 continue
