@@ -5,7 +5,7 @@ Starts ``--nodes`` ``guandan serve --redis`` processes on a fresh PostgreSQL dat
 ``GUANDAN_TEST_REDIS_URL``, ports from ``GUANDAN_TEST_PORT_BASE``), enters ``2 * --tables`` bot pairs
 in a one-round online Swiss, pairs the round on the first process and waits until every table's
 result is in the tournament. ``--kill-after S`` kills (``kill -9``) the process owning the most
-tables S seconds into the round and starts a fresh one in its place.
+playing tables S seconds into the round and starts a fresh one in its place.
 
 Usage::
 
@@ -88,8 +88,10 @@ def main(argv: list[str] | None = None) -> int:
                     rooms = [x["room"] for x in c.get(f"/api/tournaments/{tid}").json()["online_tables"]
                              if x["state"] == "playing"]
                     held = [lease_holder(room) for room in rooms]
-                    victim = max((n for n in nodes[1:] or nodes), key=lambda n: held.count(n.name))
+                    victim = max((n for n in nodes if n.alive), key=lambda n: held.count(n.name))
                     victim.kill()
+                    if victim is nodes[0]:  # the organiser's requests go to a live process
+                        c.base_url = httpx.URL(nodes[1].url)
                     killed = {"node": victim.name, "at_s": round(time.monotonic() - t0, 1),
                               "tables_held": held.count(victim.name)}
                     nodes.append(Node(db, f"oc{tag}-{len(nodes)}", bot_delay_s=args.bot_delay).start())
