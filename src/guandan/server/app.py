@@ -118,7 +118,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.reviews = reviews
     app.include_router(api_ladder.router)
     app.include_router(make_reviews_router(reviews))
-    app.state.online_rounds = OnlineRounds(session_factory, manager)
+    if manager.cluster is not None:  # each table's owner runs its match clock and enters its result
+        from .tournament_cluster import ClusterRounds
+
+        app.state.online_rounds = ClusterRounds(session_factory, manager)
+    else:
+        app.state.online_rounds = OnlineRounds(session_factory, manager)
     app.include_router(make_tournaments_router())
     app.include_router(make_claims_router())  # players' results with the table's code (issue 21)
     app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings, bot_limits))

@@ -488,10 +488,17 @@ class OnlineRounds:
                 log.exception("online rounds: checking arrivals failed")
             await asyncio.sleep(WATCH_S)
 
+    async def _connections(self, room_ids: list[str]) -> dict[str, list[bool]]:
+        """Per room, per seat: whether the seated person has an open connection (this process's tables)."""
+        return {room_id: self.manager.connected(room_id) for room_id in room_ids}
+
     async def _look(self) -> None:
         now = self.clock()
+        conns = await self._connections(list(self.live))
         for room_id, live in list(self.live.items()):
-            conn = self.manager.connected(room_id)
+            conn = conns.get(room_id)
+            if conn is None:
+                continue
             for i, side in enumerate("ab"):
                 if live.arrived[i] is None and (live.bot_sides[i] or conn[i] or conn[i + 2]):
                     live.arrived[i] = now

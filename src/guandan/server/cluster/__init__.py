@@ -32,7 +32,11 @@ Failover:
     with the retryable error ``owner_unavailable`` (docs/table-contract.md section 14); an action is
     applied at most once (the owner answers only after storing it). A graceful shutdown (SIGTERM)
     finishes the action in progress, stores it, releases the leases and announces the free rooms
-    (``gd:ctl``), so another process takes them at once.
+    (``gd:ctl``), so another process takes them at once. A taken table whose replayed game is over
+    but whose room is still ``playing`` (the owner died between storing the last line and the
+    game's end) is finished by the new owner. Services whose work moves with a table register
+    ``ClusterNode.on_take`` / ``on_drop`` hooks (online tournament rounds:
+    :mod:`guandan.server.tournament_cluster`).
 
 Modules, one concern each: :mod:`~.keys` (Redis key names, scripts, URLs), :mod:`~.leases`
 (ownership leases and fencing of the store's writes), :mod:`~.proxy` (the connections' side: a

@@ -12,6 +12,7 @@ import random
 import secrets
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..table.flow import Table
@@ -85,6 +86,12 @@ class ClusterNode(Routing):
         self._outage_logged = -1e9
         #: rooms a takeover is already timed for (their lease expires within a sweep period)
         self._timed_takes: set[str] = set()
+        #: hooks of the services whose work moves with a table (online tournament rounds:
+        #: :mod:`guandan.server.tournament_cluster`): ``await on_take(table)`` once this process
+        #: owns a table (before the connections are served), ``on_drop(room)`` when it stops owning
+        #: it (released, lease lost); neither may raise
+        self.on_take: list[Callable[[Table], Awaitable[None]]] = []
+        self.on_drop: list[Callable[[str], None]] = []
 
     # -- life cycle ------------------------------------------------------------------------------
     async def start(self) -> None:
@@ -154,6 +161,7 @@ class ClusterNode(Routing):
         for room in rooms:
             token = self.owned.pop(room, None)
             self.manager.tables.pop(room, None)
+            self._dropped(room)
             if token is not None:
                 try:
                     await self._release_script(keys=[self.keys.lease(room)], args=[token])
@@ -322,6 +330,15 @@ class ClusterNode(Routing):
                 await self._restore_snapshot(table)
             await self.pubsub.subscribe(self.keys.inbox(room))
             self.takeovers += 1
+            for hook in self.on_take:
+                await self._guarded(hook(table))
+            if table.game is not None and table.game.over and table.info.status == PLAYING:
+                # the previous owner stored the game's last line and died before storing its end
+                # (the games row, the room finished): store it now, as the game's end would have
+                log.info("room %s: the game is over but was not finished; finishing it", room,
+                         extra={"room": room, "node": self.node})
+                async with table.lock:
+                    table._game_over([])
             log.info("room %s: owned by %s (status %s, %d events, %.0f ms)", room, self.node, table.info.status,
                      0 if table.game is None else len(table.game.events), (time.monotonic() - t0) * 1000,
                      extra={"room": room, "node": self.node})
@@ -425,8 +442,27 @@ class ClusterNode(Routing):
         token = self.owned.pop(room, None)
         self.manager.writer.forget(room)
         await self.pubsub.unsubscribe(self.keys.inbox(room))
+        self._dropped(room)
         if token is not None:
             await self._release_script(keys=[self.keys.lease(room)], args=[token])
+
+    def _dropped(self, room: str) -> None:
+        for hook in self.on_drop:
+            try:
+                hook(room)
+            except Exception:  # noqa: BLE001 - a hook never stops the handover
+                log.exception("room %s: a drop hook failed", room, extra={"room": room, "node": self.node})
+
+    async def offer(self, rooms: list[str]) -> None:
+        """Announce ``rooms`` (playing rooms nobody owns yet) as free on ``gd:ctl``: every live process,
+        this one included, tries to take each (``SET NX``: one wins), so new tables spread over the
+        cluster. A room nobody takes is taken by a sweep within ``lease_s / 3`` seconds."""
+        if not rooms:
+            return
+        pipe = self.r.pipeline(transaction=False)
+        for room in rooms:
+            pipe.publish(self.keys.ctl, json.dumps({"k": "free", "room": room}))
+        await pipe.execute()
 
     def demote(self, room: str, why: str) -> None:
         """The lease is lost (a stall): stop the table here at once; the new owner has it."""
@@ -442,6 +478,7 @@ class ClusterNode(Routing):
                     c.closed = True
         if self.pubsub is not None:
             asyncio.get_running_loop().create_task(self.pubsub.unsubscribe(self.keys.inbox(room)))
+        self._dropped(room)
         log.warning("room %s: lease lost (%s); the table is dropped here", room, why,
                     extra={"room": room, "node": self.node})
 
