@@ -1,0 +1,76 @@
+"""Defects found by a newcomer's walk through the web UI (branch ``walk``), each pinned by a browser test
+against a live server, in Chinese and English:
+
+* the admin log showed the command line's default reason in English inside the Chinese page
+  ("set from the command line"): ``guandan admin grant`` without ``--why`` now logs no reason and the page
+  says it in the reader's language;
+* the bomb animation (``.fx-host``, above the table) was drawn over the leave-game confirmation: it is
+  hidden while a confirmation dialog is open.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("uvicorn")
+pytest.importorskip("fastapi")
+
+from browser_helpers import WAIT_MS, PageGuard, tid
+
+PASSWORD = "walk-secret-1"
+CLI_WHY = {"zh": "在命令行设置", "en": "set from the command line"}
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory, browser: Any) -> Iterator[Any]:
+    from browser_helpers import LiveServer
+
+    srv = LiveServer(tmp_path_factory.mktemp("walk") / "guandan.db", bot_delay_s=0.05)
+    try:
+        yield srv
+    finally:
+        srv.stop()
+
+
+@pytest.fixture
+def open_page(browser: Any, server: Any) -> Iterator[Callable[..., Any]]:
+    """``open_page(locale, name)``: a new context signed in as a new account ``name`` (registered through
+    the API), with one page; fails the test on page errors or console errors."""
+    contexts: list[Any] = []
+    guards: list[PageGuard] = []
+
+    def make(locale: str, name: str) -> Any:
+        ctx = browser.new_context(base_url=server.base, locale=locale, viewport={"width": 1366, "height": 768})
+        ctx.set_default_timeout(WAIT_MS)
+        contexts.append(ctx)
+        r = ctx.request.post("/api/register", data={"name": name, "password": PASSWORD})
+        assert r.status == 200, r.text()
+        page = ctx.new_page()
+        guards.append(PageGuard(page, name))
+        return page
+
+    yield make
+    problems = [p for g in guards for p in g.problems()]
+    for ctx in contexts:
+        ctx.close()
+    assert not problems, "\n".join(problems)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_admin_log_cli_grant_reason_in_page_language(open_page: Callable[..., Any], server: Any, lang: str) -> None:
+    from guandan.server import moderation_store
+    from guandan.server.models import utcnow
+
+    name = f"walkadm_{lang}"
+    page = open_page("zh-CN" if lang == "zh" else "en-US", name)
+    with server.app.state.session_factory() as db:
+        moderation_store.set_admin(db, name, True, utcnow())  # as `guandan admin grant NAME` without --why
+        db.commit()
+    page.goto("/admin")
+    row = page.locator('[data-testid=admin-log-row][data-action="grant_admin"]', has_text=name)
+    row.wait_for()
+    why = row.locator("td").last.inner_text().strip()
+    assert why == CLI_WHY[lang]
