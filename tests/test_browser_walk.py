@@ -74,3 +74,25 @@ def test_admin_log_cli_grant_reason_in_page_language(open_page: Callable[..., An
     row.wait_for()
     why = row.locator("td").last.inner_text().strip()
     assert why == CLI_WHY[lang]
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_bomb_animation_not_over_the_leave_confirmation(open_page: Callable[..., Any], server: Any, lang: str) -> None:
+    page = open_page("zh-CN" if lang == "zh" else "en-US", f"walkleave_{lang}")
+    r = page.request.post("/api/rooms", data={"preset": "official", "name": f"walk leave {lang}"})
+    assert r.ok, r.text()
+    rid = r.json()["room"]["id"]
+    assert page.request.post(f"/api/rooms/{rid}/bots", data={"bot": "heuristic"}).ok
+    assert page.request.post(f"/api/rooms/{rid}/start", data={}).ok
+    page.goto(f"/room/{rid}")
+    tid(page, "hand").wait_for()
+    fx_display = "() => getComputedStyle(document.querySelector('.fx-host')).display"
+    assert page.evaluate(fx_display) == "block"  # shown while no dialog is open
+    tid(page, "menu-btn").click()
+    tid(page, "leave-game-btn").click()
+    tid(page, "leave-confirm").wait_for()
+    assert page.evaluate(fx_display) == "none"
+    tid(page, "leave-confirm-no").click()
+    tid(page, "leave-confirm").wait_for(state="detached")
+    tid(page, "room-drawer").wait_for()  # the drawer stays open: a drawer is not a dialog over the table
+    assert page.evaluate(fx_display) == "block"
