@@ -96,3 +96,20 @@ def test_bomb_animation_not_over_the_leave_confirmation(open_page: Callable[...,
     tid(page, "leave-confirm").wait_for(state="detached")
     tid(page, "room-drawer").wait_for()  # the drawer stays open: a drawer is not a dialog over the table
     assert page.evaluate(fx_display) == "block"
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_matched_room_name_in_page_language(open_page: Callable[..., Any], server: Any, lang: str) -> None:
+    from guandan.server.api_matchmaking import MATCH_ROOM_NAME
+
+    page = open_page("zh-CN" if lang == "zh" else "en-US", f"walkmm_{lang}")
+    r = page.request.post("/api/rooms", data={"preset": "official", "name": MATCH_ROOM_NAME})  # the name a match gets
+    assert r.ok, r.text()
+    rid = r.json()["room"]["id"]
+    expected = "匹配对局" if lang == "zh" else "Matched game"
+    page.goto("/")
+    item = page.locator(".room-name", has_text=expected)
+    item.first.wait_for()
+    assert MATCH_ROOM_NAME not in page.locator("body").inner_text()
+    page.goto(f"/room/{rid}")
+    tid(page, "room-title").filter(has_text=expected).wait_for()
