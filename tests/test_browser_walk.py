@@ -113,3 +113,29 @@ def test_matched_room_name_in_page_language(open_page: Callable[..., Any], serve
     assert MATCH_ROOM_NAME not in page.locator("body").inner_text()
     page.goto(f"/room/{rid}")
     tid(page, "room-title").filter(has_text=expected).wait_for()
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (390, 844), (844, 390)])
+def test_admin_nav_link_lines_up_with_the_others(open_page: Callable[..., Any], server: Any, size: tuple[int, int]) -> None:
+    from guandan.server import moderation_store
+    from guandan.server.models import utcnow
+
+    name = f"walknav_{size[0]}"
+    page = open_page("en-US", name)
+    with server.app.state.session_factory() as db:
+        moderation_store.set_admin(db, name, True, utcnow())
+        db.commit()
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto("/admin")
+    tid(page, "nav-admin").wait_for()
+    boxes = page.locator(".nav .nav-link").evaluate_all(
+        "els => els.map(e => { const r = e.getBoundingClientRect(); return [e.textContent, Math.round(r.top), Math.round(r.height)]; })")
+    first = boxes[0]
+    admin = [b for b in boxes if b[0] == "Admin"]
+    assert len(admin) == 1, boxes
+    # the same box as the other links, on their rows' grid (it was 6 px higher than its row: an inline
+    # link's padding inside a span); a narrow header wraps the links onto rows of one pitch
+    tops = sorted({b[1] for b in boxes if b[0] != "Admin"})
+    pitch = tops[1] - tops[0] if len(tops) > 1 else first[2] + 4
+    assert admin[0][2] == first[2], boxes
+    assert admin[0][1] in tops or admin[0][1] == tops[-1] + pitch, boxes
