@@ -139,3 +139,23 @@ def test_admin_nav_link_lines_up_with_the_others(open_page: Callable[..., Any], 
     pitch = tops[1] - tops[0] if len(tops) > 1 else first[2] + 4
     assert admin[0][2] == first[2], boxes
     assert admin[0][1] in tops or admin[0][1] == tops[-1] + pitch, boxes
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_friend_at_a_matched_table_named_in_page_language(open_page: Callable[..., Any], server: Any, lang: str) -> None:
+    from guandan.server.api_matchmaking import MATCH_ROOM_NAME
+
+    locale = "zh-CN" if lang == "zh" else "en-US"
+    a_name, b_name = f"walkfa_{lang}", f"walkfb_{lang}"
+    a, b = open_page(locale, a_name), open_page(locale, b_name)
+    for me, other in ((a, b_name), (b, a_name)):  # both ask: friends at once
+        r = me.request.post("/api/friends/requests", data={"name": other})
+        assert r.ok, r.text()
+    r = a.request.post("/api/rooms", data={"preset": "official", "name": MATCH_ROOM_NAME})
+    assert r.ok, r.text()
+    a.goto(f"/room/{r.json()['room']['id']}")  # a is online, waiting at the table
+    tid(a, "room-title").wait_for()
+    b.goto("/")
+    at = b.locator(f'[data-testid=friend-item][data-name="{a_name}"] [data-testid=friend-table]')
+    at.wait_for()
+    assert at.inner_text() == ("在 匹配对局 等人" if lang == "zh" else "Waiting at Matched game")
