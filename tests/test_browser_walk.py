@@ -159,3 +159,34 @@ def test_friend_at_a_matched_table_named_in_page_language(open_page: Callable[..
     at = b.locator(f'[data-testid=friend-item][data-name="{a_name}"] [data-testid=friend-table]')
     at.wait_for()
     assert at.inner_text() == ("在 匹配对局 等人" if lang == "zh" else "Waiting at Matched game")
+
+
+@pytest.mark.parametrize("size", [(844, 390), (390, 844), (1366, 768)])
+def test_admin_report_row_fits_without_sideways_scroll(open_page: Callable[..., Any], server: Any,
+                                                         size: tuple[int, int]) -> None:
+    from guandan.server import moderation_store
+    from guandan.server.models import utcnow
+
+    a_name, b_name, adm_name = (f"walk_{k}_{size[0]}" for k in ("player", "reporter", "admin"))
+    a, b = open_page("en-US", a_name), open_page("en-US", b_name)
+    r = a.request.post("/api/rooms", data={"preset": "official", "name": f"walk report {size[0]}"})
+    assert r.ok, r.text()
+    rid = r.json()["room"]["id"]
+    assert b.request.post(f"/api/rooms/{rid}/seat", data={"seat": 2}).ok
+    r = b.request.post("/api/reports", data={"name": a_name, "reason": "stalling", "room_id": rid})
+    assert r.ok, r.text()
+    adm = open_page("en-US", adm_name)
+    with server.app.state.session_factory() as db:
+        moderation_store.set_admin(db, adm_name, True, utcnow())
+        db.commit()
+    adm.set_viewport_size({"width": size[0], "height": size[1]})
+    adm.goto("/admin")
+    row = adm.locator(f'[data-testid=admin-report][data-target="{a_name}"]')
+    row.wait_for()
+    # every report table fits its box: nothing of the row (the reason field, Apply) is out of sight
+    widths = adm.locator(".admin-scroll").evaluate_all("els => els.map(e => [e.scrollWidth, e.clientWidth])")
+    assert widths and all(sw <= cw for sw, cw in widths), widths
+    why = row.locator("[data-testid=admin-why]").bounding_box()
+    apply_btn = row.locator("[data-testid=admin-apply]").bounding_box()
+    assert why is not None and apply_btn is not None
+    assert why["x"] + why["width"] <= size[0] and apply_btn["x"] + apply_btn["width"] <= size[0]
