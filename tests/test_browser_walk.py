@@ -190,3 +190,25 @@ def test_admin_report_row_fits_without_sideways_scroll(open_page: Callable[..., 
     apply_btn = row.locator("[data-testid=admin-apply]").bounding_box()
     assert why is not None and apply_btn is not None
     assert why["x"] + why["width"] <= size[0] and apply_btn["x"] + apply_btn["width"] <= size[0]
+
+
+def test_turned_card_text_spaces_the_leader_name(open_page: Callable[..., Any], server: Any) -> None:
+    """R51's turned card at a game's first deal, in Chinese: a player's name is set off by spaces as in
+    every other sentence of the table ("{name} 先出。"); it ran into the Chinese words ("在机器人3手里")."""
+    import re
+
+    page = open_page("zh-CN", "walkturn_zh")
+    r = page.request.post("/api/rooms", data={"preset": "official", "name": "walk turned"})
+    assert r.ok, r.text()
+    rid = r.json()["room"]["id"]
+    server.set_seed(rid, 7)
+    assert page.request.post(f"/api/rooms/{rid}/bots", data={"bot": "heuristic"}).ok
+    assert page.request.post(f"/api/rooms/{rid}/start", data={}).ok
+    page.goto(f"/room/{rid}")
+    card = tid(page, "turned-card")
+    card.wait_for()
+    seat = int(card.get_attribute("data-seat") or "-1")
+    assert seat in (1, 2, 3), seat  # a bot's seat with this seed: the sentence names it
+    text = card.locator(".reveal-text").inner_text()
+    m = re.fullmatch(r"翻出 \S+ \S+，在 (\S+) 手里，由 (\S+) 先出。", text)
+    assert m is not None and m.group(1) == m.group(2) and m.group(1).startswith("机器人"), text
