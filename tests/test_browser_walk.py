@@ -5,7 +5,11 @@ against a live server, in Chinese and English:
   ("set from the command line"): ``guandan admin grant`` without ``--why`` now logs no reason and the page
   says it in the reader's language;
 * the bomb animation (``.fx-host``, above the table) was drawn over the leave-game confirmation: it is
-  hidden while a confirmation dialog is open.
+  hidden while a confirmation dialog is open;
+* a matched room's stored name "匹配 Match" showed both languages (lobby, room, friends panel);
+* the header's Admin link sat 6 px above the other links;
+* at 844x390 the admin page's report table ran past its card (reason field and Apply out of sight);
+* the turned card's Chinese sentence (R51) ran the leader's name into the words around it.
 """
 
 from __future__ import annotations
