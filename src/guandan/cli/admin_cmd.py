@@ -60,7 +60,7 @@ def _set(name: str, on: bool, db: str | None, why: str) -> None:
 @admin_app.command("grant")
 def grant(name: str = typer.Argument(..., help="The account's name (as registered; case ignored)."),
           db: str = typer.Option(None, "--db", help=DB_HELP),
-          why: str = typer.Option("", "--why", help="Logged with the change (default: set from the command line).")) -> None:
+          why: str = typer.Option("", "--why", help="Logged with the change (default: none; the admin page then says \"set from the command line\").")) -> None:
     """Make the account NAME an admin: it sees reports and can mute phrases or suspend accounts."""
     _set(name, True, db, why)
 

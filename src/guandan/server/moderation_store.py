@@ -90,7 +90,7 @@ def set_admin(db: Session, name: str, on: bool, now: datetime, why: str = "") ->
     if row is None or row.is_admin == on:
         return user, False
     row.is_admin = on
-    _log(db, None, "grant_admin" if on else "revoke_admin", user, why or "set from the command line", now)
+    _log(db, None, "grant_admin" if on else "revoke_admin", user, why, now)  # no why: the page says "set from the command line" in the reader's language
     return user, True
 
 

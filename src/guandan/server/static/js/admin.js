@@ -104,7 +104,7 @@ export function mountAdmin(el, _params, ctx) {
     const what = [actionName(e.action), e.target, e.until ? t("adm_until", { until: fmtDate(e.until) }) : null,
       e.report_id ? t("adm_report_no", { id: e.report_id }) : null].filter(Boolean).join(" · ");
     return h("tr", { testid: "admin-log-row", dataset: { action: e.action } }, h("td", {}, fmtDate(e.at)), h("td", { "data-label": t("adm_col_admin") }, e.cli ? t("adm_cli") : e.admin),
-      h("td", {}, what), h("td", { "data-label": t("adm_col_why") }, e.why));
+      h("td", {}, what), h("td", { "data-label": t("adm_col_why") }, e.why || (e.cli ? t("adm_cli_why") : "")));
   }
 
   function render() {

@@ -135,11 +135,12 @@ export function getConfig() {
 
 /**
  * The name of a room to show: the name its owner gave, or, for the names the server makes up when
- * none was given ("alice's table", "alice vs bots" for a quick game), the same words in the UI's
- * language ("alice 的牌桌", "alice 对战机器人"). room: {name?, id?}. Returns a string.
+ * none was given ("alice's table", "alice vs bots" for a quick game, "匹配 Match" for a matched
+ * room), the same words in the UI's language ("alice 的牌桌", "alice 对战机器人", "匹配对局" / "Matched game"). room: {name?, id?}. Returns a string.
  */
 export function roomTitle(room) {
   const name = String((room && (room.name || room.id)) || "");
+  if (name === "匹配 Match") return t("mm_room_name"); // a matched room (api_matchmaking.MATCH_ROOM_NAME), in the reader's language
   let m = name.match(/^(.+)'s table$/);
   if (m) return t("room_default_name", { name: m[1] });
   m = name.match(/^(.+) vs bots$/);

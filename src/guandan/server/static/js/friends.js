@@ -8,7 +8,7 @@
 // refreshed at once when it shows again). Guests see a line saying that friends need an account.
 
 import { h, link, replaceChildren, toast } from "./dom.js";
-import { get, post } from "./api.js";
+import { get, post, roomTitle } from "./api.js";
 import { getLang, t } from "./i18n.js";
 import { errText } from "./auth.js";
 
@@ -24,7 +24,7 @@ function profileLink(name, attrs = {}) {
 /** "online" / "offline" / "at table X" words of a friend from GET /api/friends. */
 export function presenceText(f) {
   if (!f.online) return t("fr_offline");
-  if (f.table) return t(f.table.status === "playing" ? "fr_at_table_playing" : "fr_at_table_waiting", { room: f.table.room_name || f.table.room_id });
+  if (f.table) return t(f.table.status === "playing" ? "fr_at_table_playing" : "fr_at_table_waiting", { room: roomTitle({ name: f.table.room_name, id: f.table.room_id }) });
   return t("fr_online");
 }
 
@@ -110,7 +110,7 @@ export function friendsPanel(ctx) {
         h(
           "div",
           { class: "friend-invite", testid: "friend-invite", dataset: { room: inv.room_id }, role: "status" },
-          h("span", { class: "friend-invite-text" }, t("fr_invited_you", { name: inv.from, room: inv.room_name || inv.room_id })),
+          h("span", { class: "friend-invite-text" }, t("fr_invited_you", { name: inv.from, room: roomTitle({ name: inv.room_name, id: inv.room_id }) })),
           h(
             "span",
             { class: "friend-actions" },

@@ -4,6 +4,7 @@
 
 export const MATCH_EN = {
   mm_title: "Find players",
+  mm_room_name: "Matched game",
   mm_text: "Play with people of about your rating; the range widens the longer you wait.",
   mm_partner: "Partner (a friend, optional)",
   mm_partner_placeholder: "Friend's name",
@@ -45,6 +46,7 @@ export const MATCH_EN = {
 
 export const MATCH_ZH = {
   mm_title: "匹配",
+  mm_room_name: "匹配对局",
   mm_text: "与水平相近的玩家对局；等待越久，匹配的积分范围越宽。",
   mm_partner: "搭档（好友，可不填）",
   mm_partner_placeholder: "好友名字",

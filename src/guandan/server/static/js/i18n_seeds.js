@@ -27,7 +27,7 @@ export const SEEDS_ZH = {
   sd_jokers_title: "抗贡！",
   sd_jokers_text: "{seats} 亮出两张大王，本局免贡。",
   sd_turned_title: "翻牌",
-  sd_turned_text: "翻出 {card}，在{name}手里，由{name}先出。",
+  sd_turned_text: "翻出 {card}，在 {name} 手里，由 {name} 先出。",
   sd_turned_you: "翻出 {card}，在你手里，由你先出。",
   sd_streak_bonus_one: "{name}已连续 {n} 局头游：{team}多升 1 级。",
   sd_streak_bonus_n: "{name}已连续 {n} 局头游：{team}多升 {k} 级。",
