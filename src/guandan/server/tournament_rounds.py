@@ -94,10 +94,16 @@ def check_accounts(db: Any, t: Tournament) -> None:
     """Raise :class:`OnlineError` unless every active entry of ``t`` can sit at an online table: a bot
     entry, or two players whose names are registered accounts (``not_an_account``), and no team
     tournament (``team_online``)."""
-    from .auth import find_user
-
     if t.team:
         raise OnlineError("team matches are not played online", "team_online")
+    check_players_are_accounts(db, t)
+
+
+def check_players_are_accounts(db: Any, t: Tournament) -> None:
+    """Raise :class:`OnlineError` (``not_an_account``) unless every player of every active entry that is
+    not a bot entry (a pair's two, a team's four) is a registered account: an online table seats accounts."""
+    from .auth import find_user
+
     for e in t.entries:
         if not e.active or e.bot:
             continue

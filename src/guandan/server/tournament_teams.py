@@ -69,17 +69,9 @@ def setup_of(t: Tournament, round_no: int, m: Any, boards: int = BOARDS) -> Matc
 def check_team_accounts(db: Any, t: Tournament) -> None:
     """Raise :class:`~guandan.server.tournament_rounds.OnlineError` (``not_an_account``) unless every
     active team entry's four players are registered accounts (or the entry is a bot team)."""
-    from .auth import find_user
-    from .tournament_rounds import OnlineError
+    from .tournament_rounds import check_players_are_accounts
 
-    for e in t.entries:
-        if not e.active or e.bot:
-            continue
-        for p in e.players:
-            u = find_user(db, p.account or p.name)
-            if u is None or u.is_guest:
-                raise OnlineError(f"{p.name} has no account: an online round seats accounts", "not_an_account",
-                                  name=p.name)
+    check_players_are_accounts(db, t)
 
 
 class TeamRounds:
