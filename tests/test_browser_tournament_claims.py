@@ -1,11 +1,11 @@
-"""Players' results with the table's code (issue 21) in Chromium on a live server (fresh SQLite file, no
+"""Players' results with their pair's code (issue 21) in Chromium on a live server (fresh SQLite file, no
 mocks), in zh-CN and en-US at 1366×768, 1920×1080, 390×844 and 844×390:
 
-* the directors' table cards show each table's pairs and its code (the codes the API gives the
-  directors), the page never scrolls sideways, and "print table cards" prints the cards alone;
+* the directors' table cards show each table's two pairs, each on its own tear-off half with its own
+  code (the codes the API gives the directors), the page never scrolls sideways, and "print table cards" prints the cards alone;
 * the organiser removes a co-director with the button beside the name;
 * a visitor without an account sees the result form, a wrong code is answered in the page's language,
-  and the right codes of both pairs make the result final (the table leaves the form, the pairing
+  the form asks no side (the code tells it), and the codes of both pairs make the result final (the table leaves the form, the pairing
   row shows it).
 
 Screenshots: ``test-artifacts/tournament-cards-*.png``, ``tournament-claim-*.png``.
@@ -53,7 +53,7 @@ def _event(server: Any, name: str) -> dict[str, Any]:
     assert r.status_code == 200, r.text
     codes = c.get(f"/api/tournaments/{tid}/rounds/1/codes").json()["tables"]
     c.close()
-    return {"id": tid, "codes": {x["table"]: x["code"] for x in codes}, "tables": codes}
+    return {"id": tid, "codes": {x["table"]: x["codes"] for x in codes}, "tables": codes}
 
 
 @pytest.fixture(scope="module")
@@ -113,14 +113,23 @@ def test_table_cards_show_the_codes(open_page: Callable[..., Any], event: dict[s
     tid(page, "table-card-code").first.wait_for()
     cards = tid(page, "table-card")
     assert cards.count() == 3
-    shown = {int(cards.nth(i).get_attribute("data-table")): cards.nth(i).locator('[data-testid="table-card-code"]').inner_text()
-             for i in range(3)}
+    shown = {}
+    for i in range(3):
+        codes = cards.nth(i).locator('[data-testid="table-card-code"]')
+        assert codes.count() == 2
+        shown[int(cards.nth(i).get_attribute("data-table"))] = {
+            codes.nth(j).get_attribute("data-side"): codes.nth(j).inner_text() for j in range(2)}
     assert shown == event["codes"]
-    first = cards.nth(0).inner_text()
-    # the seeded round 1: seed 1 (张伟 / 李娜) v seed 4 (Cat / Dan) at table 1
-    assert "张伟" in first and "Cat" in first
-    assert ("第 1 轮 · 第 1 桌" if locale == "zh-CN" else "Round 1 · Table 1") in first
-    assert ("录分码" if locale == "zh-CN" else "Result code") in first
+    # the seeded round 1: seed 1 (张伟 / 李娜) v seed 4 (Cat / Dan) at table 1, each on its own half
+    halves = cards.nth(0).locator('[data-testid="table-card-half"]')
+    half_a, half_b = halves.nth(0).inner_text(), halves.nth(1).inner_text()
+    assert "张伟" in half_a and "Cat" not in half_a and event["codes"][1]["a"] in half_a
+    assert "Cat" in half_b and "张伟" not in half_b and event["codes"][1]["b"] in half_b
+    assert event["codes"][1]["a"] not in half_b
+    for half in (half_a, half_b):
+        assert ("第 1 轮 · 第 1 桌" if locale == "zh-CN" else "Round 1 · Table 1") in half
+        assert ("本组合录分码" if locale == "zh-CN" else "Result code of this pair") in half
+    assert ("沿此线剪开" if locale == "zh-CN" else "cut here") in cards.nth(0).inner_text()
     _no_sideways_scroll(page)
     lang = "zh" if locale == "zh-CN" else "en"
     ARTIFACTS.mkdir(exist_ok=True)
@@ -154,14 +163,15 @@ def test_public_form_refuses_a_wrong_code(open_page: Callable[..., Any], server:
     assert ("录入本桌成绩" if locale == "zh-CN" else "Enter your table's result") in text
     assert tid(page, "claim-table").locator("option").count() == 3
     tid(page, "claim-table").select_option("2")
-    sides = tid(page, "claim-side").locator("option").all_inner_texts()
-    assert "Alexandra Montgomery / Bartholomew Fitzgerald" in sides[0] and "陈静 / 杨磊" in sides[1]
-    wrong = "ZZZZZZ" if event["codes"][2] != "ZZZZZZ" else "YYYYYY"
+    assert tid(page, "claim-side").count() == 0  # the side is the code's
+    opts = tid(page, "claim-table").locator("option").all_inner_texts()
+    assert "Alexandra Montgomery / Bartholomew Fitzgerald" in opts[1] and "陈静 / 杨磊" in opts[1]
+    wrong = "ZZZZZZ" if "ZZZZZZ" not in event["codes"][2].values() else "YYYYYY"
     tid(page, "claim-code").fill(wrong)
     tid(page, "claim-level-a").select_option("12")
     tid(page, "claim-level-b").select_option("9")
     tid(page, "claim-btn").click()
-    want = "录分码与本桌不符" if locale == "zh-CN" else "That is not the code of this table"
+    want = "录分码与本桌不符" if locale == "zh-CN" else "That is not a code of this table"
     page.wait_for_function("(s) => document.querySelector('[data-testid=claim-status]').textContent.includes(s)",
                            arg=want)
     _no_sideways_scroll(page)
@@ -179,15 +189,16 @@ def test_both_pairs_claim_with_the_code(open_page: Callable[..., Any], server: A
     ev = _event(server, f"Claims {locale}")
     server.app.state.wrong_table_codes = None
     lang = "zh" if locale == "zh-CN" else "en"
-    msgs = {"zh": ("成绩已提交，等待对方组合或裁判确认。", "双方提交的成绩一致，成绩生效。"),
-            "en": ("Result sent. It waits for the other pair or the organiser.", "Both pairs sent the same result: it stands.")}
+    msgs = {"zh": ("成绩已提交，等待对方组合或裁判确认。 提交方：A 方（张伟 / 李娜）。",
+                   "双方提交的成绩一致，成绩生效。 提交方：B 方（Cat / Dan）。"),
+            "en": ("Result sent. It waits for the other pair or the organiser. Sent for Side A: 张伟 / 李娜.",
+                   "Both pairs sent the same result: it stands. Sent for Side B: Cat / Dan.")}
     for side, msg in zip(("a", "b"), msgs[lang], strict=True):
         page = open_page(f"claim {side} {locale}", locale, viewport)
         page.goto(f"/tournaments/{ev['id']}")
         tid(page, "claim-form").wait_for()
         tid(page, "claim-table").select_option("1")
-        tid(page, "claim-side").select_option(side)
-        tid(page, "claim-code").fill(ev["codes"][1].lower())  # typed in lower case: read as the card's
+        tid(page, "claim-code").fill(ev["codes"][1][side].lower())  # each pair its own code, in lower case
         tid(page, "claim-level-a").select_option("13")
         tid(page, "claim-level-b").select_option("9")
         tid(page, "claim-btn").click()

@@ -387,19 +387,20 @@ class TournamentTableRow(Base):
 
 
 class TournamentTableCodeRow(Base):
-    """The code of one physical table of a tournament round (issue 21 item 5, migration ``0016``): printed
-    on the table's card, it lets the players of that table enter their result without an account
-    (:mod:`guandan.server.tournament_claims`). ``pairing`` is the round's pairing stamp and the table's two
+    """The code of one pair at one physical table of a tournament round (issue 21 item 5, migrations
+    ``0016`` and ``0021``): printed on that pair's half of the table card, it lets that pair (``side``
+    ``"a"`` or ``"b"``) enter its result without an account (:mod:`guandan.server.tournament_claims`). ``pairing`` is the round's pairing stamp and the table's two
     entries when the code was made (``"<paired_at>|<a>-<b>"``): a round paired again gets new codes. Never
     shown to anyone but the directors."""
 
     __tablename__ = "tournament_table_codes"
-    __table_args__ = (Index("ux_tournament_table_codes_table", "tournament_id", "round", "table_no", unique=True),)
+    __table_args__ = (Index("ux_tournament_table_codes_side", "tournament_id", "round", "table_no", "side", unique=True),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), nullable=False)
     round: Mapped[int] = mapped_column(Integer, nullable=False)
     table_no: Mapped[int] = mapped_column(Integer, nullable=False)
+    side: Mapped[str] = mapped_column(String(1), nullable=False, server_default="a")
     code: Mapped[str] = mapped_column(String(16), nullable=False)
     pairing: Mapped[str] = mapped_column(String(64), nullable=False)
     created_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)

@@ -95,9 +95,10 @@
 //   tournament:  tournament-title, tournament-error, standings-table, standings-row (data-entry),
 //                standings-fp, prize-list, round-section (data-round), pairing-row (data-table,
 //                data-status), print-round-btn, print-btn, export-csv, export-json
-//   table codes: claim-form, claim-table, claim-side, claim-code, claim-level-a, claim-level-b,
+//   table codes: claim-form, claim-table, claim-code, claim-level-a, claim-level-b,
 //                claim-passed, claim-time, claim-btn, claim-status, table-cards-panel, table-cards,
-//                table-card (data-table), table-card-code, print-cards-btn, claim-confirm
+//                table-card (data-table), table-card-half (data-side), table-card-code (data-side),
+//                print-cards-btn, claim-confirm
 //   challenge:   challenge-page, challenge-head, challenge-title, challenge-error, challenge-sign-in,
 //                challenge-guest-note, challenge-me, challenge-boards, challenge-board (data-board,
 //                data-status: open | playing | played), challenge-board-status, challenge-board-result,

@@ -1,6 +1,7 @@
-// Results entered by the players of a physical table with the table's code (issue 21), on the tournament
-// page: the public form (no account needed) and, for the organiser and co-directors, the printable table
-// cards with the codes, each table's claims and a "confirm" for a single claim.
+// Results entered by the players of a physical table with their pair's code (issue 21), on the tournament
+// page: the public form (no account needed; the server takes the pair from the code) and, for the
+// organiser and co-directors, the printable table cards (one tear-off half per pair, with that pair's
+// code), each table's claims and a "confirm" for a single claim.
 // API: POST /api/tournaments/{id}/claims, GET /api/tournaments/{id}/rounds/{n}/codes,
 // POST /api/tournaments/{id}/results (tournament_claims.py, api_tournaments.py).
 
@@ -61,15 +62,6 @@ export function claimForm(d, opts) {
   if (!tables.length) return null;
   const tableSel = h("select", { testid: "claim-table" }, tables.map((m) =>
     h("option", { value: String(m.table) }, t("tour_table_line", { round: rnd.number, table: m.table, a: entryName(d, m.a), b: entryName(d, m.b) }))));
-  const side = h("select", { testid: "claim-side" });
-  const fillSides = () => {
-    const m = tables.find((x) => String(x.table) === tableSel.value) || tables[0];
-    replaceChildren(side,
-      h("option", { value: "a" }, `${t("tour_side_a")}: ${entryName(d, m.a)}`),
-      h("option", { value: "b" }, `${t("tour_side_b")}: ${entryName(d, m.b)}`));
-  };
-  tableSel.addEventListener("change", fillSides);
-  fillSides();
   const code = h("input", { type: "text", maxlength: "12", autocomplete: "off", autocapitalize: "characters", spellcheck: "false",
     inputmode: "text", testid: "claim-code", required: true, placeholder: "ABC123" });
   const la = levelSelect("claim-level-a");
@@ -81,11 +73,13 @@ export function claimForm(d, opts) {
   const status = h("p", { class: kept ? kept.cls : "hint", testid: "claim-status", role: "status" }, kept ? kept.text : "");
   const submit = async (ev) => {
     ev.preventDefault();
-    const body = { round: rnd.number, table: Number(tableSel.value), side: side.value, code: code.value,
+    const body = { round: rnd.number, table: Number(tableSel.value), code: code.value,
       level_a: Number(la.value), level_b: Number(lb.value), passed_a: passed.value || null, time_called: timeCalled.checked };
     try {
       const res = await post(`/api/tournaments/${d.id}/claims`, body);
-      const msg = t(`tour_claim_${res.status}`);
+      const m = tables.find((x) => x.table === res.table);
+      const as = m ? t("tour_claim_as", { side: t(`tour_side_${res.side}`), name: entryName(d, res.side === "a" ? m.a : m.b) }) : "";
+      const msg = `${t(`tour_claim_${res.status}`)} ${as}`.trim();
       status.textContent = msg;
       status.className = "hint";
       lastAnswer.set(d.id, { text: msg, cls: "hint" });
@@ -103,7 +97,6 @@ export function claimForm(d, opts) {
     h("p", { class: "hint" }, t("tour_claim_hint")),
     field(t("tour_col_table"), tableSel, "wide"),
     h("div", { class: "form-grid" },
-      field(t("tour_claim_side"), side),
       field(t("tour_claim_code"), code),
       field(t("tour_level_a"), la), field(t("tour_level_b"), lb), field(t("tour_passed_who"), passed)),
     h("label", { class: "check-row" }, timeCalled, h("span", {}, t("tour_time_called_check"))),
@@ -111,16 +104,25 @@ export function claimForm(d, opts) {
     status);
 }
 
-/** One printable table card: event, round and table, both pairs, the code, where to enter the result. */
+/** One pair's tear-off half of a table card: event, round and table, the pair, its own code, where to send. */
+function cardHalf(d, rnd, x, side, url) {
+  const id = side === "a" ? x.a : x.b;
+  return h("div", { class: "tc-half", testid: "table-card-half", dataset: { side } },
+    h("header", {}, h("span", { class: "tc-event" }, d.name), h("span", { class: "tc-where" }, t("tour_card_where", { round: rnd, table: x.table }))),
+    h("p", { class: "tc-pair" }, h("strong", {}, `${t(`tour_side_${side}`)}: `), entryName(d, id),
+      players(d, id) ? h("span", { class: "muted" }, ` (${players(d, id)})`) : null),
+    h("p", { class: "tc-code-line" }, h("span", {}, t("tour_card_code")),
+      h("code", { class: "tc-code", testid: "table-card-code", dataset: { side } }, x.codes[side])),
+    h("p", { class: "tc-how" }, t("tour_card_how", { url })));
+}
+
+/** One printable table card: two tear-off halves, one per pair, each with that pair's own code. */
 function tableCard(d, rnd, x) {
   const url = `${location.origin}/tournaments/${d.id}`;
   return h("article", { class: "table-card", testid: "table-card", dataset: { table: String(x.table) } },
-    h("header", {}, h("span", { class: "tc-event" }, d.name), h("span", { class: "tc-where" }, t("tour_card_where", { round: rnd, table: x.table }))),
-    h("div", { class: "tc-pairs" },
-      h("p", {}, h("strong", {}, `${t("tour_side_a")}: `), entryName(d, x.a), players(d, x.a) ? h("span", { class: "muted" }, ` (${players(d, x.a)})`) : null),
-      h("p", {}, h("strong", {}, `${t("tour_side_b")}: `), entryName(d, x.b), players(d, x.b) ? h("span", { class: "muted" }, ` (${players(d, x.b)})`) : null)),
-    h("p", { class: "tc-code-line" }, h("span", {}, t("tour_card_code")), h("code", { class: "tc-code", testid: "table-card-code" }, x.code)),
-    h("p", { class: "tc-how" }, t("tour_card_how", { url })),
+    cardHalf(d, rnd, x, "a", url),
+    h("p", { class: "tc-cut", "aria-hidden": "true" }, t("tour_card_cut")),
+    cardHalf(d, rnd, x, "b", url),
     h("div", { class: "tc-claims no-print" },
       h("span", { class: `badge t-${x.status}` }, t(`tmatch_${x.status}`)), " ",
       x.status === "claimed" || x.status === "disputed"
