@@ -278,3 +278,43 @@ def test_wrong_codes_window() -> None:
     g.check("5.6.7.8")  # another address is not blocked
     now[0] = 1060.5
     g.check("1.2.3.4")  # the first one left the window
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "postgresql"])
+def test_migration_0021_replaces_table_codes_by_pair_codes(backend: str, tmp_path: Any) -> None:
+    """Upgrading from 0020 deletes the table-wide codes of 0016 (made again per pair when read) and adds
+    ``side``, unique per (tournament, round, table, side)."""
+    from contextlib import ExitStack
+
+    from sqlalchemy import inspect, text
+    from sqlalchemy.exc import IntegrityError
+
+    from guandan.server import db as gdb
+
+    with ExitStack() as stack:
+        if backend == "sqlite":
+            url = f"sqlite:///{tmp_path / 'old.db'}"
+        else:
+            from test_server_storage import fresh_pg_database
+
+            url = stack.enter_context(fresh_pg_database())
+        gdb.migrate(url, "0020")
+        eng = gdb.make_engine(url)
+        stack.callback(eng.dispose)
+        now = "2026-12-05 08:00:00+00:00"
+        with eng.begin() as conn:
+            conn.execute(text("INSERT INTO tournaments (id, name, format, status, rounds_played, rounds_total, state,"
+                              " version, created_at, updated_at) VALUES (1, 'Old', 'swiss', 'running', 1, 3, '{}', 1,"
+                              " :now, :now)"), {"now": now})
+            conn.execute(text("INSERT INTO tournament_table_codes (tournament_id, round, table_no, code, pairing,"
+                              " created_at) VALUES (1, 1, 1, 'ABCDEF', 'x|1-4', :now)"), {"now": now})
+        gdb.migrate(url)
+        assert "side" in {c["name"] for c in inspect(eng).get_columns("tournament_table_codes")}
+        with eng.begin() as conn:
+            assert conn.execute(text("SELECT count(*) FROM tournament_table_codes")).scalar() == 0
+            row = "INSERT INTO tournament_table_codes (tournament_id, round, table_no, side, code, pairing, created_at)"
+            for side in ("a", "b"):
+                conn.execute(text(row + " VALUES (1, 1, 1, :s, :c, 'x|1-4', :now)"), {"s": side, "c": f"CODE{side.upper()}",
+                                                                                   "now": now})
+        with pytest.raises(IntegrityError), eng.begin() as conn:
+            conn.execute(text(row + " VALUES (1, 1, 1, 'a', 'OTHER', 'x|1-4', :now)"), {"now": now})
