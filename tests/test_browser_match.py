@@ -25,7 +25,7 @@ PASSWORD = "match-secret-1"
 
 #: The words shown (i18n_match.js), by language.
 WORDS = {
-    "zh": {"title": "匹配", "range": "积分范围 -3.0 – 3.0（你的积分 0.0）", "found": "匹配成功！准备好了吗？",
+    "zh": {"title": "匹配", "range": "等级分范围 -3.0 – 3.0（你的等级分 0.0）", "found": "匹配成功！准备好了吗？",
            "leave": "取消匹配", "ready": "准备"},
     "en": {"title": "Find players", "range": "Rating range -3.0 – 3.0 (yours 0.0)", "found": "Match found! Ready?",
            "leave": "Leave queue", "ready": "Ready"},
