@@ -26,9 +26,18 @@ def loadtest_command(
         True, "--replay-check/--no-replay-check", help="Download and replay every stored game of the run at the end."
     ),
     json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    round_: bool = typer.Option(
+        False, "--round",
+        help="Play the tables as one round of an online tournament instead: 2N accounts as N pairs of people "
+             "against N bot pairs, both people of every table scripted (the server must allow registrations: "
+             "the one started here does; the event stays on a server given with --url).",
+    ),
 ) -> None:
     """Play N tables through the real HTTP API and websockets; report actions/s, act->state
-    latency (p50/p99, ms), errors, and whether every stored game's record replays."""
+    latency (p50/p99, ms), errors, and whether every stored game's record replays.
+
+    With --round the N tables are one round of an online tournament (docs/tournaments.md), for
+    comparing its move latency with the plain run's."""
     import json
 
     from rich.console import Console
@@ -50,6 +59,11 @@ def loadtest_command(
     if not 0 <= spectators <= 8:
         err.print(error_text("--spectators must be between 0 and 8"))
         raise typer.Exit(2)
+    if round_ and spectators:
+        err.print(error_text("--round plays without spectators (a tournament table's spectators see it delayed)"))
+        raise typer.Exit(2)
+    if round_:
+        replay_check = False  # a round's games go on after D deals: no record is complete
     try:
         urls = split_urls(url) if url else None
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -60,8 +74,14 @@ def loadtest_command(
             def progress(done: int, total: int, actions: int) -> None:
                 bar.update(task, completed=done, actions=actions)
 
-            report = run_loadtest(tables, url=urls, deals=deals, timeout_s=timeout, seed=seed,
-                                  spectators=spectators, check_replay=replay_check, progress=progress)
+            if round_:
+                from guandan.server.loadtest_round import run_round_loadtest
+
+                report = run_round_loadtest(tables, url=urls, deals=deals, timeout_s=timeout, seed=seed,
+                                            progress=progress)
+            else:
+                report = run_loadtest(tables, url=urls, deals=deals, timeout_s=timeout, seed=seed,
+                                      spectators=spectators, check_replay=replay_check, progress=progress)
     except LoadTestError as e:
         err.print(error_text(e))
         raise typer.Exit(2) from None
@@ -69,7 +89,8 @@ def loadtest_command(
         print(json.dumps(report.to_json()))
     else:
         where = report.urls[0] if len(report.urls) == 1 else f"{len(report.urls)} servers"
-        t = Table(title=f"load test: {report.tables} tables x {report.deals} deal(s) at {where}")
+        kind = "online tournament round" if round_ else "load test"
+        t = Table(title=f"{kind}: {report.tables} tables x {report.deals} deal(s) at {where}")
         t.add_column("measure")
         t.add_column("value", justify="right")
         t.add_row("tables done", f"{report.tables_done}/{report.tables}" + (" (deadline hit)" if report.timed_out else ""))

@@ -140,8 +140,10 @@ def check_loopback(url: str) -> str:
 
 
 @contextmanager
-def spawn_server(bot_delay_s: float = 0.0, start_timeout_s: float = 60.0) -> Iterator[str]:
+def spawn_server(bot_delay_s: float = 0.0, start_timeout_s: float = 60.0,
+                 extra_args: Sequence[str] = ()) -> Iterator[str]:
     """Run ``guandan serve`` on a free loopback port with a fresh SQLite database; yield its URL.
+    ``extra_args``: more ``guandan serve`` options (the round load test lifts the registration limit).
 
     Raises:
         LoadTestError: the server did not print its URL within ``start_timeout_s`` seconds.
@@ -151,7 +153,7 @@ def spawn_server(bot_delay_s: float = 0.0, start_timeout_s: float = 60.0) -> Ite
     cmd = [
         sys.executable, "-c", "from guandan.cli import main; main()", "serve",
         "--host", "127.0.0.1", "--port", "0", "--db", db_url, "--bot-delay", str(bot_delay_s), "--log-level", "warning",
-        "--guests-per-hour", "0", "--max-ws-per-address", "0", "--bot-games-per-address", "0",
+        "--guests-per-hour", "0", "--max-ws-per-address", "0", "--bot-games-per-address", "0", *extra_args,
     ]
     # its own session: a Ctrl+C in the terminal stops the load test, which then stops the server
     # (and on Linux the scheduler shares the CPU between the server and the load generator as
@@ -393,7 +395,7 @@ async def _play(i: int, ws: Any, room_id: str, deals: int, shared: _Shared, rng:
                 shared.latencies.append((now - pending[0]) * 1000.0)
                 pending = None
             v = f["view"]
-            if pending is None and v["to_act"] == f["seat"] and v["legal_actions"]:
+            if pending is None and v.get("to_act") == f["seat"] and v.get("legal_actions"):
                 if not measured:  # the player waits until every game runs (its bots may play on)
                     try:
                         await asyncio.wait_for(shared.all_started.wait(), max(0.0, shared.deadline - time.monotonic()))
