@@ -197,3 +197,48 @@ def test_an_upgraded_server_replaces_the_worker_and_its_cache(browser: Any, tmp_
     finally:
         ctx.close()
         srv.stop()
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_app_installs_and_opens_from_its_start_url_at_a_phone_viewport(
+        browser: Any, server: LiveServer, tmp_path: Path, lang: str) -> None:
+    """Installed as a phone user would (issue 25 item 5), through Chromium itself: in a normal (not
+    private) profile the DevTools ``PWA.install`` of the manifest's app id succeeds, the app is known
+    to the browser afterwards (``PWA.getOsAppState``), and ``PWA.launch`` opens the manifest's
+    ``start_url`` (``/?source=app``), which shows the lobby in the player's language at 390x844 with
+    no sideways scrolling. Screenshot: ``test-artifacts/app-installed-{lang}-390x844.png``."""
+    from browser_helpers import LAUNCH_ARGS, find_chromium
+
+    ctx = browser.browser_type.launch_persistent_context(
+        str(tmp_path / "profile"), executable_path=find_chromium(), args=LAUNCH_ARGS, headless=True,
+        locale="zh-CN", viewport={"width": 390, "height": 844}, has_touch=True)
+    ctx.set_default_timeout(WAIT_MS)
+    try:
+        page = ctx.new_page()
+        page.goto(server.base + "/")
+        if lang == "en":
+            page.evaluate("() => localStorage.setItem('guandan.lang', 'en')")
+        _ready_worker(page)
+        page.reload()
+        cdp = ctx.new_cdp_session(page)
+        assert cdp.send("Page.getInstallabilityErrors")["installabilityErrors"] == []
+        app_id = cdp.send("Page.getAppId")["appId"]
+        assert app_id == server.base + "/"  # the manifest's "id": "/"
+        assert cdp.send("PWA.install", {"manifestId": app_id}) == {}
+        assert "badgeCount" in cdp.send("PWA.getOsAppState", {"manifestId": app_id})
+        before = set(ctx.pages)
+        cdp.send("PWA.launch", {"manifestId": app_id})
+        deadline = 50
+        while not (set(ctx.pages) - before) and deadline:
+            page.wait_for_timeout(100)
+            deadline -= 1
+        (app,) = set(ctx.pages) - before
+        assert app.url == server.base + "/?source=app"
+        app.get_by_test_id("lang-switch").wait_for()
+        assert app.evaluate("() => document.documentElement.lang") == ("zh-CN" if lang == "zh" else "en")
+        assert app.evaluate("() => document.documentElement.scrollWidth") <= 390
+        app.wait_for_timeout(300)
+        ARTIFACTS.mkdir(exist_ok=True)
+        app.screenshot(path=str(ARTIFACTS / f"app-installed-{lang}-390x844.png"))
+    finally:
+        ctx.close()
