@@ -33,17 +33,23 @@ export function noteReveal(store) {
   if (!anti && !turned) return;
   st.revealKey = key;
   const ms = anti ? JOKERS_MS : TURNED_MS;
+  // the time runs from when the overlay is first drawn (revealEl), not from when the state came:
+  // on a busy phone the drawing can come a good part of a second later
   st.reveal = anti
-    ? { kind: "jokers", seats: Array.isArray(anti.seats) ? anti.seats : [], until: Date.now() + ms }
-    : { kind: "turned", seat: turned.seat, card: turned.card, until: Date.now() + ms };
-  setTimeout(() => store.notify("table"), ms + 50);
+    ? { kind: "jokers", seats: Array.isArray(anti.seats) ? anti.seats : [], ms, until: null }
+    : { kind: "turned", seat: turned.seat, card: turned.card, ms, until: null };
 }
 
-/** The reveal overlay while it is up, else null. */
+/** The reveal overlay while it is up, else null; the first call that draws it starts its time. */
 export function revealEl(store) {
   const st = store.state;
   const r = st.reveal;
-  if (!r || Date.now() >= r.until || !st.view) return null;
+  if (!r || !st.view) return null;
+  if (r.until === null) {
+    r.until = Date.now() + r.ms;
+    setTimeout(() => store.notify("table"), r.ms + 50);
+  }
+  if (Date.now() >= r.until) return null;
   const nm = names(store);
   const level = st.view.level;
   if (r.kind === "jokers") {
