@@ -26,6 +26,7 @@ its listeners (the online team rounds of tournaments) when a match is over.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
@@ -46,7 +47,8 @@ START_GRACE_S = 20.0
 
 
 class TeamMatchService:
-    """Team matches on the event loop (single process).
+    """Team matches on the event loop (one process, or every process of a cluster: each one hears the
+    games its tables finish, and the match is settled under a Redis lock).
 
     Args:
         store: the :class:`TeamMatchStore`.
@@ -75,13 +77,11 @@ class TeamMatchService:
         match is finished (its listeners are told once, when it becomes so)."""
         lock = self._locks.setdefault(match_id, asyncio.Lock())
         async with lock:
-            was = await self.manager.run_db(self.store.get, match_id)
-            done = await self.manager.run_db(self.store.settle, match_id)
-            if not done:
-                for table in (1, 2):
-                    room = await self.manager.run_db(self.store.start_board, match_id, table)
-                    if room is not None:
-                        await self.manager.start_game(room, grace_s=self.grace_s)
+            was, done, rooms = await self.manager.run_db(self._settle_and_open, match_id)
+            # only the process that made a board room starts its game (the unique key of a board at
+            # a table lets one request make it); in a cluster the room's owner runs it
+            for room in rooms:
+                await self.manager.start_game(room, grace_s=self.grace_s)
         if done:
             self._locks.pop(match_id, None)
         if done and was is not None and was.status == "playing":
@@ -91,6 +91,23 @@ class TeamMatchService:
                 except Exception:  # noqa: BLE001 - one listener's failure never stops a match
                     log.exception("team match %s: a listener failed", match_id)
         return bool(done)
+
+    def _settle_and_open(self, match_id: int) -> tuple[MatchInfo | None, bool, list[str]]:
+        """In a worker thread: settle the match's finished boards and make each idle table's next board
+        room. In a cluster this runs under a Redis lock of the match, so that two processes whose
+        tables finish at once settle it one after the other. Returns ``(the match before, whether it
+        is finished, the rooms made)``."""
+        cluster = getattr(self.manager, "cluster", None)
+        with cluster.lock(f"teammatch:{match_id}") if cluster is not None else contextlib.nullcontext():
+            was = self.store.get(match_id)
+            done = self.store.settle(match_id)
+            rooms: list[str] = []
+            if not done:
+                for table in (1, 2):
+                    room = self.store.start_board(match_id, table)
+                    if room is not None:
+                        rooms.append(room)
+        return was, bool(done), rooms
 
     def _game_finished(self, table: Any) -> None:
         if getattr(table.info, "board", None) is None:

@@ -307,8 +307,8 @@ class TableManager:
         Args:
             room_id: the room.
             grace_s: seconds during which an absent person is not yet replaced by the bot (a
-                page still opening the room: the daily challenge starts a board before its page
-                connects); single process only.
+                page still opening the room: the daily challenge and team matches start a board
+                before its page connects); in a cluster the room's owner applies it.
         Returns:
             The live table.
         Raises:
@@ -316,7 +316,7 @@ class TableManager:
             TimeoutError: cluster mode: no process could own the room in time.
         """
         if self.cluster is not None:
-            await self.cluster.call(room_id, "start")
+            await self.cluster.call(room_id, "start", grace_s=grace_s)
             return self.tables.get(room_id)  # type: ignore[return-value]
         info = await self.run_db(self.store.load, room_id)
         if info is None:

@@ -198,6 +198,9 @@ class Routing:
             info = await self.manager.run_db(self.manager.store.load, room)
             if info is None:
                 raise IllegalAction("no_room", f"no room {room!r}")
+            grace = float(args.get("grace_s") or 0.0)
+            if grace > 0:  # a board started before its people's pages connect (manager.start_game)
+                table.restored_grace_until = max(table.restored_grace_until, time.monotonic() + grace)
             await table.begin(info)
             await self.manager.writer.wait(room)
             await self._drain_publisher(room)
