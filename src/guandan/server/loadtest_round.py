@@ -4,8 +4,8 @@ The plain load test (:mod:`guandan.server.loadtest`) plays N rooms of one script
 bots. This one plays the same number of tables as **one round of an online tournament**
 (docs/tournaments.md "Online rounds"), so that its move latency can be set beside the plain run's:
 
-1. An organiser account creates a one-round online Swiss event (untimed, no lateness rule) named
-   ``Load test <tag>``.
+1. An organiser account creates a one-round online Swiss event (a 600-minute match clock, no lateness
+   rule) named ``Load test <tag>``.
 2. ``2 * N`` accounts are registered (``POST /api/register``; the server must allow it: the one the
    command starts runs with ``--registrations-per-hour 0``), and entered as N pairs with seeds 1…N;
    N bot pairs (level ``normal``, the plain run's bots) are entered with seeds N+1…2N. The seeded
@@ -50,6 +50,12 @@ from .loadtest import (
 
 #: Level of the bot pairs (the plain load test's bots are ``normal`` too).
 BOT_LEVEL = "normal"
+#: The match clock of the event (minutes, R58). A timed table never lets the bot play an absent
+#: person's seat (no 托管 at timed tournament tables: docs/tournaments.md), so the games, which start
+#: when the round is paired, wait for the scripted players to connect instead of playing on without them.
+MATCH_MINUTES = 600
+#: Entries sent per ``POST /api/tournaments/{id}/entries`` (request bodies are limited to 16 KiB).
+ENTRIES_PER_REQUEST = 60
 
 
 async def _register(http: Any, name: str, password: str) -> str:
@@ -80,13 +86,12 @@ async def _set_up_round(url: str, tables: int, concurrency: int) -> tuple[list[t
     tag = secrets.token_hex(3)
     password = secrets.token_urlsafe(12)
     sem = asyncio.Semaphore(concurrency)
-    # the organiser's client keeps its own session cookie; the players register through another one
-    async with httpx.AsyncClient(base_url=url, timeout=120, verify=_tls()) as http, \
-            httpx.AsyncClient(base_url=url, timeout=120, verify=_tls()) as signup:
+    # the organiser's client keeps its own session cookie; each player registers through a new one
+    async with httpx.AsyncClient(base_url=url, timeout=120, verify=_tls()) as http:
         await _register(http, f"lt{tag}org", password)
         h: dict[str, str] = {}
         r = await http.post("/api/tournaments", headers=h, json={
-            "venue": "online", "name": f"Load test {tag}", "rounds": 1, "time_limit": 0})
+            "venue": "online", "name": f"Load test {tag}", "rounds": 1, "time_limit": MATCH_MINUTES})
         if not r.is_success:
             raise LoadTestError(f"creating the tournament failed: {r.text[:200]}")
         tid, version = r.json()["tournament"]["id"], r.json()["tournament"]["version"]
@@ -94,7 +99,9 @@ async def _set_up_round(url: str, tables: int, concurrency: int) -> tuple[list[t
         names = [f"lt{tag}p{i}{s}" for i in range(1, tables + 1) for s in "ab"]
 
         async def one(name: str) -> str:
-            async with sem:
+            # a client of its own: a session cookie left in a shared client by another registration
+            # would go with this one
+            async with sem, httpx.AsyncClient(base_url=url, timeout=120, verify=_tls()) as signup:
                 return await _register(signup, name, password)
 
         tokens = dict(zip(names, await asyncio.gather(*(one(n) for n in names)), strict=True))
@@ -102,9 +109,12 @@ async def _set_up_round(url: str, tables: int, concurrency: int) -> tuple[list[t
             {"name": f"P{i}", "players": [f"lt{tag}p{i}a", f"lt{tag}p{i}b"], "seed": i} for i in range(1, tables + 1)]
         entries += [{"name": f"B{i}", "players": [f"B{i}x", f"B{i}y"], "bot": BOT_LEVEL, "seed": tables + i}
                     for i in range(1, tables + 1)]
-        r = await http.post(f"/api/tournaments/{tid}/entries", headers=h, json={"version": version, "entries": entries})
-        if not r.is_success:
-            raise LoadTestError(f"entering the pairs failed: {r.text[:200]}")
+        for k in range(0, len(entries), ENTRIES_PER_REQUEST):  # request bodies are limited to 16 KiB
+            r = await http.post(f"/api/tournaments/{tid}/entries", headers=h,
+                                json={"version": version, "entries": entries[k:k + ENTRIES_PER_REQUEST]})
+            if not r.is_success:
+                raise LoadTestError(f"entering the pairs failed: {r.text[:200]}")
+            version = (await http.get(f"/api/tournaments/{tid}", headers=h)).json()["version"]
         d = (await http.get(f"/api/tournaments/{tid}", headers=h)).json()
         r = await http.post(f"/api/tournaments/{tid}/rounds", headers=h, json={"version": d["version"]})
         if not r.is_success:
@@ -255,4 +265,4 @@ def run_round_loadtest(tables: int, url: str | Sequence[str] | None = None, deal
         return asyncio.run(run_round_load(started, tables, deals, timeout_s, seed, progress=progress))
 
 
-__all__ = ["BOT_LEVEL", "run_round_load", "run_round_loadtest"]
+__all__ = ["BOT_LEVEL", "ENTRIES_PER_REQUEST", "MATCH_MINUTES", "run_round_load", "run_round_loadtest"]
