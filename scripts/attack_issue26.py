@@ -39,6 +39,9 @@ Usage::
 
     PYTHONPATH=src .venv/bin/python scripts/attack_issue26.py                # every item
     PYTHONPATH=src .venv/bin/python scripts/attack_issue26.py --items 1,6 --json out.json
+    PYTHONPATH=/other/src .venv/bin/python scripts/attack_issue26.py --items 4,5   # another version: before/after
+
+(Items 4 and 5 replace ``tests/login_flood_check.py``, which measured the same two attacks.)
 
 Prints one JSON object: ``{"item1": {...}, ..., "loadavg": {...}}`` (load average before and
 after each item). Exit status 0 whatever the figures say (they are for a person to judge); 2 when
