@@ -64,7 +64,10 @@ class Server:
         from guandan.server.app import create_app
         from guandan.server.settings import Settings
 
-        self.app = create_app(Settings(db_url=f"sqlite:///{db_path}", bot_delay_s=bot_delay_s))
+        # one address makes all eight tables: no cap on live games against bots (the server's
+        # default, 4 per address, refused the fifth; guandan loadtest lifts it the same way)
+        self.app = create_app(Settings(db_url=f"sqlite:///{db_path}", bot_delay_s=bot_delay_s,
+                                       bot_games_per_address=0))
         self.server = uvicorn.Server(uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on"))
         self.thread = threading.Thread(target=self.server.run, name="screenshots-server", daemon=True)
         self.thread.start()
