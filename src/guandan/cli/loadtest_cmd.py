@@ -23,7 +23,7 @@ def loadtest_command(
     timeout: float = typer.Option(300.0, "--timeout", help="Deadline of the whole run in seconds."),
     seed: int = typer.Option(0, "--seed", help="Seed of the scripted players' choices."),
     replay_check: bool = typer.Option(
-        True, "--replay-check/--no-replay-check", help="Download and replay every stored game of the run at the end."
+        True, "--replay-check/--no-replay-check", help="Download and replay every stored game of the run at the end (not with --round: a match goes on after its deals)."
     ),
     json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     round_: bool = typer.Option(
