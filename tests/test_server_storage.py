@@ -51,7 +51,7 @@ BACKENDS = ["sqlite", "postgresql"]
 TABLES = ["users", "sessions", "rooms", "room_seats", "games", "game_players", "game_events", "reviews",
           "tournaments", "tournament_directors", "tournament_audit", "tournament_tables", "tournament_table_codes",
           "challenges", "challenge_plays", "friend_links", "friend_invites",
-          "account_moderation", "reports", "moderation_log", "team_matches", "team_match_plays"]
+          "account_moderation", "reports", "moderation_log", "team_matches", "team_match_plays", "server_fence"]
 
 # The contract's columns (server_contract.md, "Database").
 CONTRACT_COLUMNS = {

@@ -203,12 +203,17 @@ def serve_command(
         configure(log_format, settings.node_name, log_level)
     # one server per database, held until this process exits; the processes of a cluster share
     # the lock (it still keeps a single server off their database); the migrations take a
-    # PostgreSQL advisory lock of their own while they run
+    # PostgreSQL advisory lock of their own while they run. Once migrated, the server bumps the
+    # database's fencing token before it restores any live room: a server whose lock lapsed
+    # cannot store a line after this one started (a single server checks it in each record write)
     lock = DatabaseLock(settings.db_url, shared=bool(settings.redis_url))
     try:
         lock.acquire()
         migrate(settings.db_url)
+        lock.claim()
         application = create_app(settings)
+        if not settings.redis_url:
+            application.state.manager.store.set_fence(lock.fence)
     except DatabaseInUse as e:
         err.print(error_text(e))
         raise typer.Exit(2) from None

@@ -57,9 +57,10 @@ class AppendBatcher:
                     fut.cancel()
                 raise
             except Exception as e:  # noqa: BLE001 - told to the rooms concerned
-                if len(batch) == 1:
-                    if not batch[0][3].done():
-                        batch[0][3].set_exception(e)
+                if len(batch) == 1 or getattr(e, "lock_lost", False):  # lock lost: no room may write
+                    for *_, fut in batch:
+                        if not fut.done():
+                            fut.set_exception(e)
                     continue
             for room_id, index, lines, fut in batch:  # one by one: only the faulty room fails
                 try:

@@ -17,6 +17,15 @@ migrates or restores anything, and holds it until it exits:
   live game). When the lock is lost the callback given to :meth:`~DatabaseLock.watch` runs once:
   ``guandan serve`` then stops its tables and exits with a one-line error.
 
+  A check every few seconds leaves a window: the lock can be lost just after a check, and a second
+  server can start and restore a live room before the first one learns of it. So the lock also
+  comes with a fencing token (``server_fence.epoch``, migration ``0022``): once migrated, each
+  server bumps it (:meth:`DatabaseLock.claim`) *before* it restores any live room, and a single
+  server's record writes run :meth:`DatabaseLock.fence` in their own transaction. ``fence`` reads
+  the token ``FOR SHARE``, so a bump waits for writes in flight, and a write that starts after the
+  bump sees the new token and is refused (:class:`DatabaseFenced`): every line the first server
+  stored is there when the second one restores the room, and nothing it writes later lands.
+
 A second server on the same database gets :class:`DatabaseInUse` (one line) and exits.
 
 Cluster mode (``guandan serve --redis``, PostgreSQL only) takes the same advisory lock *shared*
@@ -50,6 +59,14 @@ class DatabaseInUse(RuntimeError):
     """Another server holds the database (the message is one line for the person)."""
 
 
+class DatabaseFenced(RuntimeError):
+    """A write was refused: a newer server bumped the fencing token (this server lost the database
+    lock). The write changed nothing; the writer must store nothing more (:meth:`DatabaseLock.fence`)."""
+
+    #: the record writer halts (stores nothing more) instead of retrying
+    lock_lost = True
+
+
 class DatabaseLock:
     """The exclusive right of one server process to serve a database.
 
@@ -72,6 +89,11 @@ class DatabaseLock:
         self._watcher: threading.Thread | None = None
         #: why the lock was lost (``None`` while it is held or was never taken)
         self.lost: str | None = None
+        #: the fencing token this server set (:meth:`claim`); ``None``: no fence (SQLite, or not claimed)
+        self.epoch: int | None = None
+        self._on_lost: Callable[[str], None] | None = None
+        self._reported = False
+        self._report_lock = threading.Lock()
 
     def acquire(self) -> DatabaseLock:
         """Take the lock.
@@ -140,6 +162,60 @@ class DatabaseLock:
                 log.debug("cannot set %s on the lock connection", setting)
         self._conn = conn
 
+    def claim(self) -> int | None:
+        """Bump the fencing token ``server_fence.epoch`` (PostgreSQL; the database must be migrated
+        to ``0022``): writes of a server that claimed before are refused from now on. Call it once
+        the lock is held and before any live room is restored. It waits for a write in flight of
+        the previous server (its :meth:`fence` holds the row) to commit or roll back.
+
+        Returns:
+            The new token (also :attr:`epoch`), or ``None`` on SQLite and in-memory databases,
+            whose file locks cannot lapse while the process runs.
+        Raises:
+            RuntimeError: the lock is not held. sqlalchemy.exc.SQLAlchemyError: the database failed.
+        """
+        if self._engine is None:
+            return None
+        with self._conn_lock:
+            if self._conn is None:
+                raise RuntimeError("the database lock is not held")
+            self._conn.execute(text("INSERT INTO server_fence (id, epoch) VALUES (1, 0) ON CONFLICT (id) DO NOTHING"))
+            epoch = self._conn.execute(text(
+                "UPDATE server_fence SET epoch = epoch + 1, claimed_at = now() WHERE id = 1 RETURNING epoch")).scalar_one()
+        self.epoch = int(epoch)
+        return self.epoch
+
+    def fence(self, conn: Any) -> None:
+        """Refuse the write of the transaction ``conn`` is in unless this server's token is still
+        the newest (run it first in every record write of a single server; a cluster's processes
+        fence their writes with leases instead). The token row stays locked ``FOR SHARE`` until
+        that transaction ends, so a newer server's :meth:`claim` cannot pass a write in flight.
+
+        Args:
+            conn: the SQLAlchemy ``Connection`` of the write's transaction.
+        Raises:
+            DatabaseFenced: a newer server claimed the database (the lost-lock callback given to
+                :meth:`watch`, if any, has been called; the caller must roll back).
+        """
+        if self.epoch is None or self.shared:
+            return
+        now = conn.execute(text("SELECT epoch FROM server_fence WHERE id = 1 FOR SHARE")).scalar()
+        if now == self.epoch:
+            return
+        reason = f"another server claimed the database (fencing token {now}, this server's {self.epoch})"
+        self.lost = self.lost or reason
+        self._report(self.lost)
+        raise DatabaseFenced(f"write refused: {reason}")
+
+    def _report(self, reason: str) -> None:
+        """Call the :meth:`watch` callback once, whoever finds the loss first (watch or fence)."""
+        with self._report_lock:
+            if self._reported or self._on_lost is None:
+                return
+            self._reported = True
+            on_lost = self._on_lost
+        on_lost(reason)
+
     def held(self) -> bool:
         """Whether the lock is still held: SQLite and in-memory databases always (the lock is a
         descriptor of this process); PostgreSQL: the lock connection answers and
@@ -170,7 +246,8 @@ class DatabaseLock:
 
     def watch(self, on_lost: Callable[[str], None], interval_s: float = CHECK_INTERVAL_S) -> None:
         """Check the lock every ``interval_s`` seconds on a daemon thread (PostgreSQL only; a file
-        lock cannot be lost) and call ``on_lost(reason)`` once, from that thread, when it is lost.
+        lock cannot be lost) and call ``on_lost(reason)`` once, from that thread, when it is lost
+        (or from the thread of a write that :meth:`fence` refused, whichever comes first).
         The thread stops at :meth:`release`.
 
         Args:
@@ -183,13 +260,14 @@ class DatabaseLock:
             raise ValueError("interval_s must be positive")
         if self._conn is None or self._watcher is not None:
             return
+        self._on_lost = on_lost
 
         def run() -> None:
             while not self._stop.wait(interval_s):
                 if not self.held():
                     if self._stop.is_set():  # released meanwhile: not a loss
                         return
-                    on_lost(self.lost or "lost")
+                    self._report(self.lost or "lost")
                     return
 
         self._watcher = threading.Thread(target=run, name="guandan-dblock", daemon=True)
@@ -235,4 +313,4 @@ class DatabaseLock:
         self.release()
 
 
-__all__ = ["CHECK_INTERVAL_S", "PG_LOCK_KEY", "DatabaseInUse", "DatabaseLock"]
+__all__ = ["CHECK_INTERVAL_S", "PG_LOCK_KEY", "DatabaseFenced", "DatabaseInUse", "DatabaseLock"]

@@ -74,10 +74,24 @@ class GameStore:
     Args:
         session_factory: zero-argument callable returning a SQLAlchemy ``Session`` usable as a
             context manager (``sessionmaker``); SQLite or PostgreSQL.
+
+    Attributes:
+        fence: ``None``, or a callable run with the ``Connection`` first in every write transaction
+            (:meth:`start`, :meth:`append_many`, :meth:`finish`); it raises to refuse the write
+            (``guandan serve`` sets :meth:`guandan.server.dblock.DatabaseLock.fence`: issue 26
+            item 1). The refused transaction is rolled back; the exception propagates.
     """
 
     def __init__(self, session_factory: Callable[[], Any]) -> None:
         self.session_factory = session_factory
+        self.fence: Callable[[Any], None] | None = None
+
+    def _fenced_connection(self, db: Any) -> Any:
+        """The session's connection, after the :attr:`fence` check (if any) passed."""
+        conn = db.connection()
+        if self.fence is not None:
+            self.fence(conn)
+        return conn
 
     # -- writing ---------------------------------------------------------------------------------
     def start(self, room_id: str, header: str, events: Sequence[str] = ()) -> None:
@@ -97,7 +111,7 @@ class GameStore:
         rooms = models.Room.__table__
         with self.session_factory() as db:
             try:
-                conn = db.connection()
+                conn = self._fenced_connection(db)
                 rows = [{"r": room_id, "i": k, "l": line} for k, line in enumerate([header, *events])]
                 conn.execute(_insert_statement(), rows)
                 conn.execute(rooms.update().where(rooms.c.id == room_id)
@@ -142,7 +156,7 @@ class GameStore:
             return
         with self.session_factory() as db:
             try:
-                db.connection().execute(_insert_statement(), rows)
+                self._fenced_connection(db).execute(_insert_statement(), rows)
                 db.commit()
             except Exception as e:
                 db.rollback()
@@ -236,6 +250,7 @@ class GameStore:
 
         ev = models.GameEvent.__table__
         with self.session_factory() as db:
+            self._fenced_connection(db)
             claimed = db.execute(
                 update(models.Room).where(models.Room.id == room_id, models.Room.status == "playing")
                 .values(status="finished").execution_options(synchronize_session=False)

@@ -597,3 +597,17 @@ class TeamMatchPlayRow(Base):
     result: Mapped[int | None] = mapped_column(Integer, nullable=True)
     started_at: Mapped[datetime] = mapped_column(nullable=False, default=utcnow)
     finished_at: Mapped[datetime | None] = mapped_column(nullable=True)
+
+
+class ServerFenceRow(Base):
+    """The fencing token of the server that serves the database (issue 26 item 1): one row
+    (``id`` 1). Every ``guandan serve`` bumps ``epoch`` once it holds the database lock, before it
+    restores any live room; a single server's writes of game records check, in their own
+    transaction, that ``epoch`` is still the one it set (:mod:`guandan.server.dblock`), so a server
+    whose PostgreSQL lock lapsed cannot store a line after a newer server started."""
+
+    __tablename__ = "server_fence"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    epoch: Mapped[int] = mapped_column(BigInteger, nullable=False)
+    claimed_at: Mapped[datetime | None] = mapped_column(nullable=True)

@@ -38,7 +38,8 @@ class RecordWriter:
     (two owners of one table): it is logged as an error, counted in :attr:`lost`, the room's
     later appends are dropped (they would leave holes), and the game's end is not stored by this
     writer (:attr:`conflicted`): the other writer's record is kept. After :meth:`halt` (the
-    server lost its database lock) nothing more is stored. A game's end (:meth:`finish`) is stored after the room's pending appends, then
+    server lost its database lock), or once a write was refused by the database's fencing token
+    (:class:`~guandan.server.dblock.DatabaseFenced`), nothing more is stored. A game's end (:meth:`finish`) is stored after the room's pending appends, then
     ``game_over`` is sent.
 
     Args:
@@ -115,6 +116,13 @@ class RecordWriter:
             self._broken.add(room_id)
         self.manager.ownership.demote(room_id, "fenced before a write")  # a cluster's new owner stores them
 
+    def _lock_lost(self, room_id: str, exc: Exception) -> None:
+        """A write refused by the database fence (:class:`~guandan.server.dblock.DatabaseFenced`:
+        a newer server claimed the database): store nothing more, from any room."""
+        self.halt()
+        self.lost += 1
+        log.error("room %s: %s; this server stores nothing more", room_id, exc)
+
     async def _run(self, room_id: str) -> None:
         games = self.manager.store.games
         q = self._pending.get(room_id)
@@ -137,6 +145,9 @@ class RecordWriter:
                     except Exception as e:  # noqa: BLE001 - retried (storing is compare-and-set)
                         if getattr(e, "fenced", False):  # cluster: the new owner stores the end
                             self._fenced(room_id, q, broken=False)
+                            break
+                        if getattr(e, "lock_lost", False):  # a newer server serves the database
+                            self._lock_lost(room_id, e)
                             break
                         self.retried += 1
                         if attempt == self.RETRIES - 1:
@@ -187,6 +198,9 @@ class RecordWriter:
                     if getattr(e, "fenced", False):  # cluster: the lease is lost; the new owner writes
                         self._fenced(room_id, q, broken=True)
                         break
+                    if getattr(e, "lock_lost", False):  # a newer server serves the database
+                        self._lock_lost(room_id, e)
+                        break
                     self.retried += 1
                     if attempt == self.RETRIES - 1:
                         self.lost += 1
@@ -205,7 +219,7 @@ class RecordWriter:
         try:
             table.game_id = await self.manager.run_db(self.manager.store.finish, table.info, record, winner)
         except Exception as e:  # the game is stored as the room's record at least
-            if getattr(e, "fenced", False):  # cluster: no longer the owner; the new owner stores it
+            if getattr(e, "fenced", False) or getattr(e, "lock_lost", False):  # another writer stores it
                 raise
             log.exception("room %s: storing the finished game failed", table.id)
             await self.manager.run_db(self.manager.store.save, table.id, record, FINISHED)

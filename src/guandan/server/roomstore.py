@@ -31,6 +31,13 @@ class RoomStore:
         self.session_factory = session_factory
         #: the live games' rows (``game_events``)
         self.games = GameStore(session_factory)
+        self._fence: Callable[[Any], None] | None = None
+
+    def set_fence(self, fence: Callable[[Any], None] | None) -> None:
+        """Run ``fence(connection)`` first in every write of a game (:meth:`save` and the
+        :class:`GameStore` writes; see :attr:`GameStore.fence`); ``None`` removes it."""
+        self._fence = fence
+        self.games.fence = fence
 
     def load(self, room_id: str) -> RoomInfo | None:
         """The room ``room_id`` with its seats, or ``None`` when there is no such room.
@@ -100,8 +107,11 @@ class RoomStore:
         from . import models
 
         with self.session_factory() as db:
+            conn = db.connection()
+            if self._fence is not None:
+                self._fence(conn)
             # a Core statement built once: the ORM path costs more than SQLite itself here
-            db.connection().execute(_save_statement(), {"b_id": room_id, "b_record": record, "b_status": status, "b_ts": models.utcnow()})
+            conn.execute(_save_statement(), {"b_id": room_id, "b_record": record, "b_status": status, "b_ts": models.utcnow()})
             db.commit()
 
     def game_id_of(self, room_id: str) -> int | None:
