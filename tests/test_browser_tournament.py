@@ -190,10 +190,12 @@ def test_organiser_enters_a_result(open_page: Callable[..., Any], server: Any, e
     # the toast's text stays after it fades (2.5 s), so a slow poll cannot miss it
     page.wait_for_function("(s) => { const el = document.querySelector('[data-testid=toast]');"
                            " return el && el.textContent === s; }", arg=ok)
-    row = page.locator(f'[data-testid="pairing-row"][data-table="{m["table"]}"][data-status="final"]')
-    row.wait_for()
     # side A passes A against 10 (or, corrected, B passes A against K): the winner 3, the loser 1 (R58)
     want, points = ("A : 10", "3 : 1") if passed == "a" else ("K : A", "1 : 3")
+    # when correcting, the row is already final with the first result: wait for the new levels to be drawn
+    row = page.locator(f'[data-testid="pairing-row"][data-table="{m["table"]}"][data-status="final"]',
+                       has_text=want)
+    row.wait_for()
     assert want in row.inner_text() and points in row.inner_text()
     d = httpx.get(f"{server.base}/api/tournaments/{event['id']}", timeout=30).json()
     res = next(x for x in d["rounds_list"][0]["matches"] if x["table"] == m["table"])["result"]
