@@ -120,11 +120,17 @@ def test_whole_first_trick_from_the_keyboard(open_page: Any, server: Any) -> Non
         assert moves < 10, "the first trick does not end"
     assert moves >= 2  # seed 6: seat 0 leads, the others answer, seat 0 passes until the trick ends
     assert not watcher.errors, watcher.errors
-    # the seats are named for screen readers with their cards left
-    view = watcher.view
-    for s in (1, 2, 3):
-        label = tid(page, f"seat-panel-{s}").get_attribute("aria-label")
-        assert f"剩 {view['card_counts'][s]} 张" in label, (s, label)
+    # the seats are named for screen readers with their cards left. The bots play on after the first
+    # trick, and the page may draw a newer state than the one the watcher read: compare the labels
+    # with the watcher's latest view until both have the same state
+    def labels_match() -> bool:
+        view = watcher.view
+        return all(f"剩 {view['card_counts'][s]} 张" in (tid(page, f"seat-panel-{s}").get_attribute("aria-label") or "")
+                   for s in (1, 2, 3))
+
+    wait_until(page, labels_match, "seat labels naming the cards left",
+               detail=lambda: str([tid(page, f"seat-panel-{s}").get_attribute("aria-label") for s in (1, 2, 3)])
+               + f" vs {watcher.view['card_counts']}")
     assert "你" in tid(page, "seat-panel-0").get_attribute("aria-label")
 
 
