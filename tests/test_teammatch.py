@@ -289,8 +289,9 @@ def test_a_board_shows_nothing_until_both_tables_played_it(served: Any) -> None:
 
 def test_an_online_team_round_of_four_bot_teams_flows_into_the_standings(served: Any) -> None:
     org = _account(served, "director")
+    # the tournament's rule overrides reach its team matches' boards (a 1-2 upgrades 4 levels here, R35)
     r = org.post("/api/tournaments", json={"name": "Team cup", "venue": "online", "team": True, "rounds": 1,
-                                           "time_limit": 0})
+                                           "time_limit": 0, "overrides": {"upgrade": "4,2,1"}})
     assert r.status_code == 201, r.text
     tid, v = r.json()["tournament"]["id"], r.json()["tournament"]["version"]
     entries = [{"name": f"Team {i}", "players": [f"t{i}a", f"t{i}b", f"t{i}c", f"t{i}d"], "bot": "easy"}
@@ -316,6 +317,11 @@ def test_an_online_team_round_of_four_bot_teams_flows_into_the_standings(served:
         page = org.get(f"/api/teammatches/{tm['id']}").json()
         assert page["n_boards"] == 8 and page["ranked"] is False and page["tournament"]["table"] == tm["table"]
         deals = [b["results"] for b in page["boards"]]
+        # every table's result is an upgrade of 4/2/1 (never the official 3): the boards use the override
+        assert {abs(x) for pair in deals for x in pair} <= {1, 2, 4}, deals
+        with served.app.state.session_factory() as db:
+            boards = json.loads(db.get(models.TeamMatchRow, tm["id"]).boards)
+        assert all(b["options"]["upgrade"] == [4, 2, 1] for b in boards)
         with served.app.state.session_factory() as db:
             from guandan.tournament.model import from_json
 

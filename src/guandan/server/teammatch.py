@@ -64,6 +64,9 @@ class MatchSetup:
             ``bot:<level>`` (practice: the match is then unrated).
         boards: number of boards, :data:`MIN_BOARDS`..:data:`MAX_BOARDS`.
         preset: the rule preset of the boards.
+        overrides: rule options changed from the preset, ``((option, value text), ...)`` as a
+            tournament keeps them (:attr:`guandan.tournament.model.Tournament.overrides`); a team
+            round of a tournament plays its boards under the tournament's rules.
     """
 
     name: str
@@ -71,6 +74,16 @@ class MatchSetup:
     team_b: tuple[tuple[str, str], tuple[str, str]]
     boards: int = DEFAULT_BOARDS
     preset: str = "official"
+    overrides: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def rules(self) -> RuleSet:
+        """The boards' rule set: the preset with the overrides applied.
+
+        Raises:
+            ValueError: an unknown preset, option or value (:meth:`RuleSet.from_dict`).
+        """
+        return RuleSet.from_dict(dict(self.overrides), base=RuleSet.preset(self.preset))
 
     @property
     def players(self) -> list[str]:

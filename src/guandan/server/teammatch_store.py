@@ -118,7 +118,7 @@ class TeamMatchStore:
         """
         from .auth import find_user
 
-        rules = RuleSet.preset(setup.preset)
+        rules = setup.rules  # the preset and a tournament's overrides: the boards' options carry them
         boards = [b.to_json() for b in deal_board_set(setup.boards, rules, seed=seed, preset=setup.preset)]
         with self.session_factory() as db:
             seats = setup.seats_json()

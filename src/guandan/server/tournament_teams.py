@@ -6,9 +6,9 @@ The pair path (:mod:`guandan.server.tournament_rounds`) is untouched; this modul
 * :meth:`TeamRounds.open_round` (after the round is paired): for each table of the round (not a bye, no
   result yet, no match yet) a team match through :class:`~guandan.server.api_teammatch.TeamMatchService`:
   entry ``a`` is team A (its players 1-2 the pair of table 1, 3-4 the pair of table 2), entry ``b`` team B,
-  a bot entry's four seats bots of its level; :data:`BOARDS` boards under the tournament's preset (its
-  rule overrides are not carried to the boards: a limit, docs/duplicate.md). Idempotent: a table that
-  has a match keeps it.
+  a bot entry's four seats bots of its level; :data:`BOARDS` boards under the tournament's preset and
+  rule overrides (the boards' options; the match is scored with their upgrade, R35). Idempotent: a
+  table that has a match keeps it.
 * When a match is finished (every board at both tables) its ``team_deals`` (``[t1, t2]`` per board,
   :func:`~guandan.server.teammatch.board_results`) are entered through the engine
   (:func:`guandan.tournament.online.enter_online_result`, over the version read; a repeated event enters
@@ -63,7 +63,7 @@ def setup_of(t: Tournament, round_no: int, m: Any, boards: int = BOARDS) -> Matc
     a, b = t.entry(m.a), t.entry(m.b)
     team = [((_player(e, 0), _player(e, 1)), (_player(e, 2), _player(e, 3))) for e in (a, b)]
     name = f"{t.name} · R{round_no} T{m.table}"[:80]
-    return MatchSetup(name, team[0], team[1], boards, t.preset)
+    return MatchSetup(name, team[0], team[1], boards, t.preset, tuple(sorted(t.overrides.items())))
 
 
 def check_team_accounts(db: Any, t: Tournament) -> None:
