@@ -18,12 +18,14 @@ setup: $(VENV)/.installed
 setup-run: $(VENV)/.installed-run
 
 $(VENV)/.installed: pyproject.toml
+	@echo "Setting up $(VENV): pyguandan and its test tools (the first run downloads packages: a minute or two; later runs skip this)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $@ $(VENV)/.installed-run
 
 $(VENV)/.installed-run: pyproject.toml
+	@echo "Setting up $(VENV): pyguandan and what it needs to run (the first run downloads packages: about a minute; later runs skip this)"
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e .
