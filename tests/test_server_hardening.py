@@ -652,7 +652,41 @@ def test_state_frames_are_serialised_once_per_seat(monkeypatch):
 
     monkeypatch.setattr(tmod.json, "dumps", counting)
     texts = {frame_json(c.queue.get_nowait()) for c in spectators}
-    assert len(texts) == 1 and calls == 1
+    # one text for 500 sockets: the frame's head and its view encoded once each
+    assert len(texts) == 1 and calls == 2
+
+
+def test_an_unchanged_position_is_encoded_once_for_every_broadcast(monkeypatch):
+    """A connect or disconnect re-sends the table's state: the views of an unchanged position are
+    encoded once (a first lead's view is 20-100 KB of JSON); a move makes new ones. Every text is
+    the frame's JSON (same value as the dict)."""
+    import json
+
+    from test_server_security import _table
+
+    from guandan.server.connections import Conn
+    from guandan.server.table.frames import frame_json
+
+    async def main() -> tuple[list[dict], list[dict], list[dict], Any]:
+        table, _ = _table(_hands())
+        seated = [Conn(None, None) for _ in range(3)]  # spectators: one view for all of them
+        table.conns.update(seated)
+        table._broadcast()
+        first = [c.queue.get_nowait() for c in seated]
+        table._broadcast()  # as after a connect: same position
+        again = [c.queue.get_nowait() for c in seated]
+        seat = table.game.to_act()
+        table._apply(seat, table.game.legal_actions()[0])
+        moved = [c.queue.get_nowait() for c in seated]
+        return first, again, moved, table
+
+    first, again, moved, table = asyncio.run(main())
+    assert first[0] is not again[0]  # a new frame (its head may change: who is connected)
+    assert first[0].view_text is again[0].view_text  # the same view text, made once
+    assert moved[0].view_text is not first[0].view_text
+    for f in (first[0], again[0], moved[0]):
+        assert json.loads(frame_json(f)) == json.loads(json.dumps(dict(f)))
+    assert json.loads(frame_json(moved[0]))["seq"] == json.loads(frame_json(first[0]))["seq"] + 1
 
 
 def _hands() -> list[list[int]]:

@@ -614,6 +614,18 @@ def test_late_pair_gives_levels(paced: Any, action: str, limit: int) -> None:
         end = time.monotonic() + 10
         while time.monotonic() < end and online.live[room].arrived["ab".index(side)] is None:
             time.sleep(0.1)
+        # both arrivals are stored (one transaction per look at the connections), as a restart reads them
+        from guandan.server import models
+
+        stored: tuple[Any, Any] = (None, None)
+        while time.monotonic() < end:
+            with paced.app.state.session_factory() as db:
+                row = db.query(models.TournamentTableRow).filter_by(room_id=room).one()
+                stored = (row.arrived_a, row.arrived_b)
+            if None not in stored:
+                break
+            time.sleep(0.1)
+        assert stored == tuple(online.live[room].arrived), stored
     finally:
         sock.close()
         online.clock = time.time

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 #: Largest number of frames queued for one connection before it is closed as too slow.
@@ -40,6 +41,12 @@ class Conn:
         self.address = ""
         #: monotonic time the connection was opened (the oldest tabs of a seat are closed first)
         self.opened = time.monotonic()
+        #: set when a frame (or the close) is queued: wakes the socket's writer task
+        self.wake = asyncio.Event()
+        #: a :meth:`flush` is writing (one at a time, so frames leave in the order they were queued)
+        self.sending = False
+        #: the close was reached in the queue: the writer closes the socket
+        self.ended = False
 
     def send(self, frame: dict[str, Any]) -> None:
         """Queue ``frame`` (a JSON-ready dict); a connection more than :data:`MAX_QUEUE` frames
@@ -51,6 +58,38 @@ class Conn:
             self.close(1013, f"too slow: more than {MAX_QUEUE} frames behind")
             return
         self.queue.put_nowait(frame)
+        self.wake.set()
+
+    async def flush(self, write: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        """Write the frames queued now with ``write``, in queue order, until the queue is empty.
+
+        Called by the socket's writer task when woken, and by its reader right after it handled a
+        message, so that the answer to a player's own message (their state frame after a move, an
+        error) leaves at once instead of after the frames the event loop has queued for every
+        other connection meanwhile (issue 21: 200 simultaneous moves were all answered only
+        after the whole batch's frames). One flush runs at a time: a call while another is
+        writing returns at once (the running one sends what is queued), so frames are never
+        reordered. Reaching the close sets :attr:`ended` and wakes the writer, which closes.
+
+        Raises:
+            Exception: whatever ``write`` raises (the peer went away); the frame is dropped.
+        """
+        if self.sending:
+            return
+        self.sending = True
+        try:
+            while True:
+                try:
+                    frame = self.queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                if frame is None:
+                    self.ended = True
+                    self.wake.set()
+                    return
+                await write(frame)
+        finally:
+            self.sending = False
 
     def close(self, code: int = 1000, reason: str = "") -> None:
         """Ask the writer to stop (queues ``None``); it closes the websocket with ``code`` and
@@ -59,6 +98,7 @@ class Conn:
             self.closed = True
             self.close_code, self.close_reason = code, reason
             self.queue.put_nowait(None)
+            self.wake.set()
 
     def rate_ok(self, limit: int, now: float | None = None) -> bool:
         """Record one received message; False when more than ``limit`` arrived in the last second."""

@@ -18,7 +18,9 @@ bots. This one plays the same number of tables as **one round of an online tourn
    never faster than the server's message limit, ``ready`` between deals, until D deals are over.
 
 Measured as in the plain run: actions at every table in the window from the moment every player is
-connected to the last table done, and the latency of the scripted players' actions (``act`` sent
+connected and has received the table's state (the plain run's players count once they have the waiting
+room's state; before 2026-12-06 this run counted at the handshake, and the server was often still sending
+the first states, 20-100 KB each at a first lead, when every player acted at once) to the last table done, and the latency of the scripted players' actions (``act`` sent
 to the ``state`` frame that contains it, ms). The games of a round do not end after D deals (a match
 runs to its target level), so no record is replayed here; the event and its rooms stay on the
 server (a server the command started is stopped with its database).
@@ -151,6 +153,19 @@ class _SecondSeat:
             setattr(self._shared, name, value)
 
 
+class _Replayed:
+    """A client websocket whose first frame, already read, is given again by the first ``recv``."""
+
+    def __init__(self, ws: Any, first: Any) -> None:
+        self._ws, self._first = ws, [first]
+
+    async def recv(self) -> Any:
+        return self._first.pop() if self._first else await self._ws.recv()
+
+    async def send(self, message: str) -> None:
+        await self._ws.send(message)
+
+
 async def _player(k: int, ws_base: str, room_id: str, token: str, deals: int, shared: _Shared,
                   rng: random.Random, connected: list[int], counts: bool) -> None:
     """One scripted person of the round: connect, wait for every other, play ``deals`` deals;
@@ -158,7 +173,11 @@ async def _player(k: int, ws_base: str, room_id: str, token: str, deals: int, sh
     from websockets.asyncio.client import connect
 
     async with connect(f"{ws_base}/ws/rooms/{room_id}", additional_headers={"Cookie": f"gd_session={token}"},
-                       max_size=None, open_timeout=60) as ws:
+                       max_size=None, open_timeout=60) as socket:
+        # set up = the table's state received, as in the plain run (its waiting room's state): the
+        # server has then answered this connection, not only its handshake (the first lead's state
+        # frame of a table can be 20-100 KB)
+        ws = _Replayed(socket, await asyncio.wait_for(socket.recv(), 60))
         connected[0] += 1
         shared.started.append(time.monotonic())
         if connected[0] >= shared.expected:

@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import bindparam, select, update
 
 from guandan.core.rules import RuleSet
 from guandan.tournament.director import find_match
@@ -305,6 +305,18 @@ class OnlineRounds:
                        .values(**values))
             db.commit()
 
+    def _store_arrivals(self, rooms_of: dict[str, list[str]], at: float) -> None:
+        """Store ``arrived_a``/``arrived_b`` = ``at`` for the rooms listed under ``"a"``/``"b"`` in
+        one transaction (one ``executemany`` per side)."""
+        t = models.TournamentTableRow.__table__
+        with self.session_factory() as db:
+            conn = db.connection()
+            for side, rooms in rooms_of.items():
+                if rooms:
+                    conn.execute(update(t).where(t.c.room_id == bindparam("rid")).values({f"arrived_{side}": at}),
+                                 [{"rid": r} for r in rooms])
+            db.commit()
+
     # -- timeouts (R54) ------------------------------------------------------------------------
     def timed_out(self, room_id: str, side: str, count: int) -> None:
         """A move-clock timeout of pair ``side`` (its ``count``-th): stored off the event loop."""
@@ -501,6 +513,7 @@ class OnlineRounds:
     async def _look(self) -> None:
         now = self.clock()
         conns = await self._connections(list(self.live))
+        arrivals: dict[str, list[str]] = {"a": [], "b": []}
         for room_id, live in list(self.live.items()):
             conn = conns.get(room_id)
             if conn is None:
@@ -508,7 +521,14 @@ class OnlineRounds:
             for i, side in enumerate("ab"):
                 if live.arrived[i] is None and (live.bot_sides[i] or conn[i] or conn[i + 2]):
                     live.arrived[i] = now
-                    await self.manager.run_db(self._store, room_id, {f"arrived_{side}": now})
+                    arrivals[side].append(room_id)
+        if arrivals["a"] or arrivals["b"]:
+            # one transaction for every arrival of this look: a round's start brings hundreds at once,
+            # which were hundreds of transactions one after another
+            await self.manager.run_db(self._store_arrivals, arrivals, now)
+        for room_id, live in list(self.live.items()):
+            if conns.get(room_id) is None:
+                continue
             if live.late_minutes is None or live.late_action != "forfeit":
                 continue
             if now < live.started + 60 * live.late_minutes:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter, WebSocket
@@ -205,14 +205,23 @@ def _user_of_token(session_factory: Callable[[], Any], token: str) -> tuple[int 
     return out
 
 
+def _frame_writer(websocket: WebSocket) -> Callable[[dict[str, Any]], Awaitable[None]]:
+    """``write(frame)``: send one frame's JSON text on ``websocket`` (:meth:`Conn.flush`)."""
+
+    async def write(frame: dict[str, Any]) -> None:
+        await websocket.send_text(frame_json(frame))
+
+    return write
+
+
 async def _writer(websocket: WebSocket, conn: Conn) -> None:
-    """Send the connection's queued frames in order until it closes."""
+    """Send the connection's queued frames in order (:meth:`Conn.flush`) until it closes."""
+    write = _frame_writer(websocket)
     try:
-        while True:
-            frame = await conn.queue.get()
-            if frame is None:
-                break
-            await websocket.send_text(frame_json(frame))
+        while not conn.ended:
+            await conn.wake.wait()
+            conn.wake.clear()
+            await conn.flush(write)
     except Exception:  # noqa: BLE001, S110 - the peer went away; the reader notices
         pass
     finally:
@@ -385,6 +394,7 @@ def make_ws_router(
         counts = _address_counts(manager)
         counts[address] = counts.get(address, 0) + 1
         writer = asyncio.create_task(_writer(websocket, conn))
+        write = _frame_writer(websocket)
         seen = SocketSeen()  # friends' presence: an open table socket keeps its account online
         try:
             await table.connect(conn)
@@ -406,6 +416,12 @@ def make_ws_router(
                     reply = await handle_message(table, conn, text, rate_limit)
                 if reply is not None:
                     conn.send(reply)
+                # the answer first: this player's own frames leave now, not after every frame the
+                # event loop queued for other connections meanwhile (Conn.flush keeps their order)
+                try:
+                    await conn.flush(write)
+                except Exception:  # noqa: BLE001, S110 - the peer went away: the next receive says so
+                    pass
         except (WebSocketDisconnect, RuntimeError):
             pass
         except Exception:

@@ -60,7 +60,7 @@ from guandan.records import dumps, record_header, replay_lines
 from . import competition, phrases
 from .bots import (DIFFICULTY_AGENTS, SEARCH_DIFFICULTIES, SERVER_BOT_SPECS, bot_agent, bot_difficulty,
                    decide_searching)
-from .frames import SharedFrame
+from .frames import JsonText, SharedFrame
 from .info import FINISHED, PLAYING, RoomInfo
 from .ports import FrameSink, TableHost
 from .views import (account_titles, deal_result_frame, game_summary, rebuild_deal_result, received_cards,
@@ -119,6 +119,8 @@ class Table:
         #: cluster takeover: ``(seat, epoch s)`` of the previous owner's running move clock, kept
         #: by the next :meth:`_schedule` of that seat's clock instead of a fresh one
         self.resume_deadline: tuple[int, float] | None = None
+        #: per seat (None: spectators): ``(game, key, view, JsonText)`` of the last state frame (:meth:`_state`)
+        self._views: dict[int | None, tuple[Any, Any, dict[str, Any] | None, JsonText | None]] = {}
         info.public_url = manager.public_url
 
     # -- queries ---------------------------------------------------------------------------
@@ -168,16 +170,31 @@ class Table:
         """The ``state`` frame for ``seat`` (``None``: spectator). ``view`` is ``None`` while the
         room waits for its game; ``seq`` counts the events of the game so far; ``room`` may pass
         the room summary when it was already built."""
+        return self._state(seat, room)[0]
+
+    def _state(self, seat: int | None, room: dict[str, Any] | None) -> tuple[dict[str, Any], JsonText | None]:
+        """:meth:`state_frame` and the :class:`JsonText` of its ``view``. The view of a seat is made once
+        per position (``self._views``: same game, same number of events, names, pause and delayed
+        spectating) and shared by the frames until the position changes: a connect or disconnect
+        re-sends the whole table an unchanged position. Every change of a game is an event."""
         names = [s.name or (f"bot:{bot_difficulty(s.bot)}" if s.bot else "") for s in self.info.seats]
-        view = None if self.game is None else view_for(self.game, seat, names)
         comp = self.manager.competitions.get(self.id)  # a tournament table: delayed spectating, match clock
-        delayed = comp is not None and seat is None and view is not None and not self.game.over  # type: ignore[union-attr]
-        if delayed:
-            view = competition.spectator_view(self.game, names)
-        if view is not None and not view.get("delayed"):
-            view["received"] = received_cards(view["tribute_events"], seat)
-        if view is not None and self.between is not None and not view.get("delayed"):
-            view["legal_actions"] = []  # nothing can be played before the next deal starts
+        game = self.game
+        delayed = comp is not None and seat is None and game is not None and not game.over
+        key = None if game is None else (len(game.events), tuple(names), self.between is not None, delayed)
+        hit = self._views.get(seat)
+        if hit is not None and key is not None and hit[0] is game and hit[1] == key:
+            view, text = hit[2], hit[3]
+        else:
+            view = None if game is None else view_for(game, seat, names)
+            if delayed:
+                view = competition.spectator_view(game, names)
+            if view is not None and not view.get("delayed"):
+                view["received"] = received_cards(view["tribute_events"], seat)
+            if view is not None and self.between is not None and not view.get("delayed"):
+                view["legal_actions"] = []  # nothing can be played before the next deal starts
+            text = None if view is None else JsonText(view)
+            self._views[seat] = (game, key, view, text)
         return {
             "type": "state",
             "role": "spectator" if seat is None else "seat",
@@ -194,7 +211,7 @@ class Table:
             "seq": 0 if self.game is None else len(self.game.events),
             "competition": None if comp is None else comp.frame(self.game),
             "phrases": phrases.policy_frame(phrases.table_off_reason(self.info, comp is not None)),  # R55
-        }
+        }, text
 
     def between_frame(self) -> dict[str, Any] | None:
         """The state frame's ``between`` (docs/table-contract.md section 3), or ``None`` during a deal."""
@@ -229,7 +246,9 @@ class Table:
                 c.send(f)
             s = self.seat_of(c)
             if s not in cache:
-                cache[s] = SharedFrame(self.state_frame(s, room))  # serialised once per seat
+                frame, view_text = self._state(s, room)
+                cache[s] = SharedFrame(frame)  # serialised once per seat, its view once per position
+                cache[s].view_text = view_text
             c.send(cache[s])
 
     # -- lifecycle -------------------------------------------------------------------------

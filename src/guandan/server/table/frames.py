@@ -45,17 +45,46 @@ def frame_json(frame: dict[str, Any]) -> str:
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
 
 
+class JsonText:
+    """A JSON value whose compact text is made once, when first asked, and shared by every frame
+    that embeds it (:attr:`SharedFrame.view_text`). Do not change ``value`` once made."""
+
+    __slots__ = ("_text", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def text(self) -> str:
+        """The compact JSON text of :attr:`value` (cached)."""
+        try:
+            return self._text
+        except AttributeError:
+            self._text: str = json.dumps(self.value, ensure_ascii=False, separators=(",", ":"))
+            return self._text
+
+
 class SharedFrame(dict):  # type: ignore[type-arg]
     """A frame queued for several connections (every spectator gets the same state frame): its
     JSON text is made once, when the first writer sends it, not once per connection. Do not change
-    it after queueing."""
+    it after queueing.
 
-    __slots__ = ("_text",)
+    ``view_text`` (optional): a :class:`JsonText` of the frame's ``"view"`` value, whose text is
+    then reused instead of encoding the view again (a table re-sends an unchanged position on every
+    connect and disconnect; a first lead's view with its legal actions is 20-100 KB of JSON). The
+    frame's text then ends with the ``"view"`` key (JSON objects are unordered)."""
+
+    __slots__ = ("_text", "view_text")
 
     def text(self) -> str:
         """The compact JSON text (cached)."""
         try:
             return self._text
         except AttributeError:
-            self._text: str = json.dumps(self, ensure_ascii=False, separators=(",", ":"))
+            view = getattr(self, "view_text", None)
+            if view is None or "view" not in self:
+                self._text: str = json.dumps(self, ensure_ascii=False, separators=(",", ":"))
+            else:
+                head = json.dumps({k: v for k, v in self.items() if k != "view"}, ensure_ascii=False,
+                                  separators=(",", ":"))
+                self._text = head[:-1] + ("," if len(head) > 2 else "") + '"view":' + view.text() + "}"
             return self._text

@@ -1,0 +1,207 @@
+"""Benchmark: do the presence updates of 1,000 online players raise the table latency p99 of ``guandan loadtest``?
+(issue 25, "Speed and scale").
+
+What an online player's page costs the server for presence (docs/friends.md): the friends panel polls
+``GET /api/friends`` every :data:`POLL_S` seconds (``friends.js`` ``POLL_MS``) while the tab is visible,
+and an authenticated request marks the account seen at most every 30 s (``friends.TOUCH_EVERY_S``:
+an ``UPDATE`` of ``users.last_seen_at``). This script puts that load beside a table load test:
+
+1. A new SQLite database gets ``--players`` registered accounts (one password hash shared by all: the
+   bench measures presence, not registration), a login session each, and ``--friends`` friends each
+   (a ring: account i is a friend of i±1 … i±friends/2), through the server's own store functions.
+2. ``guandan serve`` runs on that database (one process, loopback, the load test's flags).
+3. ``guandan loadtest -n TABLES --url URL --seed 0 --json`` runs alone (``baseline``), then while a
+   separate process plays the ``--players`` pages (``presence``): each account polls ``GET /api/friends``
+   with its session every ``--poll-s`` seconds, the first poll at a random point of the first period, so
+   the requests come spread out as from real pages. The two alternate ``--repeats`` times, on one server.
+
+Reported per run: the load test's ``actions_per_s``, ``p50_ms``, ``p99_ms``, ``max_ms``; for presence
+runs, the polls answered (by status) and their median / p99 time. The machine's load average is
+printed before and after. The poller runs on the same machine, so its own CPU is in the presence
+figures (a pessimistic measurement on a small machine).
+
+Usage: ``PYTHONPATH=src python scripts/bench_presence.py [--players 1000] [--friends 6] [--tables 200]
+[--poll-s 20] [--repeats 2] [--json FILE]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+#: the friends panel's polling period (seconds): ``POLL_MS`` of ``static/js/friends.js``
+POLL_S = 20.0
+
+
+def seed_database(db_url: str, players: int, friends: int) -> list[str]:
+    """Migrate ``db_url`` and create the accounts, their sessions and friendships (step 1).
+    Returns the session tokens (cookie values), one per account."""
+    from sqlalchemy.orm import sessionmaker
+
+    from guandan.server import friends_store
+    from guandan.server.auth import create_session, hash_password, name_key
+    from guandan.server.db import make_engine, migrate
+    from guandan.server.models import User
+
+    migrate(db_url)
+    engine = make_engine(db_url)
+    factory = sessionmaker(engine, expire_on_commit=False)
+    shared_hash = hash_password("presence-bench-Password-1")
+    tokens: list[str] = []
+    users: list[Any] = []
+    with factory() as db:
+        for i in range(players):
+            name = f"pres{i:05d}"
+            u = User(name=name, name_key=name_key(name), password_hash=shared_hash, is_guest=False)
+            db.add(u)
+            users.append(u)
+        db.flush()
+        for u in users:
+            tokens.append(create_session(db, u).cookie_token)  # type: ignore[attr-defined]
+        db.commit()
+        half = max(1, friends // 2)
+        for i, u in enumerate(users):
+            for k in range(1, half + 1):
+                other = users[(i + k) % players]
+                if other.id == u.id:
+                    continue
+                friends_store.send_request(db, u, other.name)
+                friends_store.answer_request(db, other, u.name, True)
+        db.commit()
+    engine.dispose()
+    return tokens
+
+
+def start_server(db_url: str) -> tuple[subprocess.Popen[str], str]:
+    """``guandan serve`` on a free loopback port with the load test's flags; returns (process, URL)."""
+    cmd = [sys.executable, "-c", "from guandan.cli import main; main()", "serve", "--host", "127.0.0.1", "--port", "0",
+           "--db", db_url, "--bot-delay", "0", "--log-level", "warning", "--guests-per-hour", "0",
+           "--max-ws-per-address", "0", "--bot-games-per-address", "0"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    assert proc.stdout is not None
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        if "open http://" in line:
+            url = line.split("open ", 1)[1].split()[0].rstrip("/")
+            threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
+            return proc, url
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+def run_loadtest(url: str, tables: int) -> dict[str, Any]:
+    """One ``guandan loadtest`` against ``url``; its JSON report."""
+    out = subprocess.run([sys.executable, "-c", "from guandan.cli import main; main()", "loadtest", "-n", str(tables),
+                          "--url", url, "--seed", "0", "--json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+async def _poll(url: str, tokens: list[str], poll_s: float, stop: Path, seed: int) -> dict[str, Any]:
+    import httpx
+
+    rng = random.Random(seed)
+    statuses: dict[str, int] = {}
+    times: list[float] = []
+    limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
+    async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
+
+        async def page(token: str) -> None:
+            await asyncio.sleep(rng.uniform(0, poll_s))
+            while not stop.exists():
+                t = time.monotonic()
+                try:
+                    r = await http.get("/api/friends", headers={"cookie": f"gd_session={token}"})
+                    key = str(r.status_code)
+                except httpx.HTTPError as e:
+                    key = type(e).__name__
+                times.append((time.monotonic() - t) * 1000.0)
+                statuses[key] = statuses.get(key, 0) + 1
+                await asyncio.sleep(max(0.0, poll_s - (time.monotonic() - t)))
+
+        await asyncio.gather(*(page(tok) for tok in tokens))
+    times.sort()
+    pick = (lambda q: round(times[min(len(times) - 1, int(q * len(times)))], 2)) if times else (lambda q: None)
+    return {"polls": len(times), "statuses": statuses, "p50_ms": pick(0.5), "p99_ms": pick(0.99)}
+
+
+def poller_main(url: str, tokens_file: str, poll_s: float, stop: str, out: str) -> None:
+    """The presence client process: poll until ``stop`` exists, then write the figures to ``out``."""
+    tokens = json.loads(Path(tokens_file).read_text())
+    figures = asyncio.run(_poll(url, tokens, poll_s, Path(stop), seed=1))
+    Path(out).write_text(json.dumps(figures))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--players", type=int, default=1000, help="online players (accounts polling presence)")
+    ap.add_argument("--friends", type=int, default=6, help="friends per account (even)")
+    ap.add_argument("--tables", type=int, default=200, help="tables of each load test")
+    ap.add_argument("--poll-s", type=float, default=POLL_S, help="seconds between two polls of one page (20)")
+    ap.add_argument("--repeats", type=int, default=2, help="baseline/presence pairs")
+    ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--poller", nargs=5, metavar=("URL", "TOKENS", "POLL_S", "STOP", "OUT"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.poller:
+        url, tokens_file, poll_s, stop, out = args.poller
+        poller_main(url, tokens_file, float(poll_s), stop, out)
+        return
+    if args.players < 2 or args.tables < 1 or args.repeats < 1 or args.poll_s <= 0:
+        raise SystemExit("--players >= 2, --tables >= 1, --repeats >= 1 and --poll-s > 0")
+    tmp = tempfile.TemporaryDirectory(prefix="guandan-presence-")
+    db_url = f"sqlite:///{os.path.join(tmp.name, 'presence.db')}"
+    print(f"load average before: {os.getloadavg()}", flush=True)
+    t0 = time.monotonic()
+    tokens = seed_database(db_url, args.players, args.friends)
+    tokens_file = os.path.join(tmp.name, "tokens.json")
+    Path(tokens_file).write_text(json.dumps(tokens))
+    print(f"{args.players} accounts, {args.friends} friends each: {time.monotonic() - t0:.1f} s", flush=True)
+    proc, url = start_server(db_url)
+    runs: list[dict[str, Any]] = []
+    try:
+        for k in range(args.repeats):
+            for kind in ("baseline", "presence"):
+                poller = None
+                stop = os.path.join(tmp.name, f"stop{k}")
+                out = os.path.join(tmp.name, f"poll{k}.json")
+                if kind == "presence":
+                    poller = subprocess.Popen([sys.executable, __file__, "--poller", url, tokens_file, str(args.poll_s),
+                                               stop, out])
+                    time.sleep(args.poll_s)  # every page has polled once: the load is at its steady rate
+                report = run_loadtest(url, args.tables)
+                row: dict[str, Any] = {"run": kind, **{key: report[key] for key in
+                                                        ("actions_per_s", "p50_ms", "p99_ms", "max_ms", "n_errors")}}
+                if poller is not None:
+                    Path(stop).touch()
+                    poller.wait(timeout=args.poll_s + 60)
+                    row["presence"] = json.loads(Path(out).read_text())
+                runs.append(row)
+                print(json.dumps(row), flush=True)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    print(f"load average after: {os.getloadavg()}", flush=True)
+    result = {"players": args.players, "friends": args.friends, "tables": args.tables, "poll_s": args.poll_s,
+              "runs": runs}
+    if args.json:
+        Path(args.json).write_text(json.dumps(result, indent=1))
+    tmp.cleanup()
+
+
+if __name__ == "__main__":
+    main()
