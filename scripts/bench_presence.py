@@ -9,7 +9,8 @@ an ``UPDATE`` of ``users.last_seen_at``). This script puts that load beside a ta
 1. A new SQLite database gets ``--players`` registered accounts (one password hash shared by all: the
    bench measures presence, not registration), a login session each, and ``--friends`` friends each
    (a ring: account i is a friend of i±1 … i±friends/2), through the server's own store functions.
-2. ``guandan serve`` runs on that database (one process, loopback, the load test's flags).
+2. ``guandan serve`` runs on that database (``guandan.server.loadtest.spawn_server``: one process,
+   loopback, the load test's flags).
 3. ``guandan loadtest -n TABLES --url URL --seed 0 --json`` runs alone (``baseline``), then while a
    separate process plays the ``--players`` pages (``presence``): each account polls ``GET /api/friends``
    with its session every ``--poll-s`` seconds, the first poll at a random point of the first period, so
@@ -34,7 +35,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -82,26 +82,6 @@ def seed_database(db_url: str, players: int, friends: int) -> list[str]:
     return tokens
 
 
-def start_server(db_url: str) -> tuple[subprocess.Popen[str], str]:
-    """``guandan serve`` on a free loopback port with the load test's flags; returns (process, URL)."""
-    cmd = [sys.executable, "-c", "from guandan.cli import main; main()", "serve", "--host", "127.0.0.1", "--port", "0",
-           "--db", db_url, "--bot-delay", "0", "--log-level", "warning", "--guests-per-hour", "0",
-           "--max-ws-per-address", "0", "--bot-games-per-address", "0"]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
-    assert proc.stdout is not None
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        line = proc.stdout.readline()
-        if not line:
-            break
-        if "open http://" in line:
-            url = line.split("open ", 1)[1].split()[0].rstrip("/")
-            threading.Thread(target=lambda: [None for _ in proc.stdout], daemon=True).start()  # type: ignore[union-attr]
-            return proc, url
-    proc.kill()
-    raise SystemExit("the server did not start")
-
-
 def run_loadtest(url: str, tables: int) -> dict[str, Any]:
     """One ``guandan loadtest`` against ``url``; its JSON report."""
     out = subprocess.run([sys.executable, "-c", "from guandan.cli import main; main()", "loadtest", "-n", str(tables),
@@ -145,6 +125,8 @@ def poller_main(url: str, tokens_file: str, poll_s: float, stop: str, out: str) 
 
 
 def main() -> None:
+    from guandan.server.loadtest import spawn_server
+
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=1000, help="online players (accounts polling presence)")
     ap.add_argument("--friends", type=int, default=6, help="friends per account (even)")
@@ -168,9 +150,8 @@ def main() -> None:
     tokens_file = os.path.join(tmp.name, "tokens.json")
     Path(tokens_file).write_text(json.dumps(tokens))
     print(f"{args.players} accounts, {args.friends} friends each: {time.monotonic() - t0:.1f} s", flush=True)
-    proc, url = start_server(db_url)
     runs: list[dict[str, Any]] = []
-    try:
+    with spawn_server(0.0, 90.0, db_url=db_url) as url:  # the load test's own server, on this database
         for k in range(args.repeats):
             for kind in ("baseline", "presence"):
                 poller = None
@@ -189,12 +170,6 @@ def main() -> None:
                     row["presence"] = json.loads(Path(out).read_text())
                 runs.append(row)
                 print(json.dumps(row), flush=True)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
     print(f"load average after: {os.getloadavg()}", flush=True)
     result = {"players": args.players, "friends": args.friends, "tables": args.tables, "poll_s": args.poll_s,
               "runs": runs}

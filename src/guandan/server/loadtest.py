@@ -141,15 +141,16 @@ def check_loopback(url: str) -> str:
 
 @contextmanager
 def spawn_server(bot_delay_s: float = 0.0, start_timeout_s: float = 60.0,
-                 extra_args: Sequence[str] = ()) -> Iterator[str]:
-    """Run ``guandan serve`` on a free loopback port with a fresh SQLite database; yield its URL.
-    ``extra_args``: more ``guandan serve`` options (the round load test lifts the registration limit).
+                 extra_args: Sequence[str] = (), db_url: str | None = None) -> Iterator[str]:
+    """Run ``guandan serve`` on a free loopback port with a fresh SQLite database (or ``db_url``, a
+    database the caller prepared); yield its URL. ``extra_args``: more ``guandan serve`` options (the
+    round load test lifts the registration limit).
 
     Raises:
         LoadTestError: the server did not print its URL within ``start_timeout_s`` seconds.
     """
     tmp = tempfile.TemporaryDirectory(prefix="guandan-load-")
-    db_url = f"sqlite:///{os.path.join(tmp.name, 'load.db')}"
+    db_url = db_url or f"sqlite:///{os.path.join(tmp.name, 'load.db')}"
     cmd = [
         sys.executable, "-c", "from guandan.cli import main; main()", "serve",
         "--host", "127.0.0.1", "--port", "0", "--db", db_url, "--bot-delay", str(bot_delay_s), "--log-level", "warning",
