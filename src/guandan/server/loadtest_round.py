@@ -18,10 +18,11 @@ bots. This one plays the same number of tables as **one round of an online tourn
    never faster than the server's message limit, ``ready`` between deals, until D deals are over.
 
 Measured as in the plain run: actions at every table in the window from the moment every player is
-connected and has received the table's state (the plain run's players count once they have the waiting
-room's state; before 2026-12-06 this run counted at the handshake, and the server was often still sending
-the first states, 20-100 KB each at a first lead, when every player acted at once) to the last table done, and the latency of the scripted players' actions (``act`` sent
-to the ``state`` frame that contains it, ms). The games of a round do not end after D deals (a match
+connected and has received the table's state to the last table done, and the latency of the
+scripted players' actions (``act`` sent to the ``state`` frame that contains it, ms). The plain
+run's players count once they have the waiting room's state; before 2026-12-06 this run counted at
+the handshake, and the server was often still sending the first states (20-100 KB each at a first
+lead) when every player acted at once. The games of a round do not end after D deals (a match
 runs to its target level), so no record is replayed here; the event and its rooms stay on the
 server (a server the command started is stopped with its database).
 """
