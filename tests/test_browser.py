@@ -250,6 +250,9 @@ def test_whole_deal_through_the_ui(open_page: Any, server: LiveServer) -> None:
     # seat's count is 27 less the cards it played so far
     assert wait_turn_or(page, "result-panel") == "turn"
     view = watcher.wait(lambda: watcher.view if watcher.view["to_act"] == 0 else None, "the first turn frame")
+    # the enabled Hint button is drawn as the frame arrives, the hand, counts and seat panels at the
+    # next display frame: wait for that frame's drawing (seat 0's panel marked as to act)
+    page.wait_for_selector("[data-testid=seat-panel-0].turn")
     assert sorted(hand_cards(page)) == sorted(view["hand"])
     levels_text = tid(page, "levels").inner_text()
     assert re.findall(r"\b(?:[2-9]|10|[JQKA])\b", levels_text) == ["2", "2"], levels_text

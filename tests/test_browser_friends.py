@@ -178,6 +178,10 @@ def test_add_friend_from_a_profile(open_page: Callable[..., Any], server: Any) -
         page.goto("/")
         register(page, name, PASSWORD)
     a.goto("/profile/pete")
+    # the button says "add" before GET /api/friends answers (and redraws when it does): let this page's
+    # answer arrive first, so that it cannot overwrite the state the click below sets
+    a.wait_for_function("() => performance.getEntriesByType('resource')"
+                        ".some(e => new URL(e.name).pathname === '/api/friends')")
     btn = tid(a, "profile-add-friend")
     a.wait_for_function("() => (document.querySelector('[data-testid=profile-add-friend]') || {dataset: {}}).dataset.state === 'add'")
     assert btn.inner_text() == "Add friend"

@@ -279,7 +279,9 @@ def test_newcomer_plays_a_whole_game_and_sees_replay_and_rating(
     tid(page, "nav-leaderboard").click()
     page.wait_for_url(f"{server.base}/leaderboard")
     tid(page, "leaderboard").wait_for()
+    # the panel is drawn ("loading…") before GET /api/leaderboard answers: wait for its rows
     rows = tid(page, "leaderboard-row").filter(has_text=USER)
+    rows.first.wait_for()
     assert rows.count() == 1
     cells = rows.first.locator("td").all_inner_texts()
     assert cells[1].strip() == USER and float(cells[2]) == rating and cells[3].strip() == "1", cells

@@ -394,6 +394,9 @@ def test_invite_link_follows_the_address_used(open_page: Callable[..., Any], ser
         " body: '{}'})).json()).room"
     )
     page.goto(f"{base}/room/{room['id']}")
+    # the link is drawn from the page's address before GET /api/rooms/{id} answers, then from the
+    # room the server sent (its invite_url and public_url): read it once the room is there
+    tid(page, "room-rules-line").wait_for()
     link = tid(page, "invite-link")
     link.wait_for(state="attached")
     assert link.evaluate("e => e.textContent") == f"{base}/room/{room['id']}"
@@ -481,7 +484,7 @@ def test_history_opens_replay_and_downloads_record(open_page: Callable[..., Any]
 
 
 def test_rules_in_words_and_default_clocks(open_page: Callable[..., Any], server: Any) -> None:
-    from browser_helpers import register, tid
+    from browser_helpers import register, tid, wait_until
 
     page = open_page("rules")
     page.goto("/")
@@ -497,6 +500,8 @@ def test_rules_in_words_and_default_clocks(open_page: Callable[..., Any], server
     tid(page, "option-key").nth(1).select_option("upgrade")
     tid(page, "option-value").nth(1).fill("6/4/2")
     assert tid(page, "create-room-clocks").is_checked()
+    # the clock fields are filled once GET /api/config answers (lobby.js getConfig().then)
+    wait_until(page, lambda: tid(page, "create-room-clock-lead").input_value() != "", "the default clocks filled in")
     assert tid(page, "create-room-clock-lead").input_value() == "60"
     assert tid(page, "create-room-clock-follow").input_value() == "30"
     tid(page, "create-room-btn").click()
@@ -536,6 +541,9 @@ def test_english_pages_show_no_chinese(open_page: Callable[..., Any], server: An
     cjk = re.compile(r"[\u3400-\u9fff\uff00-\uffef]")
 
     def visible_text() -> str:
+        # the lobby draws its form at once and its room list, friends and matchmaking panels when
+        # their GETs answer: check the text once they have
+        page.wait_for_load_state("networkidle")
         page.wait_for_timeout(300)
         # the language switch names each language in its own script ("中文") on purpose
         return page.evaluate(

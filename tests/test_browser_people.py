@@ -159,6 +159,9 @@ def test_jiefeng_notice_ends_with_its_deal_and_prompts_name_the_receiver(open_pa
     script.push({"type": "deal_result", **result})
     script.push(state_of({**tribute, "legal_actions": []}, 12, between=between))
     tid(page, "result-panel").wait_for()
+    # the panel opens on the deal_result frame already; the ready step shows only once the next state
+    # frame (the one that moves the view to deal 2) has been handled
+    tid(page, "ready-state").wait_for()
     page.wait_for_timeout(300)
     assert notice.count() == 0, "the last deal's 接风 notice is still up"
     # the pause ends: seat 0 finished last in a 1-4, so it pays its partner carol (seat 2, 头游)

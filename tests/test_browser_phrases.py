@@ -180,6 +180,8 @@ def test_phrases_mute_report_and_admin(open_page: Callable[..., Any], server: An
     row = root.locator(f'[data-testid=admin-report][data-target="{ann_name}"]')
     row.wait_for()
     assert row.locator("[data-testid=admin-report-link]").get_attribute("href") == f"/room/{rid}"
+    # the header's Admin link fills in once GET /api/moderation/me answers (asked after the page's own GETs)
+    tid(root, "nav-admin").wait_for()
     assert tid(root, "nav-admin").count() == 1
     for w, h in VIEWPORTS:
         root.set_viewport_size({"width": w, "height": h})

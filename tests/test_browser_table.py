@@ -434,6 +434,9 @@ def test_hint_cycles_through_the_bombs_that_beat_the_table(open_page: Any) -> No
     tid(page, "play-btn").click()
     wait_until(page, lambda: {"type": "act", "action": BOMB5} in script.sent, "the bomb sent")
     tid(page, "bomb-fx").wait_for(state="attached")
+    # the flash is added as the state frame arrives, the felt is redrawn at the next display frame:
+    # wait for the bomb to stand as the top play in seat 0's cell before counting
+    tid(page, "trick-seat-0").locator("[data-testid=top-play]").wait_for()
     assert tid(page, "top-play").count() == 1 and tid(page, "trick-seat-0").locator("[data-testid=top-play]").count() == 1
     # with prefers-reduced-motion the next bomb has no effect
     page.emulate_media(reduced_motion="reduce")
