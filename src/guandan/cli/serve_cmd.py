@@ -99,7 +99,6 @@ def serve_command(
 ) -> None:
     """Run the web server: migrate the database, restore games in progress, serve http://HOST:PORT/."""
     import logging
-    import socket
 
     from rich.console import Console
 
@@ -117,6 +116,7 @@ def serve_command(
     from guandan.server.db import database_url, migrate
     from guandan.server.dblock import DatabaseInUse, DatabaseLock
     from guandan.server.logs import LOG_FORMATS
+    from guandan.runtime.listen import listen_socket
     from guandan.server.settings import Settings, default_node_name
 
     if min(guests_per_hour, registrations_per_hour, max_ws_per_room, max_ws_per_address, bot_games_per_address) < 0:
@@ -222,16 +222,11 @@ def serve_command(
         err.print(error_text(f"cannot open the database {_db_shown(settings.db_url)!r}: {first}"))
         raise typer.Exit(2) from None
 
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, port))
+    try:  # proto IPPROTO_TCP: asyncio then turns Nagle off on each connection (guandan.runtime.listen)
+        sock = listen_socket(host, port)
     except OSError as e:
-        sock.close()
         err.print(error_text(f"cannot listen on {host}:{port}: {e.strerror or e}"))
         raise typer.Exit(2) from None
-    sock.listen(2048)
     bound = sock.getsockname()[1]
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     shown = f"[{shown}]" if ":" in shown else shown

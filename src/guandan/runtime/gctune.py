@@ -14,7 +14,9 @@ library only (the server imports it without the ``[rl]`` extra).
 
 from __future__ import annotations
 
+import contextlib
 import gc
+from collections.abc import Iterator
 
 #: Generation-0 threshold set by :func:`tune_gc` (allocations minus deallocations between
 #: collections of the youngest generation; CPython's default is 700).
@@ -49,3 +51,27 @@ def tune_gc(
     gc.freeze()
     gc.set_threshold(gen0, gen1, gen2)
     return before  # type: ignore[return-value]
+
+
+@contextlib.contextmanager
+def tuned_gc(gen0: int = GEN0_THRESHOLD, gen1: int = 50, gen2: int = 50) -> Iterator[tuple[int, int, int]]:
+    """:func:`tune_gc` for the duration of a ``with`` block, then put the collector back as it was
+    (the objects frozen here are unfrozen, unless the process had frozen some before, and the
+    previous thresholds restored), for work that runs
+    inside someone else's process: ``guandan loadtest`` measures latency on its own clock, and its
+    hundreds of client sockets made full collections of 70-130 ms in the load generator, which
+    showed up as server latency in the run's p99 (issue 21, measured 2026-12-06).
+
+    Yields:
+        The previous thresholds ``(gen0, gen1, gen2)``.
+    Raises:
+        ValueError: a threshold below 1 (nothing is changed then).
+    """
+    was_frozen = gc.get_freeze_count() > 0
+    before = tune_gc(gen0, gen1, gen2)
+    try:
+        yield before
+    finally:
+        if not was_frozen:  # a process that froze objects itself keeps them frozen (gc cannot unfreeze part)
+            gc.unfreeze()
+        gc.set_threshold(*before)

@@ -208,6 +208,9 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
       address the login limits count (uvicorn's own default trusts 127.0.0.1).
     * Websocket pings every ``ws_ping_interval_s`` seconds; a peer silent for
       ``ws_ping_timeout_s`` more is closed, so a dropped client is soon counted as away.
+    * Websockets: uvicorn's sans-I/O protocol with outgoing messages deflated at level 1
+      (:class:`guandan.server.ws_protocol.TableSocketProtocol`; zlib's default level cost three
+      times as much CPU, the server's largest single cost under load).
     * Websocket messages are read up to :data:`guandan.server.ws.MAX_FRAME_BYTES` (64 KiB, against
       uvicorn's default of 16 MiB): a larger one is refused while it is read (close code 1009).
 
@@ -215,9 +218,11 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         ``{"ws", "lifespan", "proxy_headers", "forwarded_allow_ips", "ws_ping_interval",
         "ws_ping_timeout", "ws_max_size", "server_header"}``.
     """
+    from .ws_protocol import TableSocketProtocol
+
     allowed = list(settings.forwarded_allow_ips)
     return {
-        "ws": "websockets-sansio",
+        "ws": TableSocketProtocol,
         "lifespan": "on",
         "proxy_headers": bool(allowed),
         "forwarded_allow_ips": allowed or None,

@@ -26,6 +26,9 @@ measured window runs from that moment to the last table done: the figures descri
 play at once, not N tables being created (``setup_s`` and ``start_s`` report those phases). A client that has finished
 its deals keeps its socket open without acting (the table then waits
 for it) until every table is done, so finished tables add no load while others are measured.
+The load generator runs with the server's garbage-collector settings (:data:`CLIENT_GC_THRESHOLDS`,
+:func:`guandan.runtime.gctune.tuned_gc`): with Python's defaults its own full collections (70-130 ms
+with 400 client sockets) delayed the frames it timed and were counted as server latency.
 Without ``url`` a server is started for the run (``guandan serve --bot-delay 0`` on a free
 loopback port with a fresh SQLite file in a temporary directory) and stopped afterwards.
 """
@@ -48,6 +51,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
+
+from guandan.runtime.gctune import tuned_gc
 
 #: Host names accepted for ``url`` (the load test never leaves this machine).
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
@@ -646,18 +651,34 @@ def run_loadtest(tables: int, url: str | Sequence[str] | None = None, deals: int
     """
     kwargs: dict[str, Any] = {"spectators": spectators, "check_replay": check_replay, "progress": progress}
     if url:
-        return asyncio.run(run_load(url, tables, deals, timeout_s, seed, **kwargs))
+        return run_measured(run_load(url, tables, deals, timeout_s, seed, **kwargs))
     with spawn_server(bot_delay_s) as started:
-        return asyncio.run(run_load(started, tables, deals, timeout_s, seed, **kwargs))
+        return run_measured(run_load(started, tables, deals, timeout_s, seed, **kwargs))
+
+
+#: Garbage-collector thresholds of the load generator while it measures: the serving process's
+#: (``guandan.server.app.GC_THRESHOLDS``, not imported here: the client does not load the server).
+#: Measured 2026-12-06 (``--round -n 200``): with Python's defaults (700, 10, 10) the generator made
+#: full collections of 73-129 ms, and the run's slowest samples fell at exactly those moments.
+CLIENT_GC_THRESHOLDS = (20_000, 50, 100)
+
+
+def run_measured(run: Any) -> Any:
+    """``asyncio.run(run)`` with the load generator's garbage-collector settings
+    (:data:`CLIENT_GC_THRESHOLDS`), restored afterwards; returns what ``run`` returns."""
+    with tuned_gc(*CLIENT_GC_THRESHOLDS):
+        return asyncio.run(run)
 
 
 __all__ = [
     "LoadReport",
+    "CLIENT_GC_THRESHOLDS",
     "LoadTestError",
     "abandon_rooms",
     "check_loopback",
     "check_reachable",
     "check_records",
+    "run_measured",
     "percentile",
     "run_load",
     "run_loadtest",

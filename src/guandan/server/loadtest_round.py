@@ -47,6 +47,7 @@ from .loadtest import (
     _tls,
     check_reachable,
     percentile,
+    run_measured,
     spawn_server,
     split_urls,
 )
@@ -280,9 +281,9 @@ def run_round_loadtest(tables: int, url: str | Sequence[str] | None = None, deal
         LoadTestError: as :func:`run_round_load`, or a server that does not start.
     """
     if url:
-        return asyncio.run(run_round_load(url, tables, deals, timeout_s, seed, progress=progress))
+        return run_measured(run_round_load(url, tables, deals, timeout_s, seed, progress=progress))
     with spawn_server(bot_delay_s, extra_args=("--registrations-per-hour", "0")) as started:
-        return asyncio.run(run_round_load(started, tables, deals, timeout_s, seed, progress=progress))
+        return run_measured(run_round_load(started, tables, deals, timeout_s, seed, progress=progress))
 
 
 __all__ = ["BOT_LEVEL", "ENTRIES_PER_REQUEST", "MATCH_MINUTES", "run_round_load", "run_round_loadtest"]
