@@ -50,3 +50,17 @@ def test_a_bad_threshold_changes_nothing(clean_gc: None) -> None:
         pass
     assert gc.get_threshold() == (700, 10, 10)
     assert gc.get_freeze_count() == 0
+
+
+def test_the_load_generator_measures_with_the_servers_settings(clean_gc: None) -> None:
+    from guandan.server.app import GC_THRESHOLDS
+    from guandan.server.loadtest import CLIENT_GC_THRESHOLDS, run_measured
+
+    assert CLIENT_GC_THRESHOLDS == GC_THRESHOLDS
+
+    async def inside() -> tuple[int, int, int]:
+        return gc.get_threshold()
+
+    assert run_measured(inside()) == GC_THRESHOLDS
+    assert gc.get_threshold() == (700, 10, 10)
+    assert gc.get_freeze_count() == 0

@@ -62,6 +62,8 @@ def tuned_gc(gen0: int = GEN0_THRESHOLD, gen1: int = 50, gen2: int = 50) -> Iter
     hundreds of client sockets made full collections of 70-130 ms in the load generator, which
     showed up as server latency in the run's p99 (issue 21, measured 2026-12-06).
 
+    Args:
+        gen0, gen1, gen2: as :func:`tune_gc`.
     Yields:
         The previous thresholds ``(gen0, gen1, gen2)``.
     Raises:

@@ -7,9 +7,8 @@ Nagle's algorithm off (``TCP_NODELAY``) only on sockets whose ``proto`` is ``IPP
 listening one. A socket made as ``socket.socket(AF_INET, SOCK_STREAM)`` has ``proto`` 0, so every
 connection it accepted kept Nagle on: uvicorn writes a response's head and body separately, and on
 a keep-alive connection the body then waited for the client's delayed acknowledgement. Measured on
-loopback (2026-12-06, ``curl`` and a raw socket, the second request of a connection): ``GET
-/healthz`` took 42-44 ms instead of 1.4-1.7 ms; websocket frames written back to back waited the
-same way.
+loopback (2026-12-06, ``curl`` and a raw socket, the second and later requests of a connection):
+``GET /healthz`` took 42-44 ms, and 0.5-0.7 ms once the connections had ``TCP_NODELAY``.
 """
 
 from __future__ import annotations
@@ -30,8 +29,9 @@ def listen_socket(host: str, port: int, backlog: int = 2048) -> socket.socket:
     Returns:
         The listening socket (``SO_REUSEADDR`` set); the caller owns and closes it.
     Raises:
-        OSError: the address cannot be bound (in use, not on this machine, not permitted); the
-            socket is closed first.
+        OSError: the address cannot be bound (in use, not on this machine, not permitted), or
+            ``socket.gaierror`` (an ``OSError``) for a name that does not resolve (a name is
+            resolved as IPv4); the socket is closed first.
     """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)

@@ -46,10 +46,10 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from guandan.runtime.gctune import tuned_gc
@@ -662,26 +662,36 @@ def run_loadtest(tables: int, url: str | Sequence[str] | None = None, deals: int
 #: full collections of 73-129 ms, and the run's slowest samples fell at exactly those moments.
 CLIENT_GC_THRESHOLDS = (20_000, 50, 100)
 
+T = TypeVar("T")
 
-def run_measured(run: Any) -> Any:
+
+def run_measured(run: Coroutine[Any, Any, T]) -> T:
     """``asyncio.run(run)`` with the load generator's garbage-collector settings
-    (:data:`CLIENT_GC_THRESHOLDS`), restored afterwards; returns what ``run`` returns."""
+    (:data:`CLIENT_GC_THRESHOLDS`), restored afterwards.
+
+    Args:
+        run: the coroutine of a load test (:func:`run_load`, ``run_round_load``).
+    Returns:
+        What ``run`` returns.
+    Raises:
+        Whatever ``run`` raises (the collector is restored first).
+    """
     with tuned_gc(*CLIENT_GC_THRESHOLDS):
         return asyncio.run(run)
 
 
 __all__ = [
-    "LoadReport",
     "CLIENT_GC_THRESHOLDS",
+    "LoadReport",
     "LoadTestError",
     "abandon_rooms",
     "check_loopback",
     "check_reachable",
     "check_records",
-    "run_measured",
     "percentile",
     "run_load",
     "run_loadtest",
+    "run_measured",
     "spawn_server",
     "split_urls",
 ]

@@ -13,18 +13,17 @@ zlib with uvicorn's window and memory settings) level 6 took 0.50 ms a frame for
 size, level 1 took 0.15 ms for 12.5 %. :data:`DEFLATE_LEVEL` is therefore 1: the frames stay about 8x smaller than without
 compression, for a third of the time.
 
-Everything else is uvicorn's (handshake, ping, limits, close codes). The window and memory settings
-are uvicorn's own, so a client sees the same negotiation as before.
+Everything else is uvicorn's (handshake, ping, limits, close codes, the window and memory settings):
+only the level is changed, in the offer uvicorn made, so a client sees the same negotiation as
+before. Needs uvicorn 0.35 or later (its ``websockets-sansio`` protocol; the project asks for 0.44).
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
-from websockets.server import ServerProtocol
 
 __all__ = ["DEFLATE_LEVEL", "TableSocketProtocol"]
 
@@ -35,20 +34,12 @@ DEFLATE_LEVEL = 1
 class TableSocketProtocol(WebSocketsSansIOProtocol):
     """uvicorn's ``websockets-sansio`` protocol; with ``ws_per_message_deflate`` on (uvicorn's
     default) outgoing messages are compressed at :data:`DEFLATE_LEVEL` instead of zlib's default.
-    Constructed by uvicorn, one per connection (``uvicorn.Config(ws=TableSocketProtocol)``)."""
+    Constructed by uvicorn, one per connection (``uvicorn.Config(ws=TableSocketProtocol)``); the
+    arguments are uvicorn's. The offer is read at the handshake, so changing it here, before the
+    connection has read anything, is enough."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        if self.config.ws_per_message_deflate:
-            # the connection has read nothing yet: replace it with one offering the cheaper deflate
-            self.conn = ServerProtocol(
-                extensions=[
-                    ServerPerMessageDeflateFactory(
-                        server_max_window_bits=12,
-                        client_max_window_bits=12,
-                        compress_settings={"memLevel": 5, "level": DEFLATE_LEVEL},
-                    )
-                ],
-                max_size=self.config.ws_max_size,
-                logger=logging.getLogger("uvicorn.error"),
-            )
+        for factory in self.conn.available_extensions:
+            if isinstance(factory, ServerPerMessageDeflateFactory):
+                factory.compress_settings = {**factory.compress_settings, "level": DEFLATE_LEVEL}
