@@ -16,6 +16,8 @@ A fresh guest per test (the quick-game limits: one per account, four per address
 
 from __future__ import annotations
 
+import time
+
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -98,6 +100,18 @@ WORDS = {
 }
 
 
+def _box(page: Any, testid: str) -> Any:
+    """The element's bounding box. The dialog is drawn again with the table at every frame and clock
+    tick (``room/leave.js`` ``leaveDialog``), so the element found may be replaced before it is
+    measured (``bounding_box`` then gives ``None``): look again, up to 5 s."""
+    deadline = time.monotonic() + 5
+    while True:
+        b = tid(page, testid).bounding_box()
+        if b is not None or time.monotonic() > deadline:
+            return b
+        page.wait_for_timeout(20)
+
+
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_leave_asks_first_then_ends_a_game_alone_with_bots(open_page: Any, lang: str) -> None:
     page, watcher = open_page(f"leave-{lang}", lang=lang)
@@ -115,7 +129,7 @@ def test_leave_asks_first_then_ends_a_game_alone_with_bots(open_page: Any, lang:
         page.wait_for_timeout(150)
         page.screenshot(path=str(ARTIFACTS / f"ux-leave-confirm-{lang}-{vw}x{vh}.png"))
         for part in ("leave-confirm-yes", "leave-confirm-no"):
-            b = tid(page, part).bounding_box()
+            b = _box(page, part)
             assert b and b["x"] >= 0 and b["y"] >= 0 and b["x"] + b["width"] <= vw and b["y"] + b["height"] <= vh, (part, vw, vh, b)
             assert b["height"] >= 40, (part, b)
     page.set_viewport_size({"width": 1366, "height": 768})
