@@ -21,8 +21,12 @@ runs, the polls answered (by status) and their median / p99 time. The machine's 
 printed before and after. The poller runs on the same machine, so its own CPU is in the presence
 figures (a pessimistic measurement on a small machine).
 
+``--path /healthz`` makes the pages poll the health check instead (a control: it costs the server
+almost nothing, so the gap between such a run and its baseline is the poller's own CPU and the HTTP
+traffic on this machine, which no change to presence can remove).
+
 Usage: ``PYTHONPATH=src python scripts/bench_presence.py [--players 1000] [--friends 6] [--tables 200]
-[--poll-s 20] [--repeats 2] [--json FILE]``
+[--poll-s 20] [--repeats 2] [--path /api/friends] [--json FILE]``
 """
 
 from __future__ import annotations
@@ -89,7 +93,8 @@ def run_loadtest(url: str, tables: int) -> dict[str, Any]:
     return json.loads(out.stdout)
 
 
-async def _poll(url: str, tokens: list[str], poll_s: float, stop: Path, seed: int) -> dict[str, Any]:
+async def _poll(url: str, tokens: list[str], poll_s: float, stop: Path, seed: int,
+                path: str = "/api/friends") -> dict[str, Any]:
     import httpx
 
     rng = random.Random(seed)
@@ -103,7 +108,7 @@ async def _poll(url: str, tokens: list[str], poll_s: float, stop: Path, seed: in
             while not stop.exists():
                 t = time.monotonic()
                 try:
-                    r = await http.get("/api/friends", headers={"cookie": f"gd_session={token}"})
+                    r = await http.get(path, headers={"cookie": f"gd_session={token}"})
                     key = str(r.status_code)
                 except httpx.HTTPError as e:
                     key = type(e).__name__
@@ -117,10 +122,10 @@ async def _poll(url: str, tokens: list[str], poll_s: float, stop: Path, seed: in
     return {"polls": len(times), "statuses": statuses, "p50_ms": pick(0.5), "p99_ms": pick(0.99)}
 
 
-def poller_main(url: str, tokens_file: str, poll_s: float, stop: str, out: str) -> None:
-    """The presence client process: poll until ``stop`` exists, then write the figures to ``out``."""
+def poller_main(url: str, tokens_file: str, poll_s: float, stop: str, out: str, path: str = "/api/friends") -> None:
+    """The presence client process: poll ``path`` until ``stop`` exists, then write the figures to ``out``."""
     tokens = json.loads(Path(tokens_file).read_text())
-    figures = asyncio.run(_poll(url, tokens, poll_s, Path(stop), seed=1))
+    figures = asyncio.run(_poll(url, tokens, poll_s, Path(stop), seed=1, path=path))
     Path(out).write_text(json.dumps(figures))
 
 
@@ -134,12 +139,18 @@ def main() -> None:
     ap.add_argument("--poll-s", type=float, default=POLL_S, help="seconds between two polls of one page (20)")
     ap.add_argument("--repeats", type=int, default=2, help="baseline/presence pairs")
     ap.add_argument("--json", help="also write the figures to this file")
-    ap.add_argument("--poller", nargs=5, metavar=("URL", "TOKENS", "POLL_S", "STOP", "OUT"), help=argparse.SUPPRESS)
+    ap.add_argument("--path", default="/api/friends",
+                    help="what the pages poll (a control: /healthz costs the server almost nothing, so "
+                         "its runs measure the poller and the HTTP traffic alone)")
+    ap.add_argument("--poller", nargs=6, metavar=("URL", "TOKENS", "POLL_S", "STOP", "OUT", "PATH"),
+                    help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.poller:
-        url, tokens_file, poll_s, stop, out = args.poller
-        poller_main(url, tokens_file, float(poll_s), stop, out)
+        url, tokens_file, poll_s, stop, out, path = args.poller
+        poller_main(url, tokens_file, float(poll_s), stop, out, path)
         return
+    if not args.path.startswith("/"):
+        raise SystemExit("--path starts with /")
     if args.players < 2 or args.tables < 1 or args.repeats < 1 or args.poll_s <= 0:
         raise SystemExit("--players >= 2, --tables >= 1, --repeats >= 1 and --poll-s > 0")
     tmp = tempfile.TemporaryDirectory(prefix="guandan-presence-")
@@ -159,7 +170,7 @@ def main() -> None:
                 out = os.path.join(tmp.name, f"poll{k}.json")
                 if kind == "presence":
                     poller = subprocess.Popen([sys.executable, __file__, "--poller", url, tokens_file, str(args.poll_s),
-                                               stop, out])
+                                               stop, out, args.path])
                     time.sleep(args.poll_s)  # every page has polled once: the load is at its steady rate
                 report = run_loadtest(url, args.tables)
                 row: dict[str, Any] = {"run": kind, **{key: report[key] for key in
@@ -172,7 +183,7 @@ def main() -> None:
                 print(json.dumps(row), flush=True)
     print(f"load average after: {os.getloadavg()}", flush=True)
     result = {"players": args.players, "friends": args.friends, "tables": args.tables, "poll_s": args.poll_s,
-              "runs": runs}
+              "path": args.path, "runs": runs}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     tmp.cleanup()

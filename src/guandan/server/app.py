@@ -17,6 +17,8 @@ database answers, its schema is at the newest migration and (cluster mode) Redis
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
 from contextlib import asynccontextmanager
@@ -39,8 +41,11 @@ from .api_teammatch import TeamMatchService, make_teammatch_router
 from .api_tournaments import make_tournaments_router
 from .challenge_store import ChallengeStore
 from .teammatch_store import TeamMatchStore
+from .friends import PRESENCE_FLUSH_S
+from .friends_store import write_seen_with
 from .hardening import GuardMiddleware, install_catch_all
 from .idle_close import DEFAULT_IDLE_CLOSE_S, run_idle_close
+from .presence import PresenceBatch
 from .settings import Settings
 from .manager import TableManager
 from .reviews import ReviewService
@@ -84,10 +89,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         idle = asyncio.get_running_loop().create_task(
             run_idle_close(manager, float(getattr(settings, "idle_close_s", DEFAULT_IDLE_CLOSE_S))))
         await app.state.matchmaking.start()  # the queue's matching loop (issue 25 item 1)
+        write_seen = functools.partial(manager.run_db, write_seen_with, session_factory)
+        seen_task = asyncio.get_running_loop().create_task(app.state.presence.run(write_seen, PRESENCE_FLUSH_S))
         try:
             yield
         finally:
             idle.cancel()
+            seen_task.cancel()
+            try:  # the refreshes noted since the last write (best effort, as presence is)
+                await app.state.presence.flush(write_seen)
+            except Exception:  # noqa: BLE001 - the shutdown goes on
+                logging.getLogger("guandan.server").warning("presence: the last batch was not written", exc_info=True)
             await app.state.matchmaking.stop()
             await app.state.online_rounds.shutdown()
             await manager.shutdown()
@@ -111,6 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     manager.restore()
     manager_box["manager"] = manager
     app.state.manager = manager
+    app.state.presence = PresenceBatch()  # friends' presence refreshes, written every few seconds
     bot_limits = botgames.from_settings(settings)  # one per process: every path that starts a game with bots
     app.include_router(make_rooms_router(session_factory, manager, settings, bot_limits))
     app.include_router(make_ws_router(session_factory, manager, settings))

@@ -31,12 +31,12 @@ import unicodedata
 from collections import deque
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Annotated
+from typing import Annotated, Any
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from fastapi import Depends, HTTPException, Request, Response
-from sqlalchemy import delete, func, select
+from sqlalchemy import Row, bindparam, delete, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 from starlette.requests import HTTPConnection
@@ -298,6 +298,34 @@ def user_from_token(db: Session, token: str | None) -> User | None:
     return sess.user
 
 
+_SESSIONS, _USERS = UserSession.__table__, User.__table__
+_ACCOUNT_OF_TOKEN = (select(_SESSIONS.c.expires_at, _USERS.c.id, _USERS.c.name, _USERS.c.is_guest, _USERS.c.rating_mu,
+                            _USERS.c.rating_sigma, _USERS.c.games_played, _USERS.c.last_seen_at)
+                     .join(_USERS, _USERS.c.id == _SESSIONS.c.user_id).where(_SESSIONS.c.token == bindparam("key")))
+
+
+def account_of_token(db: Session, token: str | None) -> Row[Any] | None:
+    """The account of a live session token as one row (Core, one query joining ``sessions`` and
+    ``users``; no ORM objects), or ``None``: the cheap form of :func:`user_from_token` for a page
+    that polls (the friends panel). The session is checked exactly as there: a missing, malformed,
+    unknown or expired token gives ``None``, and an expired session is deleted (the caller commits).
+
+    Returns:
+        A row with ``id``, ``name``, ``is_guest``, ``rating_mu``, ``rating_sigma``, ``games_played``,
+        ``last_seen_at`` (aware UTC or ``None``), or ``None``.
+    """
+    if not token or not isinstance(token, str) or len(token) > 64:
+        return None
+    key = token_key(token)
+    row = db.execute(_ACCOUNT_OF_TOKEN, {"key": key}).first()
+    if row is None:
+        return None
+    if row.expires_at <= utcnow():
+        db.execute(delete(_SESSIONS).where(_SESSIONS.c.token == key))
+        return None
+    return row
+
+
 def end_session(db: Session, token: str | None) -> None:
     """Delete the session ``token`` if it exists (logout; the caller commits)."""
     if token and isinstance(token, str) and len(token) <= 64:
@@ -335,12 +363,13 @@ def current_user(request: Request, db: DbSession) -> User | None:
     """FastAPI dependency: the logged-in user of the request's ``gd_session`` cookie, or ``None``.
 
     A logged-in request marks the account seen (friends' presence, at most every 30 s:
-    :func:`guandan.server.friends_store.touch`)."""
+    :func:`guandan.server.friends_store.touch`; a refresh of an online account goes through the
+    app's ``state.presence`` batch when it has one)."""
     token = request.cookies.get(COOKIE_NAME)
     user = user_from_token(db, token)
     if user is None and token:
         db.commit()  # keeps the removal of an expired session
-    elif user is not None and touch_seen(db, user):
+    elif user is not None and touch_seen(db, user, batch=getattr(request.app.state, "presence", None)):
         db.commit()
     return user
 

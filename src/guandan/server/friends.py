@@ -27,7 +27,8 @@ The rules
   seconds: "seen" is an authenticated HTTP request or a message on an open table websocket (the
   client pings every few seconds), written to ``users.last_seen_at`` at most every
   :data:`TOUCH_EVERY_S` seconds per account (the write is conditional in the database, so it holds
-  across the processes of a cluster). An online friend is *at table X* when seated in room X whose
+  across the processes of a cluster); a refresh of an account that is online anyway waits in memory
+  for the next batched write, at most :data:`PRESENCE_FLUSH_S` seconds (:func:`touch_at_once`). An online friend is *at table X* when seated in room X whose
   status is ``waiting`` or ``playing``; an offline friend shows no table. Only the room's id, name
   and status are given: never a card, a hand or a score.
 * **Invitations**: I may invite an accepted friend to a room in which I sit and which is still
@@ -50,6 +51,12 @@ from typing import Any
 ONLINE_WINDOW_S = 120
 #: ``users.last_seen_at`` is written at most this often per account (seconds).
 TOUCH_EVERY_S = 30
+#: Seconds between two writes of the presence batch (:func:`touch_at_once`): a refresh of an online
+#: account waits at most this long in memory before its one transaction.
+PRESENCE_FLUSH_S = 5.0
+#: A due touch is written at once (not batched) when the stored ``last_seen_at`` is this old or
+#: older (or unset): the account shows offline or soon would, so its friends must see the write now.
+TOUCH_AT_ONCE_S = ONLINE_WINDOW_S - 4 * PRESENCE_FLUSH_S
 #: An invitation expires this many seconds after it was sent.
 INVITE_TTL_S = 30 * 60
 #: Statuses of a room in which a seated friend is shown "at table".
@@ -217,6 +224,18 @@ def touch_due(last_seen: datetime | None, now: datetime) -> bool:
     return last_seen is None or now - last_seen >= timedelta(seconds=TOUCH_EVERY_S)
 
 
+def touch_at_once(last_seen: datetime | None, now: datetime) -> bool:
+    """Whether a due touch (:func:`touch_due`) is written at once rather than batched.
+
+    Rule: at once when ``last_seen`` (the stored value, aware UTC) is unset or at least
+    :data:`TOUCH_AT_ONCE_S` (100) seconds before ``now``: the account is offline to its friends, or
+    would be before the batch is written (every :data:`PRESENCE_FLUSH_S` seconds), so coming online
+    shows at the friends' next poll. A refresh of an account seen more recently waits for the batch:
+    it stays online meanwhile, since ``TOUCH_AT_ONCE_S + PRESENCE_FLUSH_S < ONLINE_WINDOW_S``.
+    """
+    return last_seen is None or now - last_seen >= timedelta(seconds=TOUCH_AT_ONCE_S)
+
+
 def visible_table(online: bool, seats: list[tuple[str, str, str]]) -> dict[str, str] | None:
     """The table a friend is shown at.
 
@@ -293,7 +312,8 @@ def leaderboard(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-__all__ = ["BLOCKED_ME", "BOTH_BLOCKED", "FRIENDS", "INVITE_TTL_S", "I_ASKED", "I_BLOCKED", "MAX_FRIENDS", "NONE", "ONLINE_WINDOW_S", "TABLE_STATUSES",
+__all__ = ["BLOCKED_ME", "BOTH_BLOCKED", "FRIENDS", "INVITE_TTL_S", "I_ASKED", "I_BLOCKED", "MAX_FRIENDS", "NONE", "ONLINE_WINDOW_S",
+           "PRESENCE_FLUSH_S", "TABLE_STATUSES", "TOUCH_AT_ONCE_S",
            "THEY_ASKED", "TOUCH_EVERY_S", "Account", "FriendError", "check_answer", "check_block", "check_invite",
            "check_may_have_friends", "check_remove", "check_unblock", "decide_request", "invitation_live", "invite_expiry",
-           "is_online", "leaderboard", "touch_due", "visible_table"]
+           "is_online", "leaderboard", "touch_at_once", "touch_due", "visible_table"]

@@ -15,13 +15,14 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import and_, bindparam, case, delete, exists, func, or_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from guandan.server import friends as rules
 from guandan.server.friends import FriendError
 from guandan.server.models import FriendInvite, FriendLink, Room, RoomSeat, User, utcnow
+from guandan.server.presence import PresenceBatch
 from guandan.server.ratings import display_rating
 
 
@@ -58,14 +59,6 @@ def relation_of(link: FriendLink | None, me_id: int) -> str:
     if link.status == "blocked":
         return rules.I_BLOCKED if link.requester_id == me_id else rules.BLOCKED_ME
     return rules.I_ASKED if link.requester_id == me_id else rules.THEY_ASKED
-
-
-def _links_of(db: Session, me_id: int) -> list[FriendLink]:
-    return list(db.scalars(select(FriendLink).where(or_(FriendLink.user_low == me_id, FriendLink.user_high == me_id))))
-
-
-def _other(link: FriendLink, me_id: int) -> int:
-    return link.user_high if link.user_low == me_id else link.user_low
 
 
 def _named(db: Session, me: User, name: object) -> tuple[str, User | None, FriendLink | None]:
@@ -249,19 +242,28 @@ def dismiss(db: Session, me: User, invite_id: int) -> None:
     db.flush()
 
 
-def touch(db: Session, user: User, now: datetime | None = None) -> bool:
-    """Record that ``user`` was seen at ``now`` (presence), at most every
-    :data:`~guandan.server.friends.TOUCH_EVERY_S` seconds: the ``UPDATE`` only writes when the stored
-    ``last_seen_at`` is older, so concurrent processes write once. The caller commits.
+def touch(db: Session, user: Any, now: datetime | None = None, batch: PresenceBatch | None = None) -> bool:
+    """Record that ``user`` (a ``User`` or a row with ``id`` and ``last_seen_at``) was seen at
+    ``now`` (presence), at most every :data:`~guandan.server.friends.TOUCH_EVERY_S` seconds.
+
+    Rule: nothing when the stored ``last_seen_at`` is younger than ``TOUCH_EVERY_S``
+    (:func:`~guandan.server.friends.touch_due`). Otherwise, with a ``batch`` and an account that is
+    online anyway (:func:`~guandan.server.friends.touch_at_once` false), the time is only noted in
+    ``batch`` (written with the others by :func:`write_seen`). Else an ``UPDATE`` now, conditional
+    in the database (written only when the stored value is ``TOUCH_EVERY_S`` old or older), so
+    concurrent processes write once; the caller commits.
 
     Presence is best effort: a database error of the write (a busy SQLite file, a lock timeout) is
     logged and rolled back, and the request goes on.
 
     Returns:
-        Whether a write was issued (and is to be committed).
+        Whether a write was issued (and is to be committed); ``False`` when noted in ``batch``.
     """
     now = now or utcnow()
     if not rules.touch_due(user.last_seen_at, now):
+        return False
+    if batch is not None and not rules.touch_at_once(user.last_seen_at, now):
+        batch.note(user.id, now)
         return False
     limit = now - timedelta(seconds=rules.TOUCH_EVERY_S)
     try:
@@ -271,8 +273,37 @@ def touch(db: Session, user: User, now: datetime | None = None) -> bool:
         logging.getLogger(__name__).warning("presence: marking account %s seen failed", user.id, exc_info=True)
         db.rollback()
         return False
-    user.last_seen_at = now
+    if isinstance(user, User):
+        user.last_seen_at = now
     return True
+
+
+def write_seen(db: Session, seen: dict[int, datetime]) -> None:
+    """Store a batch of presence times (:class:`~guandan.server.presence.PresenceBatch`) in one
+    transaction: ``last_seen_at = t`` for each ``{account id: t}``, only where the stored value is
+    unset or older than ``t`` (never moved back, e.g. by a slower process of a cluster); commits.
+
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: the database refused the write (rolled back).
+    """
+    if not seen:
+        return
+    users = User.__table__
+    stmt = (update(users).where(users.c.id == bindparam("b_id"),
+                                or_(users.c.last_seen_at.is_(None), users.c.last_seen_at < bindparam("b_t")))
+            .values(last_seen_at=bindparam("b_t")))
+    try:
+        db.execute(stmt, [{"b_id": uid, "b_t": t} for uid, t in sorted(seen.items())])
+        db.commit()
+    except BaseException:
+        db.rollback()
+        raise
+
+
+def write_seen_with(session_factory: Any, seen: dict[int, datetime]) -> None:
+    """:func:`write_seen` in a session of its own (blocking: run in a database thread pool)."""
+    with session_factory() as db:
+        write_seen(db, seen)
 
 
 def touch_id(db: Session, user_id: int, now: datetime | None = None) -> None:
@@ -284,31 +315,54 @@ def touch_id(db: Session, user_id: int, now: datetime | None = None) -> None:
     db.commit()
 
 
+_USERS = User.__table__
+_LINKS = FriendLink.__table__
+_INVITES = FriendInvite.__table__
+_ROOMS = Room.__table__
+_SEATS = RoomSeat.__table__
+
+
+# The panel's reads, built once (a poll only binds its account: no statement construction per request)
+_ME = bindparam("me")
+_TABLES_OF = (select(_SEATS.c.user_id, _ROOMS.c.id, _ROOMS.c.name, _ROOMS.c.status)
+              .join(_ROOMS, _ROOMS.c.id == _SEATS.c.room_id)
+              .where(_SEATS.c.user_id.in_(bindparam("ids", expanding=True)),
+                     _ROOMS.c.status.in_(rules.TABLE_STATUSES)))
+_INVITATIONS_OF = (select(_INVITES.c.id, _INVITES.c.room_id, _INVITES.c.created_at, _INVITES.c.expires_at,
+                          _ROOMS.c.status, _ROOMS.c.name, _USERS.c.name,
+                          exists().where(_SEATS.c.room_id == _INVITES.c.room_id, _SEATS.c.user_id == _ME))
+                   .join(_ROOMS, _ROOMS.c.id == _INVITES.c.room_id)
+                   .join(_USERS, _USERS.c.id == _INVITES.c.from_id)
+                   .where(_INVITES.c.to_id == _ME).order_by(_INVITES.c.created_at.desc()))
+_LINKS_OF = (select(_LINKS.c.requester_id, _LINKS.c.status, _LINKS.c.created_at, _USERS.c.id, _USERS.c.name,
+                    _USERS.c.rating_mu, _USERS.c.rating_sigma, _USERS.c.games_played, _USERS.c.last_seen_at)
+             .join(_USERS, _USERS.c.id == case((_LINKS.c.user_low == _ME, _LINKS.c.user_high), else_=_LINKS.c.user_low))
+             .where(or_(_LINKS.c.user_low == _ME, _LINKS.c.user_high == _ME)))
+
+
 def _tables_of(db: Session, user_ids: list[int]) -> dict[int, list[tuple[str, str, str]]]:
     out: dict[int, list[tuple[str, str, str]]] = {}
     if not user_ids:
         return out
-    rows = db.execute(select(RoomSeat.user_id, Room.id, Room.name, Room.status).join(Room, Room.id == RoomSeat.room_id)
-                      .where(RoomSeat.user_id.in_(user_ids), Room.status.in_(rules.TABLE_STATUSES)))
-    for uid, rid, rname, status in rows:
+    for uid, rid, rname, status in db.execute(_TABLES_OF, {"ids": user_ids}):
         out.setdefault(uid, []).append((rid, rname, status))
     return out
 
 
-def _live_invitations(db: Session, me: User, now: datetime) -> list[dict[str, Any]]:
-    """Invitations addressed to ``me`` that are live; dead ones (expired, room started or gone, me
-    seated there already) are deleted."""
-    rows = db.execute(select(FriendInvite, Room.status, Room.name, User.name)
-                      .join(Room, Room.id == FriendInvite.room_id)
-                      .join(User, User.id == FriendInvite.from_id)
-                      .where(FriendInvite.to_id == me.id).order_by(FriendInvite.created_at.desc())).all()
+def _live_invitations(db: Session, me_id: int, now: datetime) -> list[dict[str, Any]]:
+    """Invitations addressed to ``me_id`` that are live, newest first; dead ones (expired, room
+    started or gone, me seated there already) are deleted. One query (Core, no ORM objects)."""
     live: list[dict[str, Any]] = []
-    for row, status, room_name, sender in rows:
-        if rules.invitation_live(row.expires_at, status, _seated(db, row.room_id, me.id), now):
-            live.append({"id": row.id, "from": sender, "room_id": row.room_id, "room_name": room_name,
-                         "sent_at": _iso(row.created_at), "expires_at": _iso(row.expires_at)})
+    dead: list[int] = []
+    for iid, room_id, created, expires, status, room_name, sender, me_seated in db.execute(_INVITATIONS_OF,
+                                                                                          {"me": me_id}).all():
+        if rules.invitation_live(expires, status, bool(me_seated), now):
+            live.append({"id": iid, "from": sender, "room_id": room_id, "room_name": room_name,
+                         "sent_at": _iso(created), "expires_at": _iso(expires)})
         else:
-            db.delete(row)
+            dead.append(iid)
+    if dead:
+        db.execute(delete(_INVITES).where(_INVITES.c.id.in_(dead)))
     return live
 
 
@@ -328,8 +382,12 @@ def _iso(ts: datetime) -> str:
     return ts.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
-def overview(db: Session, me: User, now: datetime) -> dict[str, Any]:
-    """Everything of the friends panel for ``me``.
+def overview(db: Session, me: Any, now: datetime) -> dict[str, Any]:
+    """Everything of the friends panel for ``me`` (a ``User``, or a row with ``id``, ``name``,
+    ``is_guest``, ``rating_mu``, ``rating_sigma``, ``games_played``).
+
+    Three reads with Core (no ORM objects): my links with the other side's account, my friends'
+    tables, my invitations (dead ones are deleted: the caller commits).
 
     Returns:
         ``{friends: [{name, rating, games_played, online, table}], incoming: [{name, rating, sent_at}],
@@ -341,28 +399,25 @@ def overview(db: Session, me: User, now: datetime) -> dict[str, Any]:
         FriendError: 403 ``guest_no_friends``.
     """
     rules.check_may_have_friends(_account(me))
-    links = _links_of(db, me.id)
-    others = {u.id: u for u in db.scalars(select(User).where(User.id.in_([_other(ln, me.id) for ln in links])))}
-    friend_ids = [_other(ln, me.id) for ln in links if ln.status == "accepted"]
-    tables = _tables_of(db, friend_ids)
+    links = db.execute(_LINKS_OF, {"me": me.id}).all()
+    tables = _tables_of(db, [ln.id for ln in links if ln.status == "accepted"])
     friends: list[dict[str, Any]] = []
     incoming: list[dict[str, Any]] = []
     outgoing: list[dict[str, Any]] = []
     blocked: list[dict[str, Any]] = []
     for ln in links:
-        other = others[_other(ln, me.id)]
-        rating = display_rating(other.rating_mu, other.rating_sigma)
+        rating = display_rating(ln.rating_mu, ln.rating_sigma)
         if ln.status in ("blocked", "blocked_both"):
             if ln.status == "blocked_both" or ln.requester_id == me.id:  # the other's block is not shown to me
-                blocked.append({"name": other.name})
+                blocked.append({"name": ln.name})
         elif ln.status == "accepted":
-            online = rules.is_online(other.last_seen_at, now)
-            friends.append({"name": other.name, "rating": rating, "games_played": other.games_played,
-                            "online": online, "table": rules.visible_table(online, tables.get(other.id, []))})
+            online = rules.is_online(ln.last_seen_at, now)
+            friends.append({"name": ln.name, "rating": rating, "games_played": ln.games_played,
+                            "online": online, "table": rules.visible_table(online, tables.get(ln.id, []))})
         elif ln.requester_id == me.id:
-            outgoing.append({"name": other.name, "sent_at": _iso(ln.created_at)})
+            outgoing.append({"name": ln.name, "sent_at": _iso(ln.created_at)})
         else:
-            incoming.append({"name": other.name, "rating": rating, "sent_at": _iso(ln.created_at)})
+            incoming.append({"name": ln.name, "rating": rating, "sent_at": _iso(ln.created_at)})
     friends.sort(key=lambda f: (not f["online"], f["name"].lower()))
     incoming.sort(key=lambda f: f["sent_at"], reverse=True)
     outgoing.sort(key=lambda f: f["name"].lower())
@@ -372,9 +427,7 @@ def overview(db: Session, me: User, now: datetime) -> dict[str, Any]:
           "me": True}]
         + [{"name": f["name"], "rating": f["rating"], "games_played": f["games_played"], "me": False} for f in friends])
     return {"friends": friends, "incoming": incoming, "outgoing": outgoing, "blocked": blocked,
-            "invitations": _live_invitations(db, me, now), "leaderboard": board}
-
-
+            "invitations": _live_invitations(db, me.id, now), "leaderboard": board}
 
 
 def mark_seen(session_factory: Any, user_id: int) -> None:
@@ -392,15 +445,20 @@ class SocketSeen:
 
     def __init__(self) -> None:
         self.last: float | None = None
+        #: whether the last ``True`` of :meth:`due` was the socket's first (write it at once; later
+        #: ones are refreshes of an online account, for the presence batch)
+        self.first = False
         self.tasks: set[Any] = set()
 
     def due(self, now: float | None = None) -> bool:
-        """Whether to write now (``now``: monotonic seconds); a ``True`` answer starts the next wait."""
+        """Whether to write now (``now``: monotonic seconds); a ``True`` answer starts the next wait
+        and sets :attr:`first`."""
         import time
 
         t = time.monotonic() if now is None else now
         if self.last is not None and t - self.last < rules.TOUCH_EVERY_S:
             return False
+        self.first = self.last is None
         self.last = t
         return True
 
@@ -420,4 +478,5 @@ class SocketSeen:
 
 
 __all__ = ["SocketSeen", "answer_request", "block", "dismiss", "invite", "mark_seen", "overview", "purge_invitations",
-           "relation_of", "remove_friend", "send_request", "touch", "touch_id", "unblock", "user_by_name"]
+           "relation_of", "remove_friend", "send_request", "touch", "touch_id", "unblock", "user_by_name",
+           "write_seen", "write_seen_with"]

@@ -34,6 +34,7 @@ from guandan.core.match import action_from_json, action_to_json
 from .hardening import valid_room_id
 from .connections import Conn
 from .friends_store import SocketSeen, mark_seen
+from .models import utcnow
 from .phrase_relay import relay_phrase
 from .table.flow import Table
 from .table.frames import error_frame, frame_json
@@ -396,12 +397,16 @@ def make_ws_router(
         writer = asyncio.create_task(_writer(websocket, conn))
         write = _frame_writer(websocket)
         seen = SocketSeen()  # friends' presence: an open table socket keeps its account online
+        batch = getattr(websocket.app.state, "presence", None)
         try:
             await table.connect(conn)
             _close_extra_tabs(table, conn)
             while not conn.closed:
                 if user_id is not None and seen.due():
-                    seen.spawn(manager.run_db(mark_seen, session_factory, user_id))
+                    if seen.first or batch is None:  # at connect: written now (online at once)
+                        seen.spawn(manager.run_db(mark_seen, session_factory, user_id))
+                    else:  # a refresh: with the others, every few seconds
+                        batch.note(user_id, utcnow())
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break

@@ -1,0 +1,214 @@
+"""Presence made cheap (issue 25 "Speed and scale"): refreshes batched in memory
+(:mod:`guandan.server.presence`), written in one transaction that never moves ``last_seen_at``
+back (:func:`guandan.server.friends_store.write_seen`), and ``GET /api/friends`` answered in one
+hand-off (:func:`guandan.server.api_friends.panel_json`) that still checks the session every time.
+Real SQLite and PostgreSQL (the ``db_url`` fixture of ``test_server_storage.py``), no mocks.
+
+Expected values follow the rules of :mod:`guandan.server.friends`: a due touch (30 s or more since
+the stored value) is written at once when the stored value is 100 s old or more (or unset), else
+noted in the batch; online = seen within 120 s.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import select, update
+from test_server_storage import (
+    db_url,  # noqa: F401 (fixture)
+    pg_session_url,  # noqa: F401 (fixture)
+)
+
+from guandan.server import auth
+from guandan.server import friends as rules
+from guandan.server import friends_store
+from guandan.server.app import create_app
+from guandan.server.models import User, UserSession
+from guandan.server.presence import PresenceBatch
+from guandan.server.settings import Settings
+
+T0 = datetime(2026, 12, 6, 12, 0, 0, tzinfo=UTC)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def fast_hashing() -> Iterator[None]:
+    from argon2 import PasswordHasher
+
+    saved = auth._hasher
+    auth._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    yield
+    auth._hasher = saved
+
+
+@pytest.fixture
+def app(db_url: str) -> Iterator[Any]:  # noqa: F811
+    application = create_app(Settings(db_url=db_url, bot_delay_s=0.0))
+    with TestClient(application):
+        yield application
+
+
+def person(app: Any, name: str) -> TestClient:
+    c = TestClient(app)
+    r = c.post("/api/register", json={"name": name, "password": "secret-pw-1"})
+    assert r.status_code == 200, r.text
+    return c
+
+
+def seen_of(app: Any, name: str) -> datetime | None:
+    with app.state.session_factory() as db:
+        return db.scalars(select(User.last_seen_at).where(User.name == name)).one()
+
+
+def set_seen(app: Any, name: str, when: datetime | None) -> None:
+    with app.state.session_factory() as db:
+        db.execute(update(User).where(User.name == name).values(last_seen_at=when))
+        db.commit()
+
+
+# -- the rules and the batch, plain ------------------------------------------------------------------
+
+
+def test_touch_at_once_rule() -> None:
+    assert rules.TOUCH_AT_ONCE_S == 100 and rules.TOUCH_AT_ONCE_S + rules.PRESENCE_FLUSH_S < rules.ONLINE_WINDOW_S
+    assert rules.touch_at_once(None, T0)
+    assert rules.touch_at_once(T0 - timedelta(seconds=100), T0)
+    assert not rules.touch_at_once(T0 - timedelta(seconds=99), T0)
+    assert not rules.touch_at_once(T0 - timedelta(seconds=31), T0)
+
+
+def test_batch_keeps_the_latest_time_and_takes_once() -> None:
+    b = PresenceBatch()
+    b.note(1, T0)
+    b.note(1, T0 + timedelta(seconds=3))
+    b.note(1, T0 + timedelta(seconds=1))  # older than the one noted: ignored
+    b.note(2, T0)
+    assert len(b) == 2
+    assert b.take() == {1: T0 + timedelta(seconds=3), 2: T0}
+    assert b.take() == {} and len(b) == 0
+
+
+def test_a_failed_flush_keeps_the_accounts_for_the_next() -> None:
+    b = PresenceBatch()
+    b.note(7, T0)
+    written: list[dict[int, datetime]] = []
+
+    async def broken(pending: dict[int, datetime]) -> None:
+        raise OSError("database away")
+
+    async def working(pending: dict[int, datetime]) -> None:
+        written.append(pending)
+
+    with pytest.raises(OSError):
+        asyncio.run(b.flush(broken))
+    b.note(8, T0 + timedelta(seconds=2))
+    assert asyncio.run(b.flush(working)) == 2
+    assert written == [{7: T0, 8: T0 + timedelta(seconds=2)}]
+    assert asyncio.run(b.flush(working)) == 0 and len(written) == 1
+
+
+def test_socket_seen_first_then_refreshes() -> None:
+    s = friends_store.SocketSeen()
+    assert s.due(1000.0) and s.first
+    assert not s.due(1029.0)
+    assert s.due(1030.0) and not s.first
+
+
+# -- the database ------------------------------------------------------------------------------------
+
+
+def test_touch_notes_a_refresh_and_writes_a_comeback(app: Any) -> None:
+    person(app, "alice")
+    batch = PresenceBatch()
+    with app.state.session_factory() as db:
+        user = db.scalars(select(User).where(User.name == "alice")).one()
+        # online (seen 40 s ago): noted, not written
+        user.last_seen_at = T0 - timedelta(seconds=40)
+        db.commit()
+        assert friends_store.touch(db, user, T0, batch) is False
+        assert batch.take() == {user.id: T0}
+        # seen 20 s ago: not due, nothing at all
+        assert friends_store.touch(db, user, T0 - timedelta(seconds=20), batch) is False and len(batch) == 0
+        # seen 100 s ago: written at once, nothing noted
+        user.last_seen_at = T0 - timedelta(seconds=100)
+        db.commit()
+        assert friends_store.touch(db, user, T0, batch) is True and len(batch) == 0
+        db.commit()
+    assert seen_of(app, "alice") == T0
+
+
+def test_write_seen_moves_forward_only(app: Any) -> None:
+    for name in ("ann", "ben", "cid"):
+        person(app, name)
+    set_seen(app, "ann", T0 - timedelta(seconds=40))
+    set_seen(app, "ben", T0 + timedelta(seconds=10))  # another process wrote a later time
+    set_seen(app, "cid", None)
+    with app.state.session_factory() as db:
+        ids = dict(db.execute(select(User.name, User.id).where(User.name.in_(["ann", "ben", "cid"]))).all())
+    friends_store.write_seen_with(app.state.session_factory, {ids["ann"]: T0, ids["ben"]: T0, ids["cid"]: T0})
+    assert seen_of(app, "ann") == T0
+    assert seen_of(app, "ben") == T0 + timedelta(seconds=10)
+    assert seen_of(app, "cid") == T0
+
+
+# -- through the app ---------------------------------------------------------------------------------
+
+
+def test_a_refresh_waits_for_the_batch_and_shutdown_writes_it(db_url: str) -> None:  # noqa: F811
+    application = create_app(Settings(db_url=db_url, bot_delay_s=0.0))
+    with TestClient(application):
+        alice = person(application, "alice")
+        forty_ago = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=40)
+        set_seen(application, "alice", forty_ago)
+        assert alice.get("/api/friends").status_code == 200
+        assert alice.get("/api/me").status_code == 200
+        assert seen_of(application, "alice") == forty_ago  # online anyway: not written yet
+        assert len(application.state.presence) == 1
+    # the app's shutdown wrote the batch
+    after = seen_of(application, "alice")
+    assert after is not None and after > forty_ago + timedelta(seconds=39)
+    assert len(application.state.presence) == 0
+
+
+def test_coming_online_is_written_at_once(app: Any) -> None:
+    alice = person(app, "alice")
+    set_seen(app, "alice", datetime.now(UTC) - timedelta(minutes=5))
+    before = datetime.now(UTC) - timedelta(seconds=1)
+    assert alice.get("/api/friends").status_code == 200
+    seen = seen_of(app, "alice")
+    assert seen is not None and seen >= before and len(app.state.presence) == 0
+
+
+def _refused(r: Any, status: int, code: str) -> None:
+    assert r.status_code == status, r.text
+    assert r.json()["code"] == code and set(r.json()) == {"error", "code", "params"}
+
+
+def test_the_panel_checks_the_session_every_time(app: Any) -> None:
+    alice = person(app, "alice")
+    assert alice.get("/api/friends").status_code == 200
+    _refused(TestClient(app).get("/api/friends"), 401, "login_required")
+    _refused(TestClient(app, cookies={"gd_session": "x" * 65}).get("/api/friends"), 401, "login_required")
+    # an expired session stops working and is deleted
+    with app.state.session_factory() as db:
+        db.execute(update(UserSession).values(expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+        db.commit()
+    _refused(alice.get("/api/friends"), 401, "login_required")
+    with app.state.session_factory() as db:
+        assert db.scalars(select(UserSession)).all() == []
+    # a logged-out session stops working at once
+    bob = person(app, "bob")
+    token = bob.cookies.get("gd_session")
+    assert bob.get("/api/friends").status_code == 200
+    assert bob.post("/api/logout", json={}).status_code == 200
+    _refused(TestClient(app, cookies={"gd_session": token}).get("/api/friends"), 401, "login_required")
+
+
+def test_a_guest_gets_no_panel(app: Any) -> None:
+    guest = TestClient(app)
+    assert guest.post("/api/guest", json={}).status_code == 200
+    _refused(guest.get("/api/friends"), 403, "guest_no_friends")
