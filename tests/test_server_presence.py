@@ -27,6 +27,7 @@ from test_server_storage import (
 from guandan.server import auth
 from guandan.server import friends as rules
 from guandan.server import friends_store
+from guandan.server import app as app_module
 from guandan.server.app import create_app
 from guandan.server.models import User, UserSession
 from guandan.server.presence import PresenceBatch
@@ -158,7 +159,9 @@ def test_write_seen_moves_forward_only(app: Any) -> None:
 # -- through the app ---------------------------------------------------------------------------------
 
 
-def test_a_refresh_waits_for_the_batch_and_shutdown_writes_it(db_url: str) -> None:  # noqa: F811
+def test_a_refresh_waits_for_the_batch_and_shutdown_writes_it(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    # no periodic write during the test (a loaded machine may take 5 s to get here): only the shutdown's
+    monkeypatch.setattr(app_module, "PRESENCE_FLUSH_S", 3600.0)
     application = create_app(Settings(db_url=db_url, bot_delay_s=0.0))
     with TestClient(application):
         alice = person(application, "alice")

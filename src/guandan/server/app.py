@@ -96,6 +96,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         finally:
             idle.cancel()
             seen_task.cancel()
+            try:  # a write in progress ends first, so that the flush below takes every account
+                await seen_task
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001 - the shutdown goes on
+                pass
             try:  # the refreshes noted since the last write (best effort, as presence is)
                 await app.state.presence.flush(write_seen)
             except Exception:  # noqa: BLE001 - the shutdown goes on

@@ -116,7 +116,9 @@ def _add_points_only(db: Session, game: GameRow, points: list[int] | None) -> No
             seat_of.setdefault(p.user_id, p.seat)
     if not seat_of:
         return
-    users = db.scalars(select(User).where(User.id.in_(seat_of)).with_for_update()
+    # rows locked in id order: every transaction that locks several users (the presence batch too) takes
+    # them in the same order, so two of them cannot deadlock on PostgreSQL
+    users = db.scalars(select(User).where(User.id.in_(seat_of)).order_by(User.id).with_for_update()
                        .execution_options(populate_existing=True)).all()
     for user in users:
         user.anhui_points = (user.anhui_points or 0) + points[seat_of[user.id]]
@@ -151,7 +153,8 @@ def update_ratings(db: Session, game: GameRow) -> list[RatingChange]:
     ids = {p.user_id for p in players if p.user_id is not None}
     # Lock the rows (PostgreSQL) and read fresh values, so that two games ending together add up.
     locked = db.scalars(
-        select(User).where(User.id.in_(ids)).with_for_update().execution_options(populate_existing=True)
+        select(User).where(User.id.in_(ids)).order_by(User.id).with_for_update()
+        .execution_options(populate_existing=True)
     ).all() if ids else []
     users = {u.id: u for u in locked}
     humans: dict[int, tuple[int, User]] = {}  # user id -> (seat, user)
