@@ -301,8 +301,78 @@ def test_fast_candidate_walk_agrees_with_the_plain_rule() -> None:
             ratings = tuple(float(rng.randint(0, 30)) for _ in members)  # whole points: many ties
             queue.append(mm.Ticket(f"t{i:02d}", members, ratings, float(rng.choice([0, 0, 5, 20, 40]))))
         now = float(rng.choice([40, 60, 90, 130]))
-        fast = [tuple(sorted(m.tickets)) for m in mm.decide(queue, now).matches if m.bot_level is None]
-        assert fast == _naive_decide(queue, now), trial
+        fast = sorted(tuple(sorted(m.tickets)) for m in mm.decide(queue, now).matches if m.bot_level is None)
+        # pass 1 (runs in rating order), then pass 2 on the tickets left: the plain rule
+        widths = {t.id: mm.allowed_range(now - t.joined_at) for t in queue}
+        runs = mm._runs(sorted(queue, key=lambda t: (t.rating, t.joined_at, t.id)), widths, now)
+        in_runs = {t.id for r in runs for t in r}
+        expected = [tuple(sorted(t.id for t in r)) for r in runs]
+        expected += _naive_decide([t for t in queue if t.id not in in_runs], now)
+        assert fast == sorted(expected), trial
+        # every run is a valid table: four seats, ratings within every member's range
+        for r in runs:
+            assert sum(t.size for t in r) == 4 and mm._group_ok(r, widths)
+
+
+def _best_seats_by_search(queue: list[mm.Ticket], now: float) -> int:
+    """Most people seatable at four-seat tables passing the spread rule (exhaustive search; small queues)."""
+    import itertools
+
+    widths = {t.id: mm.allowed_range(now - t.joined_at) for t in queue}
+    best = 0
+
+    def go(left: list[mm.Ticket], seated: int) -> None:
+        nonlocal best
+        best = max(best, seated)
+        if not left:
+            return
+        first, rest = left[0], left[1:]
+        go(rest, seated)  # first left out
+        for k in range(1, 4):
+            for others in itertools.combinations(rest, k):
+                group = [first, *others]
+                if sum(t.size for t in group) == 4 and mm._group_ok(group, widths):
+                    go([t for t in rest if t not in others], seated + 4)
+
+    go(sorted(queue, key=lambda t: t.id), 0)
+    return best
+
+
+def test_decide_seats_as_many_as_an_exhaustive_search_in_a_burst() -> None:
+    """A burst: people alone who joined together (one range for all). Any tables passing the
+    spread rule can then be exchanged for as many tables of neighbours in rating order, so the
+    runs pass seats as many people as any choice of tables (checked exhaustively)."""
+    import random
+
+    rng = random.Random(11)
+    for trial in range(60):
+        n = rng.randint(4, 11)
+        joined = float(rng.choice([0, 5, 10]))
+        queue = [mm.Ticket(f"t{i:02d}", (i,), (float(rng.randint(0, 12)),), joined) for i in range(n)]
+        now = joined + float(rng.choice([0, 10]))
+        seated = sum(len(m.people) for m in mm.decide(queue, now).matches)
+        assert seated == _best_seats_by_search(queue, now), trial
+
+
+def test_runs_in_rating_order_strand_nobody_where_oldest_first_would() -> None:
+    # 0..7 within 3 of their neighbours; d (3) is the oldest. Taking d first with its nearest
+    # (2, 4, 1) would leave 0, 5, 6, 7 (spread 7) waiting; the runs seat all eight.
+    q = [T(n, (i + 1,), (float(i),), joined=0.0 if n == "d" else 1.0) for i, n in enumerate("abcdefgh")]
+    d = mm.decide(q, now=1.0)
+    assert [set(m.tickets) for m in d.matches] == [{"a", "b", "c", "d"}, {"e", "f", "g", "h"}]
+
+
+def test_runs_prefer_the_longest_waits_then_the_smallest_spread() -> None:
+    # 10 (waited 30 s), then 11, 12, 13, 13 just joined: either run seats four; the one with the old
+    # ticket wins although its spread (3) is larger than the other's (2)
+    q = [T("old", (1,), (10.0,), joined=0.0), T("b", (2,), (11.0,), joined=30.0), T("c", (3,), (12.0,), joined=30.0),
+         T("d", (4,), (13.0,), joined=30.0), T("e", (5,), (13.0,), joined=30.0)]
+    (m,) = mm.decide(q, now=30.0).matches
+    assert set(m.tickets) == {"old", "b", "c", "d"}
+    # all of one age: the smaller spread wins (11, 12, 13, 13)
+    q[0] = T("old", (1,), (10.0,), joined=30.0)
+    (m,) = mm.decide(q, now=30.0).matches
+    assert set(m.tickets) == {"b", "c", "d", "e"}
 
 
 def test_a_thousand_equal_ratings_make_250_tables_oldest_first() -> None:

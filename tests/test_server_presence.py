@@ -1,7 +1,8 @@
 """Presence made cheap (issue 25 "Speed and scale"): refreshes batched in memory
 (:mod:`guandan.server.presence`), written in one transaction that never moves ``last_seen_at``
 back (:func:`guandan.server.friends_store.write_seen`), and ``GET /api/friends`` answered in one
-hand-off (:func:`guandan.server.api_friends.panel_json`) that still checks the session every time.
+hand-off (:mod:`guandan.server.account_calls`, also the matchmaking queue's endpoints) that still checks
+the session every time.
 Real SQLite and PostgreSQL (the ``db_url`` fixture of ``test_server_storage.py``), no mocks.
 
 Expected values follow the rules of :mod:`guandan.server.friends`: a due touch (30 s or more since
@@ -191,24 +192,53 @@ def _refused(r: Any, status: int, code: str) -> None:
     assert r.json()["code"] == code and set(r.json()) == {"error", "code", "params"}
 
 
-def test_the_panel_checks_the_session_every_time(app: Any) -> None:
+#: The endpoints answered in one hand-off (guandan.server.account_calls): each checks the session itself.
+ONE_HAND_OFF = [("GET", "/api/friends"), ("GET", "/api/match"), ("POST", "/api/match/join"),
+                ("POST", "/api/match/leave")]
+
+
+@pytest.mark.parametrize(("method", "path"), ONE_HAND_OFF)
+def test_the_session_is_checked_every_time(app: Any, method: str, path: str) -> None:
+    def call(c: TestClient) -> Any:
+        return c.request(method, path, json={} if method == "POST" else None)
+
     alice = person(app, "alice")
-    assert alice.get("/api/friends").status_code == 200
-    _refused(TestClient(app).get("/api/friends"), 401, "login_required")
-    _refused(TestClient(app, cookies={"gd_session": "x" * 65}).get("/api/friends"), 401, "login_required")
+    assert call(alice).status_code in (200, 201)
+    _refused(call(TestClient(app)), 401, "login_required")
+    _refused(call(TestClient(app, cookies={"gd_session": "x" * 65})), 401, "login_required")
     # an expired session stops working and is deleted
     with app.state.session_factory() as db:
         db.execute(update(UserSession).values(expires_at=datetime.now(UTC) - timedelta(seconds=1)))
         db.commit()
-    _refused(alice.get("/api/friends"), 401, "login_required")
+    _refused(call(alice), 401, "login_required")
     with app.state.session_factory() as db:
         assert db.scalars(select(UserSession)).all() == []
     # a logged-out session stops working at once
     bob = person(app, "bob")
     token = bob.cookies.get("gd_session")
-    assert bob.get("/api/friends").status_code == 200
+    assert call(bob).status_code in (200, 201)
     assert bob.post("/api/logout", json={}).status_code == 200
-    _refused(TestClient(app, cookies={"gd_session": token}).get("/api/friends"), 401, "login_required")
+    _refused(call(TestClient(app, cookies={"gd_session": token})), 401, "login_required")
+
+
+def test_joining_the_queue_marks_the_account_seen(app: Any) -> None:
+    alice = person(app, "alice")
+    set_seen(app, "alice", datetime.now(UTC) - timedelta(minutes=5))
+    before = datetime.now(UTC) - timedelta(seconds=1)
+    assert alice.post("/api/match/join", json={}).status_code == 201
+    seen = seen_of(app, "alice")
+    assert seen is not None and seen >= before
+
+
+def test_the_call_pools_stop_with_the_app(tmp_path: Any) -> None:
+    application = create_app(Settings(db_url=f"sqlite:///{tmp_path / 'gd.db'}", bot_delay_s=0.0))
+    with TestClient(application):
+        alice = person(application, "alice")
+        assert alice.get("/api/match").json()["status"] == "idle"
+    assert len(application.state.call_pools) == 2
+    for calls in application.state.call_pools:
+        with pytest.raises(RuntimeError):
+            calls._pool.submit(print)
 
 
 def test_a_guest_gets_no_panel(app: Any) -> None:

@@ -27,32 +27,29 @@ The error shape is the server's (:mod:`guandan.server.errors`): ``{"error", "cod
 Handlers are plain functions (FastAPI's thread pool): the database never blocks the event loop.
 ``GET /api/friends``, which every open lobby polls, is the exception: an ``async`` handler that
 hands the whole request (session check, presence, panel, JSON) to one thread of a small pool of its
-own (:data:`POLL_THREADS`, :func:`panel_json`), instead of one hand-off per dependency to the
+own (:class:`~guandan.server.account_calls.AccountCalls`, :data:`POLL_THREADS`, :func:`panel_json`), instead of one hand-off per dependency to the
 shared pool (issue 25 "Speed and scale": 1,000 polling pages took the tables' throughput down by
 half and made the polls wait seconds; docs/friends.md).
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import IntegrityError
 
 from guandan.server import friends_store as store
 from guandan.server.api_accounts import error, iso
-from guandan.server.auth import COOKIE_NAME, RequiredUser, account_of_token
+from guandan.server.account_calls import AccountCalls
+from guandan.server.auth import RequiredUser
 from guandan.server.db import DbSession
 from guandan.server.friends import FriendError
-from guandan.server.friends_store import touch
 from guandan.server.models import utcnow
-from guandan.server.presence import PresenceBatch
 
 __all__ = ["POLL_THREADS", "make_friends_router", "panel_json"]
 
@@ -76,58 +73,45 @@ def _refused(e: FriendError) -> Exception:
     return error(e.status, e.message, e.code, e.params)
 
 
-#: Threads that answer ``GET /api/friends`` (per application).
+#: Threads that answer ``GET /api/friends`` when the app passes no pool (:func:`make_friends_router`).
 POLL_THREADS = 2
 
 
-def panel_json(session_factory: Any, token: str | None, batch: PresenceBatch | None) -> bytes:
-    """The whole of ``GET /api/friends`` but the HTTP, in one blocking call (one hand-off to a
-    thread instead of one per dependency): check the session token (every time, as
-    :func:`~guandan.server.auth.current_user` does), mark the account seen
-    (:func:`~guandan.server.friends_store.touch`, ``batch`` for a refresh), read the panel
-    (:func:`~guandan.server.friends_store.overview`), commit, and encode it as JSON (UTF-8).
+def panel_json(db: Any, me: Any) -> bytes:
+    """The friends panel of the account ``me`` (a ``User`` or an account row) as JSON (UTF-8): the
+    work of ``GET /api/friends`` once the session is checked and the account marked seen
+    (:class:`~guandan.server.account_calls.AccountCalls`): read the panel
+    (:func:`~guandan.server.friends_store.overview`), commit (dead invitations deleted), encode.
 
     Raises:
-        HTTPException: 401 ``login_required`` (no live session; an expired one is deleted).
         HTTPException: 403 ``guest_no_friends`` (a guest account).
     """
     now = utcnow()
-    with session_factory() as db:
-        me = account_of_token(db, token)
-        if me is None:
-            if token:
-                db.commit()  # keeps the removal of an expired session
-            raise HTTPException(status_code=401, detail={"message": "log in first", "code": "login_required",
-                                                         "params": {}})
-        if touch(db, me, now, batch):
-            db.commit()
-        try:
-            out = store.overview(db, me, now)
-        except FriendError as e:
-            raise _refused(e) from None
-        db.commit()  # dead invitations deleted
+    try:
+        out = store.overview(db, me, now)
+    except FriendError as e:
+        raise _refused(e) from None
+    db.commit()
     return json.dumps(out, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
 
 
-def make_friends_router() -> APIRouter:
+def make_friends_router(polls: AccountCalls | None = None) -> APIRouter:
     """The friends' routes (module docstring).
 
+    Args:
+        polls: the pool that answers ``GET /api/friends`` in one hand-off (at most its threads
+            compete with the event loop for the interpreter and hold a database connection,
+            however many pages poll at once; the others queue); default: :data:`POLL_THREADS` threads of its own.
     Returns:
         An ``APIRouter`` to include in the app.
     """
     router = APIRouter(tags=["friends"])
-
-    # the polls' own small pool: at most POLL_THREADS threads compete with the event loop for the
-    # GIL and hold a database connection, however many pages poll at once (the others queue here)
-    polls = ThreadPoolExecutor(max_workers=POLL_THREADS, thread_name_prefix="guandan-friends")
+    calls = polls if polls is not None else AccountCalls(POLL_THREADS, "guandan-friends")
 
     @router.get("/api/friends")
     async def friends_overview(request: Request) -> Response:
         """My friends with presence, requests both ways, invitations and the friends leaderboard."""
-        token = request.cookies.get(COOKIE_NAME)
-        factory = request.app.state.session_factory
-        batch = getattr(request.app.state, "presence", None)
-        body = await asyncio.get_running_loop().run_in_executor(polls, panel_json, factory, token, batch)
+        body = await calls.run(request, panel_json)
         return Response(body, media_type="application/json")
 
     @router.post("/api/friends/requests")

@@ -32,8 +32,9 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import api_accounts, api_ladder, botgames
 from .api_challenge import make_challenge_router
-from .api_friends import make_friends_router
-from .api_matchmaking import MatchService, make_match_router
+from .api_friends import POLL_THREADS, make_friends_router
+from .account_calls import AccountCalls
+from .api_matchmaking import CALL_THREADS, MatchService, make_match_router
 from .api_moderation import make_moderation_router
 from .api_reviews import make_reviews_router
 from .api_rooms import make_rooms_router
@@ -105,6 +106,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             except Exception:  # noqa: BLE001 - the shutdown goes on
                 logging.getLogger("guandan.server").warning("presence: the last batch was not written", exc_info=True)
             await app.state.matchmaking.stop()
+            for pool in app.state.call_pools:
+                pool.close()
             await app.state.online_rounds.shutdown()
             await manager.shutdown()
             # the searching bots' processes, before uvicorn re-raises SIGTERM (no atexit then)
@@ -144,13 +147,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_tournaments_router())
     app.include_router(make_claims_router())  # players' results with the table's code (issue 21)
     app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings, bot_limits))
-    app.include_router(make_friends_router())
+    # the endpoints many clients call at once, each in one hand-off to a pool of its own (issue 25)
+    app.state.call_pools = [AccountCalls(POLL_THREADS, "guandan-friends"), AccountCalls(CALL_THREADS, "guandan-match")]
+    app.include_router(make_friends_router(app.state.call_pools[0]))
     app.state.team_matches = TeamMatchService(TeamMatchStore(session_factory), manager,
                                               float(getattr(settings, "teammatch_start_grace_s", 20.0)))
     app.include_router(make_teammatch_router(app.state.team_matches))
     app.state.team_rounds = TeamRounds(session_factory, app.state.team_matches)
     app.state.matchmaking = MatchService(session_factory, manager, settings, limits=bot_limits)
-    app.include_router(make_match_router(app.state.matchmaking))
+    app.include_router(make_match_router(app.state.matchmaking, app.state.call_pools[1]))
     app.include_router(make_moderation_router())  # reports and admin pages (issue 25 item 8)
     install_catch_all(app)
     if manager.cluster is not None:  # a Redis outage: a retryable 503, not a 500

@@ -17,12 +17,24 @@ opponents and partners whose ticket rating is within ``w(t)`` of its own::
 A table of tickets is allowed when the spread of its ticket ratings (highest minus lowest) is
 at most the *smallest* range among them: every ticket accepts every other one.
 
-**Forming tables** (:func:`decide`). Tickets are taken oldest first (``joined_at``; a ticket put
-back after a failed ready check keeps its old time, so it stands at the front). For each ticket
-not yet placed, the candidates are the unplaced tickets it accepts, nearest rating first (then
-oldest; when more than 48 tickets stand at the same distance, the oldest of the 48 nearest in the
-rating order); the first 12 are tried, and the first set of them that makes exactly four seats
-with the ticket and passes the spread rule is a match. Seats: two pairs face each other (0+2 and 1+3); a pair and two people
+**Forming tables** (:func:`decide`), in two passes.
+
+1. *Runs in rating order* (:func:`_runs`). With the tickets sorted by rating, tables are chosen
+   among runs of neighbours (consecutive tickets making exactly four seats and passing the spread
+   rule), none sharing a ticket, so as to seat as many people as possible; among the choices that
+   seat as many, the one whose seated tickets have waited longest in all (the sum of their waits);
+   then the one with the smallest spreads in all. Found exactly by dynamic programming over the
+   rating order (each run holds 2 to 4 tickets). This pass exists for bursts (1,000 players joining
+   within a second): taking tickets one by one leaves, at each round, a few tickets whose
+   neighbours went to other tables and who then wait for their range to widen (measured in
+   docs/matchmaking.md); the best set of runs strands the fewest.
+2. *The tickets left, oldest first* (``joined_at``; a ticket put back after a failed ready check
+   keeps its old time, so it stands at the front). For each ticket not yet placed, the candidates
+   are the unplaced tickets it accepts, nearest rating first (then oldest; when more than 48
+   tickets stand at the same distance, the oldest of the 48 nearest in the rating order); the first
+   12 are tried, and the first set of them that makes exactly four seats with the ticket and passes
+   the spread rule is a match. This finds the tables that are not runs (a pair's neighbours that
+   would need five seats, a new ticket's narrow range inside a run of older ones). Seats: two pairs face each other (0+2 and 1+3); a pair and two people
 alone: the pair at 0+2, the two at 1 and 3; four people alone: the highest and lowest rated
 at 0+2, the middle two at 1+3 (the teams' sums are as close as four ratings allow in this way).
 
@@ -279,6 +291,45 @@ def _nearest(anchor: Ticket, by_rating: list[Ticket], at: int, skip: _Skipper,
     return [f[3] for f in found[:MAX_CANDIDATES]]
 
 
+def _runs(by_rating: list[Ticket], widths: dict[str, float | None], now: float) -> list[list[Ticket]]:
+    """Pass 1 of :func:`decide` (module docstring): the best set of runs of neighbours in rating
+    order, by dynamic programming over ``by_rating``.
+
+    ``best[i]`` is the best value for the first ``i`` tickets: ``(seats, total wait, -total
+    spread)``, compared in that order; the last ticket of the prefix is either left out or the last
+    of a run of 2 to 4 tickets making exactly four seats that passes the spread rule.
+
+    Returns:
+        The runs chosen (lists of tickets, in rating order).
+    """
+    n = len(by_rating)
+    best: list[tuple[int, float, float]] = [(0, 0.0, 0.0)] * (n + 1)
+    start: list[int] = [-1] * (n + 1)  # start[i]: first ticket of the run ending at i - 1, or -1 (left out)
+    for i in range(1, n + 1):
+        best[i], start[i] = best[i - 1], -1
+        seats = 0
+        for j in range(i - 1, max(-1, i - 5), -1):
+            seats += by_rating[j].size
+            if seats >= 4:
+                if seats == 4 and _group_ok(by_rating[j:i], widths):
+                    prev = best[j]
+                    value = (prev[0] + 4, prev[1] + sum(max(0.0, now - t.joined_at) for t in by_rating[j:i]),
+                             prev[2] - (by_rating[i - 1].rating - by_rating[j].rating))
+                    if value > best[i]:
+                        best[i], start[i] = value, j
+                break
+    runs: list[list[Ticket]] = []
+    i = n
+    while i > 0:
+        if start[i] < 0:
+            i -= 1
+        else:
+            runs.append(by_rating[start[i]:i])
+            i = start[i]
+    runs.reverse()
+    return runs
+
+
 def decide(queue: Sequence[Ticket], now: float) -> Decision:
     """Form tables from the queue at time ``now`` (rules: module docstring).
 
@@ -303,18 +354,25 @@ def decide(queue: Sequence[Ticket], now: float) -> Decision:
     pos = {t.id: i for i, t in enumerate(by_rating)}
     skip = _Skipper(len(by_rating))
     placed: set[str] = set()
-    matches: list[Match] = []
+    groups = _runs(by_rating, widths, now)
+    for group in groups:
+        placed.update(t.id for t in group)
+        for t in group:
+            skip.remove(pos[t.id])
     for anchor in by_age:
         if anchor.id in placed:
             continue
         group = _four(anchor, _nearest(anchor, by_rating, pos[anchor.id], skip, widths), widths)
         if group is None:
             continue
-        group.sort(key=lambda t: (t.joined_at, t.id))
         placed.update(t.id for t in group)
         for t in group:
             skip.remove(pos[t.id])
-        matches.append(Match(tuple(t.id for t in group), seat_people(group)))
+        groups.append(group)
+    for group in groups:
+        group.sort(key=lambda t: (t.joined_at, t.id))
+    groups.sort(key=lambda g: (g[0].joined_at, g[0].id))  # the table of the oldest ticket first
+    matches = [Match(tuple(t.id for t in g), seat_people(g)) for g in groups]
     matches.extend(_bot_fills([t for t in by_age if t.id not in placed], widths, now, placed))
     return Decision(matches, widths)
 

@@ -1,0 +1,100 @@
+"""One hand-off to a thread per request, for the endpoints that many clients call at once.
+
+A plain FastAPI handler with the usual dependencies (``db: DbSession, user: RequiredUser``) is
+handed to the thread pool once per dependency and once more for the handler (four hand-offs),
+and the session check loads ORM objects. Under a burst (1,000 players joining the matchmaking
+queue at once, 1,000 lobbies polling the friends panel) that overhead, not the work asked for,
+was most of the server's CPU per request (issue 25 "Speed and scale"; docs/friends.md,
+docs/matchmaking.md). :class:`AccountCalls` runs the whole request but the HTTP in one call on a
+small pool of its own:
+
+1. the session of the ``gd_session`` cookie is checked as :func:`~guandan.server.auth.current_user`
+   does, with one Core query (:func:`~guandan.server.auth.account_of_token`; an expired session is
+   deleted);
+2. the account is marked seen (presence, :func:`~guandan.server.friends_store.touch`, through the
+   app's ``state.presence`` batch when it has one);
+3. the endpoint's function runs with the database session and the account row, and its result is
+   returned to the event loop.
+
+The pool is bounded (``threads``), so however many requests arrive at once, at most that many
+threads compete with the event loop for the interpreter and hold a database connection; the
+others wait in the pool's queue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from fastapi import HTTPException, Request
+
+from guandan.server.auth import COOKIE_NAME, account_of_token
+from guandan.server.friends_store import touch
+from guandan.server.models import utcnow
+
+__all__ = ["AccountCalls", "login_required"]
+
+T = TypeVar("T")
+
+
+def login_required() -> HTTPException:
+    """The 401 ``login_required`` answer (no live session), as :func:`~guandan.server.auth.require_user` gives it."""
+    return HTTPException(status_code=401, detail={"message": "log in first", "code": "login_required", "params": {}})
+
+
+class AccountCalls:
+    """A bounded thread pool that runs a logged-in account's request in one hand-off (module docstring).
+
+    Args:
+        threads: the pool's size (>= 1).
+        name: prefix of the threads' names (seen in a profile or a thread dump).
+    Raises:
+        ValueError: ``threads`` below 1.
+    """
+
+    def __init__(self, threads: int, name: str) -> None:
+        if threads < 1:
+            raise ValueError("an AccountCalls pool needs at least one thread")
+        self.threads = threads
+        self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
+
+    async def run(self, request: Request, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(db, account, *args)`` in one thread of the pool, for the account of the request's session.
+
+        Args:
+            request: the HTTP request (its ``gd_session`` cookie; ``app.state.session_factory`` and
+                ``app.state.presence``).
+            fn: called as ``fn(db, account, *args)`` with an open SQLAlchemy session (closed after
+                it, uncommitted work rolled back: ``fn`` commits what it keeps) and the account row
+                (``id``, ``name``, ``is_guest``, ``rating_mu``, ``rating_sigma``, ``games_played``,
+                ``last_seen_at``).
+        Returns:
+            What ``fn`` returned.
+        Raises:
+            HTTPException: 401 ``login_required`` when the request has no live session; and
+                whatever ``fn`` raises.
+        """
+        token = request.cookies.get(COOKIE_NAME)
+        factory = request.app.state.session_factory
+        batch = getattr(request.app.state, "presence", None)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._pool, self._call, factory, token, batch, fn, args)
+
+    @staticmethod
+    def _call(factory: Callable[[], Any], token: str | None, batch: Any, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+        with factory() as db:
+            me = account_of_token(db, token)
+            if me is None:
+                if token:
+                    db.commit()  # keeps the removal of an expired session
+                raise login_required()
+            if touch(db, me, utcnow(), batch):
+                db.commit()
+            return fn(db, me, *args)
+
+    def close(self) -> None:
+        """Stop the pool's threads once their requests are done (the app's shutdown); later
+        calls raise ``RuntimeError``."""
+        self._pool.shutdown(wait=False, cancel_futures=False)
