@@ -302,16 +302,69 @@ def test_fast_candidate_walk_agrees_with_the_plain_rule() -> None:
             queue.append(mm.Ticket(f"t{i:02d}", members, ratings, float(rng.choice([0, 0, 5, 20, 40]))))
         now = float(rng.choice([40, 60, 90, 130]))
         fast = sorted(tuple(sorted(m.tickets)) for m in mm.decide(queue, now).matches if m.bot_level is None)
-        # pass 1 (runs in rating order), then pass 2 on the tickets left: the plain rule
+        # rule (a): the runs, then the plain rule on the tickets left; rule (b): the plain rule alone;
+        # the one seating more people, (b) on equal numbers
         widths = {t.id: mm.allowed_range(now - t.joined_at) for t in queue}
         runs = mm._runs(sorted(queue, key=lambda t: (t.rating, t.joined_at, t.id)), widths, now)
         in_runs = {t.id for r in runs for t in r}
-        expected = [tuple(sorted(t.id for t in r)) for r in runs]
-        expected += _naive_decide([t for t in queue if t.id not in in_runs], now)
-        assert fast == sorted(expected), trial
+        with_runs = [tuple(sorted(t.id for t in r)) for r in runs]
+        with_runs += _naive_decide([t for t in queue if t.id not in in_runs], now)
+        plain = _naive_decide(queue, now)
+        size = {t.id: t.size for t in queue}
+
+        def seated(groups: list[tuple[str, ...]]) -> int:
+            return sum(size[i] for g in groups for i in g)
+
+        assert fast == sorted(with_runs if seated(with_runs) > seated(plain) else plain), trial
+        assert seated(fast) >= seated(plain), trial  # never fewer people than the oldest-first rule
         # every run is a valid table: four seats, ratings within every member's range
         for r in runs:
             assert sum(t.size for t in r) == 4 and mm._group_ok(r, widths)
+
+
+def _best_runs_by_search(by_rating: list[mm.Ticket], now: float) -> tuple[int, float, float]:
+    """The best value ``(seats, people's total wait, -total spread)`` of any set of disjoint runs
+    (2-4 consecutive tickets of ``by_rating`` making four seats and passing the spread rule),
+    by trying every set: the reference of :func:`guandan.server.matchmaking._runs`."""
+    widths = {t.id: mm.allowed_range(now - t.joined_at) for t in by_rating}
+    n = len(by_rating)
+    runs = [(j, k) for j in range(n) for k in range(j + 2, min(n, j + 4) + 1)
+            if sum(t.size for t in by_rating[j:k]) == 4 and mm._group_ok(by_rating[j:k], widths)]
+    best = (0, 0.0, 0.0)
+
+    def go(i: int, used_to: int, value: tuple[int, float, float]) -> None:
+        nonlocal best
+        best = max(best, value)
+        for r in range(i, len(runs)):
+            j, k = runs[r]
+            if j >= used_to:
+                grp = by_rating[j:k]
+                go(r + 1, k, (value[0] + 4, value[1] + sum(t.size * (now - t.joined_at) for t in grp),
+                              value[2] - (grp[-1].rating - grp[0].rating)))
+
+    go(0, 0, best)
+    return best
+
+
+def test_runs_are_the_best_set_of_runs() -> None:
+    import random
+
+    rng = random.Random(5)
+    for trial in range(200):
+        n = rng.randint(2, 10)
+        queue = []
+        for i in range(n):
+            members = (2 * i, 2 * i + 1) if rng.random() < 0.3 else (2 * i,)
+            queue.append(mm.Ticket(f"t{i:02d}", members, tuple(float(rng.randint(0, 9)) for _ in members),
+                                   float(rng.choice([0, 3, 10, 20]))))
+        now = 25.0
+        by_rating = sorted(queue, key=lambda t: (t.rating, t.joined_at, t.id))
+        widths = {t.id: mm.allowed_range(now - t.joined_at) for t in queue}
+        runs = mm._runs(by_rating, widths, now)
+        value = (4 * len(runs), sum(t.size * (now - t.joined_at) for r in runs for t in r),
+                 -sum(r[-1].rating - r[0].rating for r in runs))
+        assert value[0] == _best_runs_by_search(by_rating, now)[0], trial
+        assert value[1:] == pytest.approx(_best_runs_by_search(by_rating, now)[1:]), trial
 
 
 def _best_seats_by_search(queue: list[mm.Ticket], now: float) -> int:
@@ -363,16 +416,33 @@ def test_runs_in_rating_order_strand_nobody_where_oldest_first_would() -> None:
 
 
 def test_runs_prefer_the_longest_waits_then_the_smallest_spread() -> None:
+    def runs(q: list[mm.Ticket], now: float) -> list[set[str]]:
+        widths = {t.id: mm.allowed_range(now - t.joined_at) for t in q}
+        by_rating = sorted(q, key=lambda t: (t.rating, t.joined_at, t.id))
+        return [{t.id for t in r} for r in mm._runs(by_rating, widths, now)]
+
     # 10 (waited 30 s), then 11, 12, 13, 13 just joined: either run seats four; the one with the old
     # ticket wins although its spread (3) is larger than the other's (2)
     q = [T("old", (1,), (10.0,), joined=0.0), T("b", (2,), (11.0,), joined=30.0), T("c", (3,), (12.0,), joined=30.0),
          T("d", (4,), (13.0,), joined=30.0), T("e", (5,), (13.0,), joined=30.0)]
-    (m,) = mm.decide(q, now=30.0).matches
-    assert set(m.tickets) == {"old", "b", "c", "d"}
+    assert runs(q, 30.0) == [{"old", "b", "c", "d"}]
     # all of one age: the smaller spread wins (11, 12, 13, 13)
     q[0] = T("old", (1,), (10.0,), joined=30.0)
+    assert runs(q, 30.0) == [{"b", "c", "d", "e"}]
+    # a wait counts once per person: a pair that waited 15 s (2 x 15) and two solos of 11 s beat four
+    # solos of 11 s (4 x 11 = 44 < 52)
+    q = [T("pair", (1, 2), (10.0, 10.0), joined=0.0), T("s1", (3,), (10.5,), joined=4.0),
+         T("s2", (4,), (11.0,), joined=4.0), T("s3", (5,), (11.5,), joined=4.0), T("s4", (6,), (12.0,), joined=4.0)]
+    assert runs(q, 15.0) == [{"pair", "s1", "s2"}]
+
+
+def test_on_equal_seats_the_oldest_first_rule_decides() -> None:
+    # five within 3 points, all of one age, so either rule seats four: the oldest-first rule's table
+    # (anchor b, 11: its nearest c and old at 1, then d at 2), not the runs' smallest spread
+    q = [T("old", (1,), (10.0,), joined=30.0), T("b", (2,), (11.0,), joined=30.0), T("c", (3,), (12.0,), joined=30.0),
+         T("d", (4,), (13.0,), joined=30.0), T("e", (5,), (13.0,), joined=30.0)]
     (m,) = mm.decide(q, now=30.0).matches
-    assert set(m.tickets) == {"b", "c", "d", "e"}
+    assert set(m.tickets) == {"old", "b", "c", "d"}
 
 
 def test_a_thousand_equal_ratings_make_250_tables_oldest_first() -> None:

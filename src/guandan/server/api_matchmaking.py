@@ -71,8 +71,11 @@ TICK_S = 0.25
 MATCH_PRESET = "official"
 #: The name of a matched room (shown in the room list and header).
 MATCH_ROOM_NAME = "匹配 Match"
-#: Threads that answer the queue's requests when the app passes no pool (:func:`make_match_router`).
-CALL_THREADS = 4
+#: Threads that answer the queue's requests (:func:`make_match_router`). A join can wait for the
+#: queue's lock (up to ``matchmaking_store.LOCK_WAIT_S``, held by the matching round in a cluster) while
+#: holding its thread; with 16, a reader (``GET /api/match``, ready, decline) waits behind joins only
+#: when 16 of them wait at once (4 threads: a state read waited 2 s behind 8 joins held on the lock).
+CALL_THREADS = 16
 
 __all__ = ["CALL_THREADS", "MatchService", "live_room_of", "make_match_router", "view"]
 

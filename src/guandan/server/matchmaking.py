@@ -17,24 +17,29 @@ opponents and partners whose ticket rating is within ``w(t)`` of its own::
 A table of tickets is allowed when the spread of its ticket ratings (highest minus lowest) is
 at most the *smallest* range among them: every ticket accepts every other one.
 
-**Forming tables** (:func:`decide`), in two passes.
+**Forming tables** (:func:`decide`). Two sets of tables are made, and the one that seats more
+people is taken; when both seat as many, (b), the oldest-first rule.
 
-1. *Runs in rating order* (:func:`_runs`). With the tickets sorted by rating, tables are chosen
-   among runs of neighbours (consecutive tickets making exactly four seats and passing the spread
-   rule), none sharing a ticket, so as to seat as many people as possible; among the choices that
-   seat as many, the one whose seated tickets have waited longest in all (the sum of their waits);
-   then the one with the smallest spreads in all. Found exactly by dynamic programming over the
-   rating order (each run holds 2 to 4 tickets). This pass exists for bursts (1,000 players joining
-   within a second): taking tickets one by one leaves, at each round, a few tickets whose
-   neighbours went to other tables and who then wait for their range to widen (measured in
-   docs/matchmaking.md); the best set of runs strands the fewest.
-2. *The tickets left, oldest first* (``joined_at``; a ticket put back after a failed ready check
-   keeps its old time, so it stands at the front). For each ticket not yet placed, the candidates
-   are the unplaced tickets it accepts, nearest rating first (then oldest; when more than 48
-   tickets stand at the same distance, the oldest of the 48 nearest in the rating order); the first
-   12 are tried, and the first set of them that makes exactly four seats with the ticket and passes
-   the spread rule is a match. This finds the tables that are not runs (a pair's neighbours that
-   would need five seats, a new ticket's narrow range inside a run of older ones). Seats: two pairs face each other (0+2 and 1+3); a pair and two people
+(a) *Runs in rating order, then the rest* (:func:`_runs`). With the tickets sorted by rating,
+    tables are chosen among runs of neighbours (consecutive tickets making exactly four seats and
+    passing the spread rule), none sharing a ticket, so as to seat as many people as possible;
+    among the choices that seat as many, the one whose seated people have waited longest in all
+    (each ticket's wait counted once per person in it); then the one with the smallest spreads in
+    all. Found exactly by dynamic programming over the rating order (each run holds 2 to 4
+    tickets). The tickets left then go through (b). This exists for bursts (1,000 players joining
+    within a second): taking tickets one by one leaves, at each round, a few tickets whose
+    neighbours went to other tables and who then wait for their range to widen (measured in
+    docs/matchmaking.md). For people alone who joined together it seats as many as any choice of
+    tables could.
+(b) *Oldest first.* Tickets are taken oldest first (``joined_at``; a ticket put back after a failed
+    ready check keeps its old time, so it stands at the front). For each ticket not yet placed, the
+    candidates are the unplaced tickets it accepts, nearest rating first (then oldest; when more
+    than 48 tickets stand at the same distance, the oldest of the 48 nearest in the rating order);
+    the first 12 are tried, and the first set of them that makes exactly four seats with the ticket
+    and passes the spread rule is a match.
+
+So the oldest ticket is passed over only for a set of tables that seats more people in all.
+Seats: two pairs face each other (0+2 and 1+3); a pair and two people
 alone: the pair at 0+2, the two at 1 and 3; four people alone: the highest and lowest rated
 at 0+2, the middle two at 1+3 (the teams' sums are as close as four ratings allow in this way).
 
@@ -292,11 +297,11 @@ def _nearest(anchor: Ticket, by_rating: list[Ticket], at: int, skip: _Skipper,
 
 
 def _runs(by_rating: list[Ticket], widths: dict[str, float | None], now: float) -> list[list[Ticket]]:
-    """Pass 1 of :func:`decide` (module docstring): the best set of runs of neighbours in rating
+    """Rule (a) of :func:`decide` (module docstring): the best set of runs of neighbours in rating
     order, by dynamic programming over ``by_rating``.
 
-    ``best[i]`` is the best value for the first ``i`` tickets: ``(seats, total wait, -total
-    spread)``, compared in that order; the last ticket of the prefix is either left out or the last
+    ``best[i]`` is the best value for the first ``i`` tickets: ``(seats, total wait of the people
+    seated, -total spread)``, compared in that order; the last ticket of the prefix is either left out or the last
     of a run of 2 to 4 tickets making exactly four seats that passes the spread rule.
 
     Returns:
@@ -313,7 +318,7 @@ def _runs(by_rating: list[Ticket], widths: dict[str, float | None], now: float) 
             if seats >= 4:
                 if seats == 4 and _group_ok(by_rating[j:i], widths):
                     prev = best[j]
-                    value = (prev[0] + 4, prev[1] + sum(max(0.0, now - t.joined_at) for t in by_rating[j:i]),
+                    value = (prev[0] + 4, prev[1] + sum(t.size * max(0.0, now - t.joined_at) for t in by_rating[j:i]),
                              prev[2] - (by_rating[i - 1].rating - by_rating[j].rating))
                     if value > best[i]:
                         best[i], start[i] = value, j
@@ -328,6 +333,37 @@ def _runs(by_rating: list[Ticket], widths: dict[str, float | None], now: float) 
             i = start[i]
     runs.reverse()
     return runs
+
+
+def _seated(groups: list[list[Ticket]]) -> int:
+    return sum(t.size for g in groups for t in g)
+
+
+def _oldest_first(by_age: list[Ticket], by_rating: list[Ticket], widths: dict[str, float | None],
+                  placed: set[str]) -> list[list[Ticket]]:
+    """Rule (b) of :func:`decide` (module docstring) over the tickets not in ``placed``.
+
+    Returns:
+        The tables made (lists of tickets).
+    """
+    pos = {t.id: i for i, t in enumerate(by_rating)}
+    skip = _Skipper(len(by_rating))
+    for t in by_rating:
+        if t.id in placed:
+            skip.remove(pos[t.id])
+    taken = set(placed)
+    out: list[list[Ticket]] = []
+    for anchor in by_age:
+        if anchor.id in taken:
+            continue
+        group = _four(anchor, _nearest(anchor, by_rating, pos[anchor.id], skip, widths), widths)
+        if group is None:
+            continue
+        taken.update(t.id for t in group)
+        for t in group:
+            skip.remove(pos[t.id])
+        out.append(group)
+    return out
 
 
 def decide(queue: Sequence[Ticket], now: float) -> Decision:
@@ -351,24 +387,11 @@ def decide(queue: Sequence[Ticket], now: float) -> Decision:
     widths = {t.id: allowed_range(max(0.0, now - t.joined_at)) for t in queue}
     by_age = sorted(queue, key=lambda t: (t.joined_at, t.id))
     by_rating = sorted(queue, key=lambda t: (t.rating, t.joined_at, t.id))
-    pos = {t.id: i for i, t in enumerate(by_rating)}
-    skip = _Skipper(len(by_rating))
-    placed: set[str] = set()
-    groups = _runs(by_rating, widths, now)
-    for group in groups:
-        placed.update(t.id for t in group)
-        for t in group:
-            skip.remove(pos[t.id])
-    for anchor in by_age:
-        if anchor.id in placed:
-            continue
-        group = _four(anchor, _nearest(anchor, by_rating, pos[anchor.id], skip, widths), widths)
-        if group is None:
-            continue
-        placed.update(t.id for t in group)
-        for t in group:
-            skip.remove(pos[t.id])
-        groups.append(group)
+    runs = _runs(by_rating, widths, now)
+    with_runs = runs + _oldest_first(by_age, by_rating, widths, {t.id for g in runs for t in g})
+    plain = _oldest_first(by_age, by_rating, widths, set())
+    groups = with_runs if _seated(with_runs) > _seated(plain) else plain
+    placed = {t.id for g in groups for t in g}
     for group in groups:
         group.sort(key=lambda t: (t.joined_at, t.id))
     groups.sort(key=lambda g: (g[0].joined_at, g[0].id))  # the table of the oldest ticket first
