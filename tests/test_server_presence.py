@@ -221,6 +221,26 @@ def test_the_session_is_checked_every_time(app: Any, method: str, path: str) -> 
     _refused(call(TestClient(app, cookies={"gd_session": token})), 401, "login_required")
 
 
+@pytest.mark.parametrize("path", ["/api/match/join", "/api/match/bots"])
+def test_the_session_is_checked_before_the_body(app: Any, path: str) -> None:
+    bad = {"bot_level": 5}
+    _refused(TestClient(app).post(path, json=bad), 401, "login_required")
+    alice = person(app, "alice")
+    with app.state.session_factory() as db:
+        db.execute(update(UserSession).values(expires_at=datetime.now(UTC) - timedelta(seconds=1)))
+        db.commit()
+    _refused(alice.post(path, json=bad), 401, "login_required")
+    with app.state.session_factory() as db:
+        assert db.scalars(select(UserSession)).all() == []  # the expired session deleted all the same
+    bob = person(app, "bob")
+    r = bob.post(path, json=bad)
+    _refused(r, 422, "invalid_request")
+    assert r.json()["params"] == {"field": "bot_level", "problem": "string_type"}
+    for body in ([], "x", 3):
+        _refused(bob.post(path, json=body), 422, "invalid_request")
+    _refused(bob.post(path, content=b"", headers={"Content-Type": "application/json"}), 422, "invalid_request")
+
+
 def test_joining_the_queue_marks_the_account_seen(app: Any) -> None:
     alice = person(app, "alice")
     set_seen(app, "alice", datetime.now(UTC) - timedelta(minutes=5))

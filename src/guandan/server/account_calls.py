@@ -21,9 +21,10 @@ threads compete with the event loop for the interpreter and hold a database conn
 others wait in the pool's queue.
 
 The database session comes from ``app.state.session_factory`` directly: an override of the
-:func:`~guandan.server.db.get_db` dependency does not reach these endpoints. A request body is
-validated by FastAPI before the handler runs, so a request with no session and a malformed body is
-answered 422 (the plain dependencies answered 401 first).
+:func:`~guandan.server.db.get_db` dependency does not reach these endpoints. An endpoint with a
+JSON body takes it as parsed JSON (FastAPI still answers 422 ``json_invalid`` for a body that is not
+JSON) and checks it against its model with :func:`validated` after the session, so a request with
+no session is answered 401 whatever its body, as with the plain dependencies.
 """
 
 from __future__ import annotations
@@ -34,19 +35,37 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from fastapi import HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ValidationError
 
 from guandan.server.auth import COOKIE_NAME, account_of_token
 from guandan.server.friends_store import touch
 from guandan.server.models import utcnow
 
-__all__ = ["AccountCalls", "login_required"]
+__all__ = ["AccountCalls", "login_required", "validated"]
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 
 def login_required() -> HTTPException:
     """The 401 ``login_required`` answer (no live session), as :func:`~guandan.server.auth.require_user` gives it."""
     return HTTPException(status_code=401, detail={"message": "log in first", "code": "login_required", "params": {}})
+
+
+def validated(model: type[M], data: Any) -> M:
+    """``data`` (a request's parsed JSON body, ``None`` when it had none) checked against ``model``.
+
+    Raises:
+        RequestValidationError: no body, or a body that does not fit ``model`` (the app answers 422
+            ``invalid_request`` with the first problem's field, as for a body FastAPI checks itself).
+    """
+    if data is None:
+        raise RequestValidationError([{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}])
+    try:
+        return model.model_validate(data)
+    except ValidationError as e:
+        raise RequestValidationError([{**err, "loc": ("body", *err["loc"])} for err in e.errors()]) from None
 
 
 class AccountCalls:

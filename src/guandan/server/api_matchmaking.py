@@ -48,14 +48,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import Any
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Body, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from . import matchmaking as mm
 from .api_accounts import error
 from .api_rooms import apply_default_clocks, build_rules, new_room
-from .account_calls import AccountCalls
+from .account_calls import AccountCalls, validated
 from .botgames import BotGameLimits, BotGameRefused
 from .matchmaking_store import MatchError, MatchQueue, MemoryBackend, RedisBackend
 from .models import FriendLink, User
@@ -93,6 +93,12 @@ class BotsBody(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     bot_level: str | None = Field(default=None, max_length=16)
+
+
+def _body_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The OpenAPI request body of an endpoint that takes its body as parsed JSON and checks it
+    against ``model`` after the session (:func:`~guandan.server.account_calls.validated`)."""
+    return {"requestBody": {"required": True, "content": {"application/json": {"schema": model.model_json_schema()}}}}
 
 
 def _level(level: str | None) -> str | None:
@@ -357,7 +363,8 @@ def make_match_router(service: MatchService, calls: AccountCalls | None = None) 
         if level is not None and service.limits is not None:
             service.limits.check(db, me.id, address, solo=False)
 
-    def join_now(db: Any, me: Any, body: JoinBody, address: str) -> Any:
+    def join_now(db: Any, me: Any, data: Any, address: str) -> Any:
+        body = validated(JoinBody, data)
         with _refusals():
             level = _level(body.bot_level)
             people = [me]
@@ -370,22 +377,23 @@ def make_match_router(service: MatchService, calls: AccountCalls | None = None) 
                                     [u.name for u in people], level, time.time(), address)
         return answer(me, 201 if created else 200)
 
-    @router.post("/api/match/join")
-    async def join(body: JoinBody, request: Request) -> Any:
+    @router.post("/api/match/join", openapi_extra=_body_schema(JoinBody))
+    async def join(request: Request, data: Any = Body(None)) -> Any:
         """Join the queue, alone or with a friend as partner, with an optional bot-fill level."""
-        return await calls.run(request, join_now, body, address_of(request))
+        return await calls.run(request, join_now, data, address_of(request))
 
-    def bots_now(db: Any, me: Any, body: BotsBody, address: str) -> Any:
+    def bots_now(db: Any, me: Any, data: Any, address: str) -> Any:
+        body = validated(BotsBody, data)
         with _refusals():
             level = _level(body.bot_level)
             bot_room_left(db, me, level, address)
             queue.set_bot_level(me.id, level, time.time())
         return answer(me)
 
-    @router.post("/api/match/bots")
-    async def bots(body: BotsBody, request: Request) -> Any:
+    @router.post("/api/match/bots", openapi_extra=_body_schema(BotsBody))
+    async def bots(request: Request, data: Any = Body(None)) -> Any:
         """Choose the bot level that fills empty seats after the wait (``null``: none)."""
-        return await calls.run(request, bots_now, body, address_of(request))
+        return await calls.run(request, bots_now, data, address_of(request))
 
     def leave_now(db: Any, me: Any) -> Any:
         with _refusals():
