@@ -241,6 +241,45 @@ def test_the_session_is_checked_before_the_body(app: Any, path: str) -> None:
     _refused(bob.post(path, content=b"", headers={"Content-Type": "application/json"}), 422, "invalid_request")
 
 
+def test_a_full_pool_refuses_at_once_then_serves_again(app: Any) -> None:
+    import threading
+
+    from fastapi import HTTPException
+    from starlette.requests import Request
+
+    from guandan.server.account_calls import AccountCalls
+
+    token = person(app, "alice").cookies.get("gd_session")
+    request = Request({"type": "http", "method": "GET", "path": "/", "app": app,
+                       "headers": [(b"cookie", f"gd_session={token}".encode())]})
+    gate = threading.Event()
+
+    def held(db: Any, me: Any) -> str:
+        gate.wait(10)
+        return me.name
+
+    async def scenario() -> list[str]:
+        calls = AccountCalls(1, "test-calls", max_waiting=1)  # one running, one waiting
+        first = asyncio.ensure_future(calls.run(request, held))
+        second = asyncio.ensure_future(calls.run(request, held))
+        await asyncio.sleep(0.2)
+        with pytest.raises(HTTPException) as refused:
+            await calls.run(request, held)
+        assert refused.value.status_code == 503 and refused.value.headers == {"Retry-After": "2"}
+        assert refused.value.detail["code"] == "temporarily_unavailable"
+        assert refused.value.detail["params"] == {"retry_s": 2}
+        gate.set()
+        out = [await first, await second, await calls.run(request, held)]  # served again once drained
+        calls.close()
+        return out
+
+    assert asyncio.run(scenario()) == ["alice", "alice", "alice"]
+    with pytest.raises(ValueError):
+        AccountCalls(0, "none")
+    with pytest.raises(ValueError):
+        AccountCalls(1, "none", max_waiting=-1)
+
+
 def test_joining_the_queue_marks_the_account_seen(app: Any) -> None:
     alice = person(app, "alice")
     set_seen(app, "alice", datetime.now(UTC) - timedelta(minutes=5))

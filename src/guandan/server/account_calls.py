@@ -18,7 +18,9 @@ small pool of its own:
 
 The pool is bounded (``threads``), so however many requests arrive at once, at most that many
 threads compete with the event loop for the interpreter and hold a database connection; the
-others wait in the pool's queue.
+others wait in the pool's queue, up to ``max_waiting`` of them: beyond that a request is answered
+at once with the retryable 503 ``temporarily_unavailable`` (``params.retry_s``, ``Retry-After``)
+rather than wait behind a queue the server cannot work off.
 
 The database session comes from ``app.state.session_factory`` directly: an override of the
 :func:`~guandan.server.db.get_db` dependency does not reach these endpoints. An endpoint with a
@@ -42,10 +44,15 @@ from guandan.server.auth import COOKIE_NAME, account_of_token
 from guandan.server.friends_store import touch
 from guandan.server.models import utcnow
 
-__all__ = ["AccountCalls", "login_required", "validated"]
+__all__ = ["BUSY_RETRY_S", "MAX_WAITING", "AccountCalls", "login_required", "validated"]
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
+
+#: Requests that may wait for a thread of one pool before the next is refused (503).
+MAX_WAITING = 256
+#: ``Retry-After`` (seconds) of that refusal.
+BUSY_RETRY_S = 2
 
 
 def login_required() -> HTTPException:
@@ -74,15 +81,18 @@ class AccountCalls:
     Args:
         threads: the pool's size (>= 1).
         name: prefix of the threads' names (seen in a profile or a thread dump).
+        max_waiting: requests that may wait for a thread (>= 0); more are refused (503).
     Raises:
-        ValueError: ``threads`` below 1.
+        ValueError: ``threads`` below 1 or ``max_waiting`` below 0.
     """
 
-    def __init__(self, threads: int, name: str) -> None:
-        if threads < 1:
-            raise ValueError("an AccountCalls pool needs at least one thread")
+    def __init__(self, threads: int, name: str, max_waiting: int = MAX_WAITING) -> None:
+        if threads < 1 or max_waiting < 0:
+            raise ValueError("an AccountCalls pool needs at least one thread and max_waiting >= 0")
         self.threads = threads
+        self.max_waiting = max_waiting
         self._pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix=name)
+        self._in_flight = 0  # requests handed to the pool and not yet answered (event loop only)
 
     async def run(self, request: Request, fn: Callable[..., T], *args: Any) -> T:
         """``fn(db, account, *args)`` in one thread of the pool, for the account of the request's session.
@@ -97,14 +107,23 @@ class AccountCalls:
         Returns:
             What ``fn`` returned.
         Raises:
-            HTTPException: 401 ``login_required`` when the request has no live session; and
-                whatever ``fn`` raises.
+            HTTPException: 503 ``temporarily_unavailable`` (``params.retry_s``, ``Retry-After``) when
+                ``threads + max_waiting`` requests are in the pool already; 401 ``login_required``
+                when the request has no live session; and whatever ``fn`` raises.
         """
+        if self._in_flight >= self.threads + self.max_waiting:
+            raise HTTPException(status_code=503, headers={"Retry-After": str(BUSY_RETRY_S)},
+                                detail={"message": "the server is busy; try again in a moment",
+                                        "code": "temporarily_unavailable", "params": {"retry_s": BUSY_RETRY_S}})
         token = request.cookies.get(COOKIE_NAME)
         factory = request.app.state.session_factory
         batch = getattr(request.app.state, "presence", None)
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, self._call, factory, token, batch, fn, args)
+        self._in_flight += 1
+        try:
+            return await loop.run_in_executor(self._pool, self._call, factory, token, batch, fn, args)
+        finally:
+            self._in_flight -= 1
 
     @staticmethod
     def _call(factory: Callable[[], Any], token: str | None, batch: Any, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
