@@ -157,6 +157,18 @@ def test_write_seen_moves_forward_only(app: Any) -> None:
     assert seen_of(app, "cid") == T0
 
 
+def test_a_table_socket_writes_at_once_after_a_long_silence() -> None:
+    seen = friends_store.SocketSeen()
+    assert seen.due(1000.0) and seen.first  # at connect: at once
+    assert not seen.due(1000.0 + rules.TOUCH_EVERY_S - 1)  # not due yet
+    assert seen.due(1000.0 + rules.TOUCH_EVERY_S) and not seen.first  # a refresh: the batch
+    t = 1000.0 + rules.TOUCH_EVERY_S
+    # silent for TOUCH_AT_ONCE_S (100 s): the account may show offline before a batch is written
+    assert seen.due(t + rules.TOUCH_AT_ONCE_S - 1) and not seen.first
+    t = t + rules.TOUCH_AT_ONCE_S - 1
+    assert seen.due(t + rules.TOUCH_AT_ONCE_S) and seen.first
+
+
 # -- through the app ---------------------------------------------------------------------------------
 
 

@@ -445,8 +445,11 @@ class SocketSeen:
 
     def __init__(self) -> None:
         self.last: float | None = None
-        #: whether the last ``True`` of :meth:`due` was the socket's first (write it at once; later
-        #: ones are refreshes of an online account, for the presence batch)
+        #: whether the last ``True`` of :meth:`due` is to be written at once: the socket's first, or
+        #: one :data:`~guandan.server.friends.TOUCH_AT_ONCE_S` or more after the socket's previous one
+        #: (a socket silent that long may show offline before the batch is written:
+        #: :func:`~guandan.server.friends.touch_at_once`); else a refresh of an online account, for
+        #: the presence batch
         self.first = False
         self.tasks: set[Any] = set()
 
@@ -458,7 +461,7 @@ class SocketSeen:
         t = time.monotonic() if now is None else now
         if self.last is not None and t - self.last < rules.TOUCH_EVERY_S:
             return False
-        self.first = self.last is None
+        self.first = self.last is None or t - self.last >= rules.TOUCH_AT_ONCE_S
         self.last = t
         return True
 

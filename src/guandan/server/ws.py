@@ -403,7 +403,7 @@ def make_ws_router(
             _close_extra_tabs(table, conn)
             while not conn.closed:
                 if user_id is not None and seen.due():
-                    if seen.first or batch is None:  # at connect: written now (online at once)
+                    if seen.first or batch is None:  # at connect or after a long silence: written now
                         seen.spawn(manager.run_db(mark_seen, session_factory, user_id))
                     else:  # a refresh: with the others, every few seconds
                         batch.note(user_id, utcnow())
