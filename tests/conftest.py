@@ -1,6 +1,7 @@
 """Shared test set-up: make ``tests/reference.py`` importable as ``reference`` whatever the
 pytest import mode (the naive rules reference used by the differential and perft tests); the
-Chromium fixture of the browser tests; and the order in which a parallel run hands out the modules.
+Chromium fixture of the browser tests; the ``fast_hashing`` fixture of the server tests that make
+many accounts; and the order in which a parallel run hands out the modules.
 
 Parallel runs (``make test``: pytest-xdist, ``-n logical --dist loadfile``): each module runs
 whole on one worker, so a module's live server, Chromium and cached records are made once and its
@@ -19,6 +20,21 @@ if _HERE not in sys.path:
 
 
 import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def fast_hashing():  # type: ignore[no-untyped-def]
+    """Cheaper argon2 parameters (still argon2id) for a module that registers or logs in many
+    accounts (``pytestmark = pytest.mark.usefixtures("fast_hashing")``); the server's own
+    parameters are put back after the module."""
+    from argon2 import PasswordHasher
+
+    from guandan.server import auth
+
+    saved = auth._hasher
+    auth._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    yield
+    auth._hasher = saved
 
 
 @pytest.fixture(scope="module")

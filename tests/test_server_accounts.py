@@ -34,15 +34,7 @@ from guandan.server.settings import Settings
 USER_KEYS = {"id", "name", "is_guest", "rating", "games_played", "games_won", "anhui_points", "anhui_title"}
 
 
-@pytest.fixture(scope="module", autouse=True)
-def fast_hashing() -> Iterator[None]:
-    """Cheaper argon2 parameters (still argon2id) so that many registrations stay fast."""
-    from argon2 import PasswordHasher
-
-    saved = auth._hasher
-    auth._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    yield
-    auth._hasher = saved
+pytestmark = pytest.mark.usefixtures("fast_hashing")  # tests/conftest.py
 
 
 @pytest.fixture

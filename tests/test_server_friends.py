@@ -23,7 +23,6 @@ from test_server_storage import (
     pg_session_url,  # noqa: F401 (fixture)
 )
 
-from guandan.server import auth
 from guandan.server import friends as rules
 from guandan.server import friends_store
 from guandan.server.app import create_app
@@ -33,14 +32,7 @@ from guandan.server.settings import Settings
 T0 = datetime(2026, 12, 4, 12, 0, 0, tzinfo=UTC)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def fast_hashing() -> Iterator[None]:
-    from argon2 import PasswordHasher
-
-    saved = auth._hasher
-    auth._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    yield
-    auth._hasher = saved
+pytestmark = pytest.mark.usefixtures("fast_hashing")  # tests/conftest.py
 
 
 @pytest.fixture

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from guandan.server import auth
 from guandan.server import matchmaking as mm
 from guandan.server.app import create_app
 from guandan.server.matchmaking_store import MatchError, MatchQueue, RedisBackend
@@ -24,14 +23,7 @@ from guandan.server.settings import Settings
 from guandan.server.table.bots import DIFFICULTIES
 
 
-@pytest.fixture(scope="module", autouse=True)
-def fast_hashing() -> Iterator[None]:
-    from argon2 import PasswordHasher
-
-    saved = auth._hasher
-    auth._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    yield
-    auth._hasher = saved
+pytestmark = pytest.mark.usefixtures("fast_hashing")  # tests/conftest.py
 
 
 @pytest.fixture

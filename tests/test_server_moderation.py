@@ -23,7 +23,6 @@ from test_server_storage import (
 from typer.testing import CliRunner
 
 from guandan.cli import app as cli_app
-from guandan.server import auth
 from guandan.server import moderation as rules
 from guandan.server.app import create_app
 from guandan.server.moderation import ModerationError
@@ -86,14 +85,7 @@ def test_action_rules_and_ends() -> None:
 # -- through the app -------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", autouse=True)
-def fast_hashing() -> Iterator[None]:
-    from argon2 import PasswordHasher
-
-    saved = auth._hasher
-    auth._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    yield
-    auth._hasher = saved
+pytestmark = pytest.mark.usefixtures("fast_hashing")  # tests/conftest.py
 
 
 @pytest.fixture

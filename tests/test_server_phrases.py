@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from guandan.server import auth
 from guandan.server.app import create_app
 from guandan.server.models import AccountModeration, User
 from guandan.server.phrase_relay import relay_phrase
@@ -154,14 +153,7 @@ def test_relay_off_at_a_tournament_table_and_a_board_room() -> None:
 # -- through the app's websocket -------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", autouse=True)
-def fast_hashing() -> Iterator[None]:
-    from argon2 import PasswordHasher
-
-    saved = auth._hasher
-    auth._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    yield
-    auth._hasher = saved
+pytestmark = pytest.mark.usefixtures("fast_hashing")  # tests/conftest.py
 
 
 @pytest.fixture

@@ -25,7 +25,6 @@ from test_server_storage import (
     pg_session_url,  # noqa: F401 (fixture)
 )
 
-from guandan.server import auth
 from guandan.server import friends as rules
 from guandan.server import friends_store
 from guandan.server import app as app_module
@@ -37,14 +36,7 @@ from guandan.server.settings import Settings
 T0 = datetime(2026, 12, 6, 12, 0, 0, tzinfo=UTC)
 
 
-@pytest.fixture(scope="module", autouse=True)
-def fast_hashing() -> Iterator[None]:
-    from argon2 import PasswordHasher
-
-    saved = auth._hasher
-    auth._hasher = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    yield
-    auth._hasher = saved
+pytestmark = pytest.mark.usefixtures("fast_hashing")  # tests/conftest.py
 
 
 @pytest.fixture
