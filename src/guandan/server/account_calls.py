@@ -40,11 +40,11 @@ from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 
-from guandan.server.auth import COOKIE_NAME, account_of_token
+from guandan.server.auth import COOKIE_NAME, account_of_token, login_required
 from guandan.server.friends_store import touch
 from guandan.server.models import utcnow
 
-__all__ = ["BUSY_RETRY_S", "MAX_WAITING", "AccountCalls", "login_required", "validated"]
+__all__ = ["BUSY_RETRY_S", "MAX_WAITING", "AccountCalls", "validated"]
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -53,11 +53,6 @@ M = TypeVar("M", bound=BaseModel)
 MAX_WAITING = 256
 #: ``Retry-After`` (seconds) of that refusal.
 BUSY_RETRY_S = 2
-
-
-def login_required() -> HTTPException:
-    """The 401 ``login_required`` answer (no live session), as :func:`~guandan.server.auth.require_user` gives it."""
-    return HTTPException(status_code=401, detail={"message": "log in first", "code": "login_required", "params": {}})
 
 
 def validated(model: type[M], data: Any) -> M:

@@ -381,8 +381,13 @@ def require_user(user: Annotated[User | None, Depends(current_user)]) -> User:
         HTTPException(401): no valid session (the error handler answers ``{"error": "log in first"}``).
     """
     if user is None:
-        raise HTTPException(status_code=401, detail={"message": "log in first", "code": "login_required", "params": {}})
+        raise login_required()
     return user
+
+
+def login_required() -> HTTPException:
+    """The 401 ``login_required`` answer of a request with no live session."""
+    return HTTPException(status_code=401, detail={"message": "log in first", "code": "login_required", "params": {}})
 
 
 #: Handler parameter types: ``def handler(user: CurrentUser)`` (``User | None``) and

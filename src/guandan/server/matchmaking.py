@@ -388,9 +388,11 @@ def decide(queue: Sequence[Ticket], now: float) -> Decision:
     by_age = sorted(queue, key=lambda t: (t.joined_at, t.id))
     by_rating = sorted(queue, key=lambda t: (t.rating, t.joined_at, t.id))
     runs = _runs(by_rating, widths, now)
-    with_runs = runs + _oldest_first(by_age, by_rating, widths, {t.id for g in runs for t in g})
-    plain = _oldest_first(by_age, by_rating, widths, set())
-    groups = with_runs if _seated(with_runs) > _seated(plain) else plain
+    groups = _oldest_first(by_age, by_rating, widths, set())
+    if runs:  # no run: (a) would be (b) made again
+        with_runs = runs + _oldest_first(by_age, by_rating, widths, {t.id for g in runs for t in g})
+        if _seated(with_runs) > _seated(groups):
+            groups = with_runs
     placed = {t.id for g in groups for t in g}
     for group in groups:
         group.sort(key=lambda t: (t.joined_at, t.id))
