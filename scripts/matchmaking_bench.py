@@ -251,7 +251,8 @@ def main() -> None:
     tickets = [mm.Ticket(str(i), (i,), (rng.gauss(15.0, args.spread),), 0.0) for i in range(args.players)]
     t = time.perf_counter()
     d = mm.decide(tickets, 0.0)
-    print(f"decide() alone: {len(tickets)} tickets -> {len(d.matches)} tables in {(time.perf_counter() - t) * 1000:.1f} ms")
+    print(f"decide() alone: {len(tickets)} tickets -> {len(d.matches)} tables in {(time.perf_counter() - t) * 1000:.1f} ms "
+          f"({4 * len(d.matches)} players: the most that any choice of tables seats at the 0 s range)")
     print("load average after: %.2f %.2f %.2f" % os.getloadavg())
 
 
@@ -358,7 +359,16 @@ def main_redis(args: argparse.Namespace) -> None:
               f"{joins['busy']} after a 503 temporarily_unavailable)")
         print("matched, from the first join: " + ", ".join(f"{k} % by {v - start:.2f} s" if k != "all" else f"all by {v - start:.2f} s"
                                                            for k, v in marks.items()))
-        waiting = [json.loads(v) for v in r.hvals(f"{prefix}mm:tickets")]
+        # read under the queue's lock: a round writes its ready checks, then deletes their tickets
+        from guandan.server.matchmaking_store import RedisBackend
+
+        lock = RedisBackend(r, prefix).lock()
+        if not lock.acquire(10.0):
+            raise RuntimeError("the queue's lock was not free within 10 s")
+        try:
+            waiting = [json.loads(v) for v in r.hvals(f"{prefix}mm:tickets")]
+        finally:
+            lock.release()
         if waiting:
             print(f"still queued at the end: {sum(len(w['members']) for w in waiting)} players, ratings "
                   f"{sorted(round(x, 1) for w in waiting for x in w['ratings'])[:16]}")

@@ -369,14 +369,14 @@ def test_redis_queue_shared_and_no_double_match() -> None:
             barrier.wait()
             for uid in range(k, 160, 8):
                 q.join([uid], [float(uid % 40)], [f"u{uid}"], None, 0.0)
-                q.tick(0.0)
+                q.tick(mm.SETTLE_QUIET_S)  # tickets joined at 0 s: a still queue, tables formed
 
         threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
         for t in threads:
             t.start()
         for t in threads:
             t.join()
-        queues[0].tick(0.0)
+        queues[0].tick(mm.SETTLE_QUIET_S)
         props = queues[1].b.all("props")
         seated = [u for p in props.values() for u in p["seats"] if u is not None]
         waiting = [u for t in queues[1].b.all("tickets").values() for u in t["members"]]

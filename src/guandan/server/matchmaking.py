@@ -39,6 +39,13 @@ people is taken; when both seat as many, (b), the oldest-first rule.
     and passes the spread rule is a match.
 
 So the oldest ticket is passed over only for a set of tables that seats more people in all.
+
+**Settling** (:func:`formed_now`, applied by the queue's round to what :func:`decide` found). While
+players are still arriving (the newest ticket joined less than 0.1 s ago), tables wait for the queue
+to be still, unless one of their tickets has waited 2 s. In a burst this lets one decision over the
+whole burst seat everyone that any choice of tables could, instead of leaving the last few arrivals
+without neighbours; in steady traffic of 30 joins a second or more, players wait up to 2 s longer
+for closer tables (docs/matchmaking.md has the figures).
 Seats: two pairs face each other (0+2 and 1+3); a pair and two people
 alone: the pair at 0+2, the two at 1 and 3; four people alone: the highest and lowest rated
 at 0+2, the middle two at 1+3 (the teams' sums are as close as four ratings allow in this way).
@@ -92,6 +99,11 @@ DECLINE_COOLDOWN_S = 120.0
 #: Tickets at the same distance looked at for the "then oldest" order (bounds the work when many
 #: ratings are equal: 1,000 new players all rate 0).
 TIES_SEEN = 48
+#: Settling (:func:`formed_now`): the queue is *still* when its newest ticket joined at least this
+#: many seconds ago; while it is not, tables wait ...
+SETTLE_QUIET_S = 0.1
+#: ... unless one of their tickets has waited at least this many seconds.
+SETTLE_MAX_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -402,6 +414,55 @@ def decide(queue: Sequence[Ticket], now: float) -> Decision:
     return Decision(matches, widths)
 
 
+def settled(queue: Sequence[Ticket], now: float) -> bool:
+    """True when ``queue`` is still at ``now``: its newest ticket joined at least
+    :data:`SETTLE_QUIET_S` seconds ago (or it is empty). Rule: *settling*, module docstring."""
+    return not queue or now - max(t.joined_at for t in queue) >= SETTLE_QUIET_S
+
+
+def settle_due(newest: float, oldest: float, now: float) -> bool:
+    """:func:`must_form` from the newest and oldest ``joined_at`` of a non-empty queue (seconds).
+    With a lower bound of the oldest, a ``False`` still means that no table would be formed."""
+    return now - newest >= SETTLE_QUIET_S or now - oldest >= SETTLE_MAX_S
+
+
+def must_form(queue: Sequence[Ticket], now: float) -> bool:
+    """True when a round must decide now: the queue is still (:func:`settled`), or some ticket has
+    waited :data:`SETTLE_MAX_S` seconds. False: no table would be formed (:func:`formed_now` keeps
+    every match waiting), and the round may skip :func:`decide`."""
+    return bool(queue) and settle_due(max(t.joined_at for t in queue), min(t.joined_at for t in queue), now)
+
+
+def formed_now(decision: Decision, queue: Sequence[Ticket], now: float) -> list[Match]:
+    """The matches of ``decision`` to form at ``now``; the others wait for the queue to settle.
+
+    Rule (*settling*, module docstring): while players are still arriving (the newest ticket of
+    ``queue`` joined less than :data:`SETTLE_QUIET_S` seconds ago), a table is formed only when one
+    of its tickets has waited at least :data:`SETTLE_MAX_S` seconds. Once the queue is still, every
+    match is formed. Tables with bots are always formed (their tickets waited 60 s).
+
+    Why: in a burst (1,000 players joining within two seconds) tables formed round by round take a
+    player's near neighbours before the later arrivals next to them have joined, and a few players
+    are left whom no table within their range can take any more; they wait 10 s or more for it to
+    widen. Waiting for the arrivals to pause lets one :func:`decide` over the whole burst seat
+    everyone that any choice of tables could (measured in docs/matchmaking.md).
+
+    Args:
+        decision: what :func:`decide` found for ``queue`` at ``now``.
+        queue: the waiting tickets given to :func:`decide`.
+        now: the same time as given to :func:`decide` (seconds).
+    Returns:
+        The matches to form now, in the decision's order (the rest stay queued for the next round).
+    Raises:
+        KeyError: a match names a ticket that is not in ``queue``.
+    """
+    if settled(queue, now):
+        return list(decision.matches)
+    joined = {t.id: t.joined_at for t in queue}
+    return [m for m in decision.matches
+            if m.bot_level is not None or now - min(joined[i] for i in m.tickets) >= SETTLE_MAX_S]
+
+
 def _bot_fills(waiting: list[Ticket], widths: dict[str, float | None], now: float, placed: set[str]) -> list[Match]:
     """Tables with bots for the tickets ready for bot fill (module docstring), oldest first."""
     ready = [t for t in waiting if t.bot_level is not None and now - t.joined_at >= BOT_FILL_AFTER_S]
@@ -475,4 +536,4 @@ def ready_outcome(people: Sequence[int], ready: Sequence[int], declined: Sequenc
 
 __all__ = ["ALL_READY", "BOT_FILL_AFTER_S", "DECLINE_COOLDOWN_S", "DECLINE_LIMIT", "DECLINE_WINDOW_S", "FAILED",
            "READY_S", "WAITING", "Decision", "Match", "Ticket", "allowed_range", "cooldown_left", "decide",
-           "declines_kept", "ready_outcome", "seat_people"]
+           "declines_kept", "formed_now", "must_form", "settle_due", "settled", "ready_outcome", "seat_people"]

@@ -54,7 +54,14 @@ LOCK_POLL_S = 0.01
 #: Seconds the client is told to wait before sending a refused (503) action again.
 RETRY_S = 2
 
-TICKETS, WHO, PROPS, DECLINES = "tickets", "who", "props", "declines"
+TICKETS, WHO, PROPS, DECLINES, META = "tickets", "who", "props", "declines", "meta"
+#: Keys in ``META`` (settling, :func:`guandan.server.matchmaking.settle_due`): ``NEWEST`` ``{"t"}``, the
+#: time of the latest join (every join writes it; no read, so a join costs one write more), and
+#: ``OLDEST`` ``{"t"}``, a lower bound of the queue's oldest ``joined_at`` (set exactly by a round that
+#: read the tickets, lowered by tickets put back after a failed ready check, absent when unknown). With
+#: both, a round tells from two small reads that no table would be formed yet, without the lock and
+#: without reading every ticket while a burst is still arriving.
+NEWEST, OLDEST = "newest", "oldest"
 
 
 class MatchError(HttpError):
@@ -83,6 +90,8 @@ class Backend(Protocol):
 
     def delete(self, coll: str, *keys: str) -> None: ...
 
+    def count(self, coll: str) -> int: ...
+
     def all(self, coll: str) -> dict[str, dict[str, Any]]: ...
 
 
@@ -95,7 +104,7 @@ class MemoryBackend:
     """
 
     def __init__(self) -> None:
-        self._data: dict[str, dict[str, dict[str, Any]]] = {TICKETS: {}, WHO: {}, PROPS: {}, DECLINES: {}}
+        self._data: dict[str, dict[str, dict[str, Any]]] = {TICKETS: {}, WHO: {}, PROPS: {}, DECLINES: {}, META: {}}
         self._lock = _ThreadLock()
 
     def lock(self) -> Any:
@@ -117,10 +126,13 @@ class MemoryBackend:
     def all(self, coll: str) -> dict[str, dict[str, Any]]:
         return dict(self._data[coll])
 
+    def count(self, coll: str) -> int:
+        return len(self._data[coll])
+
 
 class RedisBackend:
-    """The collections as Redis hashes ``{prefix}mm:tickets|who|props``, one queue for every process
-    of a cluster; the lock is ``{prefix}mm:lock``.
+    """The collections as Redis hashes ``{prefix}mm:tickets|who|props|declines|meta``, one queue for
+    every process of a cluster; the lock is ``{prefix}mm:lock``.
 
     Args:
         client: a synchronous ``redis.Redis``. prefix: the cluster's key prefix (``gd:``).
@@ -150,6 +162,9 @@ class RedisBackend:
 
     def all(self, coll: str) -> dict[str, dict[str, Any]]:
         return {(k.decode() if isinstance(k, bytes) else k): json.loads(v) for k, v in self.r.hgetall(self.p + coll).items()}
+
+    def count(self, coll: str) -> int:
+        return int(self.r.hlen(self.p + coll))
 
 
 class _ThreadLock:
@@ -280,6 +295,7 @@ class MatchQueue:
                       "joined_at": now, "bot_level": bot_level, "address": address}
             self.b.put(TICKETS, tid, ticket)
             self.b.put_many(WHO, {str(u): {"kind": "t", "id": tid} for u in members})
+            self.b.put(META, NEWEST, {"t": now})
             return {"status": "queued", "ticket": ticket}, True
 
     def cooldown_left(self, user_id: int, now: float) -> float:
@@ -363,20 +379,42 @@ class MatchQueue:
             else:
                 back[t["id"]] = t
         self.b.put_many(TICKETS, back)
+        if back:  # the queue's oldest may now be older than the hint says
+            oldest = self.b.get(META, OLDEST)
+            first = min(float(t["joined_at"]) for t in back.values())
+            if oldest is not None and first < float(oldest["t"]):
+                self.b.put(META, OLDEST, {"t": first})
         self.b.put_many(WHO, {str(u): {"kind": "t", "id": t["id"]} for t in back.values() for u in t["members"]})
         self.b.delete(WHO, *gone)
         self.b.delete(PROPS, p["id"])
 
+    def _nothing_due(self, now: float) -> bool:
+        """Without the lock: no ready check open and the ``META`` hint says no table would be
+        formed (players still arriving, none waiting :data:`~guandan.server.matchmaking.SETTLE_MAX_S`).
+        Read without the lock, a change made meanwhile is seen by the next round (0.1 s later)."""
+        return not self._settle_due(now) and self.b.count(PROPS) == 0
+
+    def _settle_due(self, now: float) -> bool:
+        """:func:`guandan.server.matchmaking.settle_due` from the ``META`` hint; ``True`` when the
+        hint is incomplete (the tickets must be read)."""
+        newest, oldest = self.b.get(META, NEWEST), self.b.get(META, OLDEST)
+        if newest is None or oldest is None:
+            return True
+        return mm.settle_due(float(newest["t"]), float(oldest["t"]), now)
+
     def tick(self, now: float) -> list[dict[str, Any]]:
         """One round: forget the "seated" answers past their time (every :data:`SWEEP_EVERY_S`
         seconds in each process), settle the ready checks (time-outs fail, all-ready ones are
-        claimed for seating), then form new matches from the queue and open their ready checks.
+        claimed for seating), then form new matches from the queue (:func:`matchmaking.decide`, less
+        those :func:`matchmaking.formed_now` keeps waiting while players are still arriving) and open their ready checks.
 
         Returns:
             The proposals claimed now for seating (the caller makes their rooms and then calls
             :meth:`seated`, or :meth:`seat_failed`).
         """
 
+        if now < self._next_sweep and self._nothing_due(now):
+            return []  # a burst still arriving: not even the lock (joins wait for it)
         with self._locked():
             if now >= self._next_sweep:  # forget the "seated" answers past their time
                 self._next_sweep = now + SWEEP_EVERY_S
@@ -400,15 +438,23 @@ class MatchQueue:
                     claimed.append(p)
                 elif outcome == mm.FAILED:
                     self._fail(p, set(out), now)
+            if not self._settle_due(now):
+                return claimed  # players still arriving, none waiting 2 s: no table yet (a burst settles first)
             stored = self.b.all(TICKETS)
             if not stored:
+                self.b.delete(META, OLDEST)
                 return claimed
             t0 = time.perf_counter()
-            decision = mm.decide([_ticket(t) for t in stored.values()], now)
+            queue = [_ticket(t) for t in stored.values()]
+            # the bound made exact (a ticket that left may have been the oldest)
+            self.b.put(META, OLDEST, {"t": min(t.joined_at for t in queue)})
+            if not mm.must_form(queue, now):
+                return claimed
+            formed = mm.formed_now(mm.decide(queue, now), queue, now)
             self.last_decide_s = time.perf_counter() - t0
             props: dict[str, dict[str, Any]] = {}
             who: dict[str, dict[str, Any]] = {}
-            for m in decision.matches:
+            for m in formed:
                 pid = secrets.token_urlsafe(8)
                 props[pid] = {"id": pid, "tickets": [stored[i] for i in m.tickets], "seats": list(m.seats),
                               "bot_level": m.bot_level, "deadline": now + mm.READY_S, "ready": [],
@@ -417,7 +463,13 @@ class MatchQueue:
             if props:
                 self.b.put_many(PROPS, props)
                 self.b.put_many(WHO, who)
-                self.b.delete(TICKETS, *[i for m in decision.matches for i in m.tickets])
+                self.b.delete(TICKETS, *[i for m in formed for i in m.tickets])
+                gone = {i for m in formed for i in m.tickets}
+                left = [t.joined_at for t in queue if t.id not in gone]
+                if left:
+                    self.b.put(META, OLDEST, {"t": min(left)})
+                else:
+                    self.b.delete(META, OLDEST)
             return claimed
 
     def seated(self, proposal_id: str, room_id: str, now: float) -> None:
