@@ -387,6 +387,32 @@ def test_redis_queue_shared_and_no_double_match() -> None:
             client.delete(key)
 
 
+def test_redis_note_join_keeps_the_settling_hint() -> None:
+    """RedisBackend.note_join (one Lua call): the latest join's time always; the oldest bound lowered
+    only when set and later than the join."""
+    import secrets
+
+    from cluster_helpers import redis_client
+
+    from guandan.server.matchmaking_store import META, NEWEST, OLDEST
+
+    client = redis_client()
+    prefix = f"gdt{secrets.token_hex(4)}:"
+    b = RedisBackend(client, prefix)
+    try:
+        b.note_join(5.0)
+        assert (b.get(META, NEWEST), b.get(META, OLDEST)) == ({"t": 5.0}, None)  # no bound yet: none made
+        b.put(META, OLDEST, {"t": 4.0})
+        b.note_join(6.5)
+        assert (b.get(META, NEWEST), b.get(META, OLDEST)) == ({"t": 6.5}, {"t": 4.0})
+        b.note_join(3.25)  # timed before it got the lock: lowers the bound
+        assert (b.get(META, NEWEST), b.get(META, OLDEST)) == ({"t": 3.25}, {"t": 3.25})
+        assert b.count(META) == 2 and b.count("tickets") == 0
+    finally:
+        for key in client.scan_iter(f"{prefix}*"):
+            client.delete(key)
+
+
 def test_two_server_processes_share_one_queue() -> None:
     """Two ``guandan serve --redis`` processes: two people join on each; all four are matched in one
     ready check, accept through either process and are seated in one started room."""

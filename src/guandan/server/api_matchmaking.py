@@ -65,8 +65,9 @@ from .table.info import PLAYING
 
 log = logging.getLogger(__name__)
 
-#: Seconds between two rounds of the matching loop (a round with an empty queue reads two keys; a
-#: short round lets a burst's tables form soon after its last join: ``matchmaking.formed_now``).
+#: Seconds between two rounds of the matching loop (a round with nothing to do, an empty queue or a
+#: burst still arriving, makes a few small reads without the queue's lock; a short round lets a
+#: burst's tables form soon after its last join: ``matchmaking.formed_now``).
 TICK_S = 0.1
 #: The rules of a matched room.
 MATCH_PRESET = "official"

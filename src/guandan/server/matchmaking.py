@@ -414,22 +414,41 @@ def decide(queue: Sequence[Ticket], now: float) -> Decision:
     return Decision(matches, widths)
 
 
+def _still(newest: float, now: float) -> bool:
+    """No join for :data:`SETTLE_QUIET_S` seconds; a newest join more than that *after* ``now`` (a
+    clock stepped back, or a process whose clock runs behind another's) counts as still: the rule
+    fails open, as matching did before settling, rather than wait for the clock to catch up."""
+    return now - newest >= SETTLE_QUIET_S or newest - now > SETTLE_QUIET_S
+
+
 def settled(queue: Sequence[Ticket], now: float) -> bool:
     """True when ``queue`` is still at ``now``: its newest ticket joined at least
-    :data:`SETTLE_QUIET_S` seconds ago (or it is empty). Rule: *settling*, module docstring."""
-    return not queue or now - max(t.joined_at for t in queue) >= SETTLE_QUIET_S
+    :data:`SETTLE_QUIET_S` seconds ago, or more than that after ``now`` (clocks: :func:`_still`), or
+    the queue is empty. Rule: *settling*, module docstring. ``now``: seconds, same clock as
+    ``Ticket.joined_at``."""
+    return not queue or _still(max(t.joined_at for t in queue), now)
 
 
 def settle_due(newest: float, oldest: float, now: float) -> bool:
-    """:func:`must_form` from the newest and oldest ``joined_at`` of a non-empty queue (seconds).
-    With a lower bound of the oldest, a ``False`` still means that no table would be formed."""
-    return now - newest >= SETTLE_QUIET_S or now - oldest >= SETTLE_MAX_S
+    """:func:`must_form` for a non-empty queue known only by two times.
+
+    Args:
+        newest: the latest ``joined_at`` of the queue (seconds; a later time is harmless: at most
+            :data:`SETTLE_QUIET_S` more wait).
+        oldest: the earliest ``joined_at``, or any lower bound of it (seconds).
+        now: the round's time, same clock.
+    Returns:
+        ``False`` only when no table would be formed at ``now`` (:func:`formed_now` would keep every
+        match waiting), so that the round may stop without reading the tickets.
+    """
+    return _still(newest, now) or now - oldest >= SETTLE_MAX_S
 
 
 def must_form(queue: Sequence[Ticket], now: float) -> bool:
     """True when a round must decide now: the queue is still (:func:`settled`), or some ticket has
     waited :data:`SETTLE_MAX_S` seconds. False: no table would be formed (:func:`formed_now` keeps
-    every match waiting), and the round may skip :func:`decide`."""
+    every match waiting), and the round may skip :func:`decide`. ``now``: seconds, same clock as
+    ``Ticket.joined_at``."""
     return bool(queue) and settle_due(max(t.joined_at for t in queue), min(t.joined_at for t in queue), now)
 
 
@@ -536,4 +555,4 @@ def ready_outcome(people: Sequence[int], ready: Sequence[int], declined: Sequenc
 
 __all__ = ["ALL_READY", "BOT_FILL_AFTER_S", "DECLINE_COOLDOWN_S", "DECLINE_LIMIT", "DECLINE_WINDOW_S", "FAILED",
            "READY_S", "WAITING", "Decision", "Match", "Ticket", "allowed_range", "cooldown_left", "decide",
-           "declines_kept", "formed_now", "must_form", "settle_due", "settled", "ready_outcome", "seat_people"]
+           "declines_kept", "formed_now", "must_form", "ready_outcome", "seat_people", "settle_due", "settled"]

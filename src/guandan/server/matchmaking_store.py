@@ -56,11 +56,13 @@ RETRY_S = 2
 
 TICKETS, WHO, PROPS, DECLINES, META = "tickets", "who", "props", "declines", "meta"
 #: Keys in ``META`` (settling, :func:`guandan.server.matchmaking.settle_due`): ``NEWEST`` ``{"t"}``, the
-#: time of the latest join (every join writes it; no read, so a join costs one write more), and
-#: ``OLDEST`` ``{"t"}``, a lower bound of the queue's oldest ``joined_at`` (set exactly by a round that
-#: read the tickets, lowered by tickets put back after a failed ready check, absent when unknown). With
-#: both, a round tells from two small reads that no table would be formed yet, without the lock and
-#: without reading every ticket while a burst is still arriving.
+#: time of the latest join, and ``OLDEST`` ``{"t"}``, a lower bound of the queue's oldest ``joined_at``
+#: (set exactly by a round that read the tickets; lowered by a join whose time, taken before it got
+#: the lock, is earlier, and by tickets put back after a failed ready check; deleted when a round finds
+#: the queue empty; a stale low value after a leave is still a lower bound). Both are kept by
+#: :meth:`Backend.note_join` in one step (one Redis call per join). With both, a round tells from a
+#: few small reads that no table would be formed yet, without the lock and without reading every
+#: ticket while a burst is still arriving.
 NEWEST, OLDEST = "newest", "oldest"
 
 
@@ -90,7 +92,14 @@ class Backend(Protocol):
 
     def delete(self, coll: str, *keys: str) -> None: ...
 
-    def count(self, coll: str) -> int: ...
+    def count(self, coll: str) -> int:
+        """The number of entries of ``coll`` (Redis ``HLEN``)."""
+        ...
+
+    def note_join(self, now: float) -> None:
+        """A join at ``now`` (seconds): ``META`` ``NEWEST`` becomes ``now``, and ``OLDEST``, when set
+        and later than ``now``, becomes ``now`` (one atomic step)."""
+        ...
 
     def all(self, coll: str) -> dict[str, dict[str, Any]]: ...
 
@@ -129,6 +138,24 @@ class MemoryBackend:
     def count(self, coll: str) -> int:
         return len(self._data[coll])
 
+    def note_join(self, now: float) -> None:
+        meta = self._data[META]
+        meta[NEWEST] = {"t": now}
+        if OLDEST in meta and float(meta[OLDEST]["t"]) > now:
+            meta[OLDEST] = {"t": now}
+
+
+#: :meth:`RedisBackend.note_join` in one call: KEYS[1] the ``META`` hash; ARGV[1] ``{"t": now}`` as
+#: JSON, ARGV[2] ``now``.
+_NOTE_JOIN_LUA = """
+redis.call('HSET', KEYS[1], 'newest', ARGV[1])
+local o = redis.call('HGET', KEYS[1], 'oldest')
+if o and tonumber(cjson.decode(o)['t']) > tonumber(ARGV[2]) then
+  redis.call('HSET', KEYS[1], 'oldest', ARGV[1])
+end
+return 1
+"""
+
 
 class RedisBackend:
     """The collections as Redis hashes ``{prefix}mm:tickets|who|props|declines|meta``, one queue for
@@ -141,6 +168,7 @@ class RedisBackend:
     def __init__(self, client: Any, prefix: str = "gd:") -> None:
         self.r = client
         self.p = f"{prefix}mm:"
+        self._note_join: Any = None
 
     def lock(self) -> Any:
         return _RedisLock(self.r.lock(self.p + "lock", timeout=LOCK_TIMEOUT_S, sleep=LOCK_POLL_S))
@@ -165,6 +193,11 @@ class RedisBackend:
 
     def count(self, coll: str) -> int:
         return int(self.r.hlen(self.p + coll))
+
+    def note_join(self, now: float) -> None:
+        if self._note_join is None:
+            self._note_join = self.r.register_script(_NOTE_JOIN_LUA)
+        self._note_join(keys=[self.p + META], args=[json.dumps({"t": now}), repr(now)])
 
 
 class _ThreadLock:
@@ -295,7 +328,7 @@ class MatchQueue:
                       "joined_at": now, "bot_level": bot_level, "address": address}
             self.b.put(TICKETS, tid, ticket)
             self.b.put_many(WHO, {str(u): {"kind": "t", "id": tid} for u in members})
-            self.b.put(META, NEWEST, {"t": now})
+            self.b.note_join(now)
             return {"status": "queued", "ticket": ticket}, True
 
     def cooldown_left(self, user_id: int, now: float) -> float:
@@ -389,10 +422,13 @@ class MatchQueue:
         self.b.delete(PROPS, p["id"])
 
     def _nothing_due(self, now: float) -> bool:
-        """Without the lock: no ready check open and the ``META`` hint says no table would be
-        formed (players still arriving, none waiting :data:`~guandan.server.matchmaking.SETTLE_MAX_S`).
-        Read without the lock, a change made meanwhile is seen by the next round (0.1 s later)."""
-        return not self._settle_due(now) and self.b.count(PROPS) == 0
+        """Without the lock: no ready check open, and either no ticket queued or the ``META`` hint
+        says no table would be formed (players still arriving, none waiting
+        :data:`~guandan.server.matchmaking.SETTLE_MAX_S`). Read without the lock, a change made
+        meanwhile is seen by the next round (0.1 s later)."""
+        if self.b.count(PROPS):
+            return False
+        return self.b.count(TICKETS) == 0 or not self._settle_due(now)
 
     def _settle_due(self, now: float) -> bool:
         """:func:`guandan.server.matchmaking.settle_due` from the ``META`` hint; ``True`` when the
@@ -406,11 +442,19 @@ class MatchQueue:
         """One round: forget the "seated" answers past their time (every :data:`SWEEP_EVERY_S`
         seconds in each process), settle the ready checks (time-outs fail, all-ready ones are
         claimed for seating), then form new matches from the queue (:func:`matchmaking.decide`, less
-        those :func:`matchmaking.formed_now` keeps waiting while players are still arriving) and open their ready checks.
+        those :func:`matchmaking.formed_now` keeps waiting while players are still arriving) and open
+        their ready checks. A round with nothing to do (no ready check open, and no ticket queued or
+        a burst still arriving: :meth:`_nothing_due`) returns at once without the lock, except the
+        process's sweep round.
 
+        Args:
+            now: wall-clock seconds (``time.time()``), the clock of the tickets' ``joined_at``.
         Returns:
             The proposals claimed now for seating (the caller makes their rooms and then calls
             :meth:`seated`, or :meth:`seat_failed`).
+        Raises:
+            MatchError: 503 ``temporarily_unavailable`` when the lock is not taken within
+                :data:`LOCK_WAIT_S` (the loop tries again next round).
         """
 
         if now < self._next_sweep and self._nothing_due(now):
