@@ -2,7 +2,7 @@
 
 Pure simulation of the matching loop's rounds (every ``--tick`` seconds, as
 ``api_matchmaking.TICK_S``) over :func:`guandan.server.matchmaking.decide`, no server: players alone
-join at random (a Poisson stream of ``--rate`` joins a second, display ratings drawn from a normal
+join at random (a Poisson stream of each of ``--rates`` joins a second, display ratings from a normal
 law, mean 15, deviation ``--spread``), and every table found is taken either at once ("round by
 round", the rule before settling) or as the queue's round now takes them (``must_form`` and
 ``formed_now``). Nobody declines a ready check. Players who joined in the first ``--warmup`` seconds
@@ -81,6 +81,9 @@ def steady(rate: float, seconds: float, warmup: float, spread: float, tick: floa
     for name, rule in RULES.items():
         seated, spreads = simulate(arrivals, rule, tick, seconds)
         waits = sorted(seated[k] - arrivals[k][0] for k in seated if arrivals[k][0] >= warmup)
+        if not waits:
+            print(f"{rate:6g} joins/s  {name:15s} nobody seated after the warm-up")
+            continue
         print(f"{rate:6g} joins/s  {name:15s} seated {len(waits):5d}  wait p50 {_q(waits, .5):5.2f} s  "
               f"p90 {_q(waits, .9):5.2f} s  p99 {_q(waits, .99):5.2f} s  table spread {statistics.mean(spreads):.2f}")
 
@@ -96,24 +99,45 @@ def burst(n: int, rate: float, by: float, spread: float, tick: float, seed: int)
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--rates", default="2,10,30,100", help="joins a second, comma-separated (steady traffic)")
-    ap.add_argument("--seconds", type=float, default=150.0, help="simulated seconds of steady traffic")
-    ap.add_argument("--warmup", type=float, default=20.0, help="first seconds not counted")
-    ap.add_argument("--spread", type=float, default=6.0, help="deviation of the display ratings (points)")
-    ap.add_argument("--tick", type=float, default=0.1, help="seconds between two rounds")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--burst", type=int, default=0, help="simulate one burst of N players instead")
-    ap.add_argument("--rate", type=float, default=572.0, help="joins a second in the burst")
-    ap.add_argument("--by", type=float, default=2.0, help="seconds after the first join (burst)")
-    ap.add_argument("--seeds", default="1-8", help="burst seeds, as A-B")
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\nUsage:")[0] + f"\n\nThe settling limits are the code's: no join for "
+        f"{mm.SETTLE_QUIET_S:g} s (SETTLE_QUIET_S), at most {mm.SETTLE_MAX_S:g} s (SETTLE_MAX_S).",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--spread", type=float, default=6.0, help="deviation of the display ratings, points (default 6)")
+    ap.add_argument("--tick", type=float, default=0.1, help="seconds between two rounds (default 0.1, as TICK_S)")
+    steady_args = ap.add_argument_group("steady traffic (the default)")
+    steady_args.add_argument("--rates", default="2,10,30,100", help="joins a second, comma-separated (default 2,10,30,100)")
+    steady_args.add_argument("--seconds", type=float, default=150.0,
+                             help="simulated seconds per rate (default 150; short runs leave more players unseated)")
+    steady_args.add_argument("--warmup", type=float, default=20.0, help="first seconds not counted (default 20)")
+    steady_args.add_argument("--seed", type=int, default=0, help="seed of the joins and ratings (default 0)")
+    burst_args = ap.add_argument_group("one burst (--burst N)")
+    burst_args.add_argument("--burst", type=int, default=0, help="N players join at --rate a second")
+    burst_args.add_argument("--rate", type=float, default=572.0, help="joins a second in the burst (default 572)")
+    burst_args.add_argument("--by", type=float, default=2.0, help="count those seated this many seconds after the first join (default 2)")
+    burst_args.add_argument("--seeds", default="1-8", help="rating draws, as A-B or one number (default 1-8; seed 1 is the bench's)")
     args = ap.parse_args()
+    if args.tick <= 0 or args.spread < 0 or args.seconds <= 0 or (args.burst and (args.rate <= 0 or args.by <= 0)):
+        ap.error("--tick, --seconds, --rate and --by must be positive, --spread not negative")
     if args.burst:
-        lo, hi = (int(x) for x in args.seeds.split("-"))
+        try:
+            parts = [int(x) for x in args.seeds.split("-")]
+            lo, hi = parts[0], parts[-1]
+            if len(parts) > 2 or hi < lo:
+                raise ValueError
+        except ValueError:
+            ap.error(f"--seeds must look like 1-8 or 3, not {args.seeds!r}")
         for seed in range(lo, hi + 1):
             burst(args.burst, args.rate, args.by, args.spread, args.tick, seed)
         return
-    for rate in (float(r) for r in args.rates.split(",")):
+    try:
+        rates = [float(r) for r in args.rates.split(",")]
+    except ValueError:
+        ap.error(f"--rates must be numbers separated by commas, not {args.rates!r}")
+    if any(r <= 0 for r in rates):
+        ap.error("--rates must be positive")
+    print("seated: players whose table was formed (nobody declines here); waits count only them")
+    for rate in rates:
         steady(rate, args.seconds, args.warmup, args.spread, args.tick, args.seed)
 
 
