@@ -638,14 +638,30 @@ def test_an_idle_queue_takes_no_lock() -> None:
     assert b.ticket_reads == reads + 1
 
 
-def test_a_clock_behind_the_joins_fails_open() -> None:
-    # four joined at 100.0 by a clock 1 s ahead of this round's: formed, as before settling
+def test_a_clock_stepped_back_fails_open() -> None:
+    # four joined at 100.0; a round at 97.5 (a clock stepped back 2.5 s): formed, as before settling
     q = [T("a", (1,), (10.0,), 100.0), T("b", (2,), (10.0,), 100.0), T("c", (3,), (10.0,), 100.0),
          T("d", (4,), (10.0,), 100.0)]
-    assert mm.settled(q, 99.0) and mm.must_form(q, 99.0)
-    assert len(mm.formed_now(mm.decide(q, 99.0), q, 99.0)) == 1
-    # 0.05 s behind: within the quiet time, so the table waits (at most 0.15 s of this clock)
-    assert not mm.settled(q, 99.95) and mm.formed_now(mm.decide(q, 99.95), q, 99.95) == []
+    assert mm.settled(q, 97.5) and mm.must_form(q, 97.5)
+    assert len(mm.formed_now(mm.decide(q, 97.5), q, 97.5)) == 1
+    # a round's clock 1 s behind the joins' (two processes): the table waits until it is 0.1 s past
+    assert not mm.settled(q, 99.0) and mm.formed_now(mm.decide(q, 99.0), q, 99.0) == []
+    assert not mm.settled(q, 100.05) and mm.settled(q, 100.15)
+
+
+def test_times_are_read_once_the_lock_is_held() -> None:
+    """The server's queue reads its clock under the lock: a round whose time was taken before it
+    waited for the lock, or a join timed before a round that ran meanwhile, still sees the order in
+    which they held the lock."""
+    t = [10.0]
+    q = MatchQueue(clock=lambda: t[0])
+    for u in (1, 2, 3, 4):
+        t[0] = 10.0 + 0.01 * u
+        join(q, u, 10.0, 9.0)  # timed at 9.0 by the caller: stored at the clock's 10.0x
+    assert sorted(x["joined_at"] for x in q.b.all("tickets").values()) == [10.01, 10.02, 10.03, 10.04]
+    t[0] = 10.2
+    q.tick(10.0)  # the round's time taken 0.2 s before it got the lock: at 10.2 the queue is still
+    assert {q.state(u, 10.2)["status"] for u in (1, 2, 3, 4)} == {"ready_check"}
 
 
 # -- decline cool-down (issue 25: 3 declines in 10 minutes, 2 minutes' wait) -------------------------

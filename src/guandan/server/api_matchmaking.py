@@ -202,9 +202,10 @@ class MatchService:
         if queue is None:
             cluster = getattr(manager, "cluster", None)
             if cluster is not None:
-                queue = MatchQueue(RedisBackend(cluster.sync, getattr(settings, "redis_prefix", None) or "gd:"))
+                queue = MatchQueue(RedisBackend(cluster.sync, getattr(settings, "redis_prefix", None) or "gd:"),
+                                   clock=time.time)
             else:
-                queue = MatchQueue(MemoryBackend())
+                queue = MatchQueue(MemoryBackend(), clock=time.time)
         self.queue = queue
         self._task: asyncio.Task[None] | None = None
 

@@ -42,7 +42,8 @@ So the oldest ticket is passed over only for a set of tables that seats more peo
 
 **Settling** (:func:`formed_now`, applied by the queue's round to what :func:`decide` found). While
 players are still arriving (the newest ticket joined less than 0.1 s ago), tables wait for the queue
-to be still, unless one of their tickets has waited 2 s. In a burst this lets one decision over the
+to be still, unless one of their tickets has waited 2 s (a newest join more than 2 s after the round's
+time, a clock stepped back, counts as still). In a burst this lets one decision over the
 whole burst seat everyone that any choice of tables could, instead of leaving the last few arrivals
 without neighbours; in steady traffic of 30 joins a second or more, players wait up to 2 s longer
 for closer tables (docs/matchmaking.md has the figures).
@@ -415,16 +416,18 @@ def decide(queue: Sequence[Ticket], now: float) -> Decision:
 
 
 def _still(newest: float, now: float) -> bool:
-    """No join for :data:`SETTLE_QUIET_S` seconds; a newest join more than that *after* ``now`` (a
-    clock stepped back, or a process whose clock runs behind another's) counts as still: the rule
-    fails open, as matching did before settling, rather than wait for the clock to catch up."""
-    return now - newest >= SETTLE_QUIET_S or newest - now > SETTLE_QUIET_S
+    """No join for :data:`SETTLE_QUIET_S` seconds. A newest join more than :data:`SETTLE_MAX_S`
+    *after* ``now`` (a clock stepped back) counts as still: the rule fails open, as matching did
+    before settling, rather than wait for the clock to catch up. A smaller lead (processes whose
+    clocks differ a little) keeps the queue unsettled for at most that lead; the queue's times are
+    read under its lock (``MatchQueue(clock=...)``), so waiting for the lock adds none."""
+    return now - newest >= SETTLE_QUIET_S or newest - now > SETTLE_MAX_S
 
 
 def settled(queue: Sequence[Ticket], now: float) -> bool:
     """True when ``queue`` is still at ``now``: its newest ticket joined at least
-    :data:`SETTLE_QUIET_S` seconds ago, or more than that after ``now`` (clocks: :func:`_still`), or
-    the queue is empty. Rule: *settling*, module docstring. ``now``: seconds, same clock as
+    :data:`SETTLE_QUIET_S` seconds ago, or more than :data:`SETTLE_MAX_S` after ``now`` (a clock
+    stepped back: :func:`_still`), or the queue is empty. Rule: *settling*, module docstring. ``now``: seconds, same clock as
     ``Ticket.joined_at``."""
     return not queue or _still(max(t.joined_at for t in queue), now)
 

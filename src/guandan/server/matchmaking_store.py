@@ -29,7 +29,7 @@ import math
 import secrets
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -240,15 +240,24 @@ class MatchQueue:
 
     Args:
         backend: :class:`MemoryBackend` (default) or :class:`RedisBackend`.
+        clock: wall-clock seconds (``time.time``; the server passes it), read again once the lock
+            is held by :meth:`join` and :meth:`tick`: a ``now`` taken before waiting for the lock
+            (up to :data:`LOCK_WAIT_S`) would make a round see the newest join as after its own time,
+            or a join older than the round that ran meanwhile. ``None`` (tests): the ``now`` given.
     """
 
-    def __init__(self, backend: Backend | None = None) -> None:
+    def __init__(self, backend: Backend | None = None, clock: Callable[[], float] | None = None) -> None:
         self.b: Backend = backend if backend is not None else MemoryBackend()
+        self.clock = clock
         #: seconds the last :meth:`tick` spent deciding (``matchmaking.decide``), for the benchmark
         self.last_decide_s = 0.0
         self._next_sweep = 0.0
         #: seconds an action waits for the lock (:data:`LOCK_WAIT_S`)
         self.lock_wait_s = LOCK_WAIT_S
+
+    def _now(self, now: float) -> float:
+        """``now``, or the clock's time once the lock is held when it is later (see ``clock``)."""
+        return now if self.clock is None else max(now, self.clock())
 
     @contextmanager
     def _locked(self) -> Iterator[None]:
@@ -307,6 +316,7 @@ class MatchQueue:
         """
         joiner = members[0]
         with self._locked():
+            now = self._now(now)
             current = self.state(joiner, now)
             if current["status"] in ("queued", "ready_check"):
                 return current, False
@@ -460,6 +470,7 @@ class MatchQueue:
         if now < self._next_sweep and self._nothing_due(now):
             return []  # a burst still arriving: not even the lock (joins wait for it)
         with self._locked():
+            now = self._now(now)
             if now >= self._next_sweep:  # forget the "seated" answers past their time
                 self._next_sweep = now + SWEEP_EVERY_S
                 old = [u for u, w in self.b.all(WHO).items() if w["kind"] == "r" and float(w.get("until", 0)) <= now]
