@@ -744,3 +744,26 @@ def test_play_again_pressed_concurrently_makes_one_room(live):  # noqa: F811
     assert len({d["room"]["id"] for _, d in answers}) == 1
     with s.factory() as db:
         assert db.query(models.Room).count() == 2
+
+
+def test_a_clock_taken_over_keeps_the_old_owners_deadline_exactly():
+    """Cluster failover (cluster/snapshots.py): the new owner's move clock ends at the very deadline
+    the old owner sent, so every seat's frame shows the same deadline_ms before and after."""
+    async def main() -> None:
+        table, _conns = unit_table()
+        table.info.options = {"clock_lead_s": 60, "clock_follow_s": 30}
+        seat = table.game.to_act()
+        at = time.time() + 20.123456789  # as restored from the snapshot: [seat, epoch s]
+        table.resume_deadline = (seat, at)
+        table._schedule()
+        assert table.deadline == (seat, at)
+        assert table.clock_frame() == {"seat": seat, "deadline_ms": int(at * 1000)}
+        # without a deadline to resume, the full clock from now (60 s to lead)
+        table.resume_deadline = None
+        table._plan = None
+        before = time.time()
+        table._schedule()
+        assert table.deadline[0] == seat and before + 60 <= table.deadline[1] <= time.time() + 60
+        table.shutdown()
+
+    asyncio.run(main())

@@ -734,10 +734,16 @@ class Table:
             return
         _, _, agent, mode, wait = plan[:5]
         resume, self.resume_deadline = self.resume_deadline, None
-        if mode == "clock" and resume is not None and resume[0] == seat:
-            wait = max(0.0, resume[1] - time.time())  # the clock runs on across a takeover
         if mode == "clock":
-            self.deadline = (seat, time.time() + wait)
+            now = time.time()
+            if resume is not None and resume[0] == seat:
+                # the clock runs on across a takeover: the very deadline the old owner sent (one
+                # reading of the clock, so the frames' deadline_ms is the same to the millisecond)
+                at = max(now, resume[1])
+            else:
+                at = now + wait
+            wait = at - now
+            self.deadline = (seat, at)
         self._plan = plan
         if mode == "between":
             self._task = asyncio.get_running_loop().create_task(self._fire_between(wait, self.seq, plan[5]))

@@ -36,20 +36,26 @@ export function noteReveal(store) {
   // the time runs from when the overlay is first drawn (revealEl), not from when the state came:
   // on a busy phone the drawing can come a good part of a second later
   st.reveal = anti
-    ? { kind: "jokers", seats: Array.isArray(anti.seats) ? anti.seats : [], ms, until: null }
-    : { kind: "turned", seat: turned.seat, card: turned.card, ms, until: null };
+    ? { kind: "jokers", seats: Array.isArray(anti.seats) ? anti.seats : [], ms, until: null, timing: false }
+    : { kind: "turned", seat: turned.seat, card: turned.card, ms, until: null, timing: false };
 }
 
-/** The reveal overlay while it is up, else null; the first call that draws it starts its time. */
+/** The reveal overlay while it is up, else null; its time starts at the animation frame after the
+ * first call that draws it. */
 export function revealEl(store) {
   const st = store.state;
   const r = st.reveal;
   if (!r || !st.view) return null;
-  if (r.until === null) {
-    r.until = Date.now() + r.ms;
-    setTimeout(() => store.notify("table"), r.ms + 50);
+  if (r.until === null && !r.timing) {
+    // the time runs from the frame after the overlay is first put in the page (it is on the screen
+    // then), not from building it: on a loaded machine the two were measured 180 ms apart
+    r.timing = true;
+    requestAnimationFrame(() => {
+      r.until = Date.now() + r.ms;
+      setTimeout(() => store.notify("table"), r.ms + 50);
+    });
   }
-  if (Date.now() >= r.until) return null;
+  if (r.until !== null && Date.now() >= r.until) return null;
   const nm = names(store);
   const level = st.view.level;
   if (r.kind === "jokers") {
