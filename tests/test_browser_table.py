@@ -374,6 +374,11 @@ def state_of(view: dict[str, Any], seq: int, **extra: Any) -> dict[str, Any]:
     return frame
 
 
+#: GET /api/friends of an account with no friends, requests, invitations or blocks.
+EMPTY_FRIENDS: dict[str, list[Any]] = {"friends": [], "incoming": [], "outgoing": [], "invitations": [], "leaderboard": [],
+                                       "blocked": []}
+
+
 class ScriptedTable:
     """A scripted table websocket for the page: sends ``frames`` on connect and answers client
     messages with ``reply(msg) -> list of frames``; records what the page sent."""
@@ -386,6 +391,9 @@ class ScriptedTable:
         page.route_web_socket("**/ws/rooms/**", self._on)
         page.route("**/api/me", lambda route: route.fulfill(json={"user": {"name": "alice", "is_guest": False}}))
         page.route(f"**/api/rooms/{MOCK_ROOM}", lambda route: route.fulfill(json={"room": room_summary()}))
+        # "alice" has no session on the live server: a page that goes on to the lobby (leaving the
+        # table) would poll the real GET /api/friends and get a 401 console error
+        page.route("**/api/friends", lambda route: route.fulfill(json=EMPTY_FRIENDS))
 
     def _on(self, ws: Any) -> None:
         self.ws = ws

@@ -19,6 +19,9 @@ export class ApiError extends Error {
   }
 }
 
+/** Window event sent when a call is answered 401 ``login_required``: the session has ended. */
+export const SESSION_ENDED = "gd:session-ended";
+
 /**
  * Call the API. method: "GET" | "POST"; path: "/api/..."; body: object sent as JSON (POST).
  * Returns the parsed JSON object ({} for an empty body). Throws ApiError on a non-2xx status
@@ -53,6 +56,9 @@ export async function api(method, path, body) {
     if (msg && typeof msg !== "string") msg = JSON.stringify(msg).slice(0, 200);
     const code = data && typeof data === "object" && typeof data.code === "string" ? data.code : null;
     const params = data && typeof data === "object" && data.params && typeof data.params === "object" ? data.params : {};
+    // the session is gone (signed out in another tab, expired, or removed on the server): the app
+    // shows the signed-out page instead of polling on with a dead session (app.js)
+    if (res.status === 401 && code === "login_required") window.dispatchEvent(new CustomEvent(SESSION_ENDED));
     throw new ApiError(msg || `HTTP ${res.status}`, res.status, code, params);
   }
   return data && typeof data === "object" ? data : {};

@@ -137,7 +137,7 @@
 //                review-link (the game-over panel)
 
 import { h, link, replaceChildren, toast } from "./dom.js";
-import { get, post } from "./api.js";
+import { SESSION_ENDED, get, post } from "./api.js";
 import { LANGS, getLang, onLangChange, setLang, t } from "./i18n.js";
 import { mountLobby } from "./lobby.js";
 import { mountRoom } from "./room.js";
@@ -333,6 +333,15 @@ async function logout() {
   ctx.setMe(null);
 }
 
+/** A call was answered 401 login_required while the page believed someone signed in: show the
+ * page signed out (its polls stop with it) and say why, once. */
+function onSessionEnded() {
+  if (!ctx.me) return;
+  ctx.me = null;
+  toast(t("session_ended"), "info");
+  route();
+}
+
 function onLinkClick(ev) {
   if (ev.defaultPrevented || ev.button !== 0 || ev.metaKey || ev.ctrlKey || ev.shiftKey || ev.altKey) return;
   const a = ev.target.closest && ev.target.closest("a[data-link]");
@@ -350,6 +359,7 @@ async function boot() {
   document.addEventListener("click", onLinkClick);
   window.addEventListener("popstate", route);
   window.addEventListener("hashchange", route);
+  window.addEventListener(SESSION_ENDED, onSessionEnded);
   onLangChange(() => {
     renderHeader();
     if (current && current.onLang) current.onLang();
