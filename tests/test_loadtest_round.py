@@ -27,6 +27,7 @@ def test_a_round_of_three_tables_is_played_by_two_people_against_a_bot_pair_at_e
     # at least 27 actions; actions are counted once per table, not once per person
     assert report.person_actions >= 6 and report.actions >= 3 * 27
     assert 0 < report.p50_ms <= report.p99_ms <= report.max_ms
+    assert report.p99_ms <= report.p99_parsed_ms  # each sample's arrival comes before its parse
     assert report.records_checked == 0  # the round's games go on after one deal
 
     # the server holds one online event: 3 tables, each one pair of people (the registered accounts)

@@ -762,6 +762,7 @@ def test_loadtest_against_a_started_server():
     # a deal has at least 27 actions by the first player out, and the scripted players acted
     assert report.actions >= 2 * 27 and report.person_actions >= 2
     assert report.actions_per_s > 0 and 0 < report.p50_ms <= report.p99_ms <= report.max_ms
+    assert report.p99_ms <= report.p99_parsed_ms  # each sample's arrival comes before its parse
 
 
 def test_loadtest_spreads_tables_over_two_urls_and_replays_every_record():

@@ -198,8 +198,19 @@ def test_match_clock_runs_out_mid_deal(paced: Any) -> None:
         if g.deal_number >= 2 and sum(e["type"] == "action" for e in g.events[g.deal_event_index:]) >= 6:
             break
         time.sleep(0.01)
-    _on_loop(paced, paced.app.state.online_rounds.set_deadline(room, time.time()))
-    d = _wait_round(c, tid, 1, 60)
+    online = paced.app.state.online_rounds
+    reads: list[str] = []  # the tournament read again for the game-over panel (it used to be)
+    read_decision = online._decision
+    online._decision = lambda room_id: reads.append(room_id) or read_decision(room_id)
+    try:
+        _on_loop(paced, online.set_deadline(room, time.time()))
+        d = _wait_round(c, tid, 1, 60)
+        end = time.monotonic() + 10
+        while (comp := paced.app.state.manager.competitions.get(room)) is None or comp.decision is None:
+            assert time.monotonic() < end, "the table never showed the decision"
+            time.sleep(0.02)
+    finally:
+        del online._decision
     x = d["online_tables"][0]
     la, lb, called = _final_levels(paced, x["game_id"])
     from guandan.server import models
@@ -227,6 +238,11 @@ def test_match_clock_runs_out_mid_deal(paced: Any) -> None:
         assert (fp[m["a"]], fp[m["b"]]) == want
     assert ev[-1] == {"type": "game_over", "game": 1, "winner_team": (0 if la > lb else 1 if lb > la else None)} \
         or ev[-2]["passed"]
+    # the table shows the decision read with the entry (no second read of the tournament): the same
+    # as the stored tournament's, with the field points of the standings
+    assert reads == []
+    assert comp.decision == online._decision(room)
+    assert comp.decision["field_points"] == [fp[m["a"]], fp[m["b"]]]
     # the same end heard twice enters nothing more
     table = paced.app.state.manager.tables.get(room) or _on_loop(paced, paced.app.state.manager.open(room))
     table.game_id = x["game_id"]

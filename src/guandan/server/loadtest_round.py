@@ -47,9 +47,11 @@ from .loadtest import (
     _tls,
     check_reachable,
     percentile,
+    recv,
     run_measured,
     spawn_server,
     split_urls,
+    stamped_connection,
 )
 
 #: Level of the bot pairs (the plain load test's bots are ``normal`` too).
@@ -156,13 +158,14 @@ class _SecondSeat:
 
 
 class _Replayed:
-    """A client websocket whose first frame, already read, is given again by the first ``recv``."""
+    """A client websocket whose first frame, already read (with its arrival time), is given again
+    by the first ``recv_stamped``."""
 
-    def __init__(self, ws: Any, first: Any) -> None:
+    def __init__(self, ws: Any, first: tuple[Any, float]) -> None:
         self._ws, self._first = ws, [first]
 
-    async def recv(self) -> Any:
-        return self._first.pop() if self._first else await self._ws.recv()
+    async def recv_stamped(self) -> tuple[Any, float]:
+        return self._first.pop() if self._first else await recv(self._ws)
 
     async def send(self, message: str) -> None:
         await self._ws.send(message)
@@ -175,11 +178,11 @@ async def _player(k: int, ws_base: str, room_id: str, token: str, deals: int, sh
     from websockets.asyncio.client import connect
 
     async with connect(f"{ws_base}/ws/rooms/{room_id}", additional_headers={"Cookie": f"gd_session={token}"},
-                       max_size=None, open_timeout=60) as socket:
+                       max_size=None, open_timeout=60, create_connection=stamped_connection()) as socket:
         # set up = the table's state received, as in the plain run (its waiting room's state): the
         # server has then answered this connection, not only its handshake (the first lead's state
         # frame of a table can be 20-100 KB)
-        ws = _Replayed(socket, await asyncio.wait_for(socket.recv(), 60))
+        ws = _Replayed(socket, await asyncio.wait_for(recv(socket), 60))
         connected[0] += 1
         shared.started.append(time.monotonic())
         if connected[0] >= shared.expected:
@@ -266,6 +269,7 @@ async def run_round_load(url: str | Sequence[str], tables: int, deals: int = 1, 
         actions_per_s=round(shared.actions / duration, 1),
         p50_ms=_r(percentile(shared.latencies, 0.50)), p99_ms=_r(percentile(shared.latencies, 0.99)),
         max_ms=_r(max(shared.latencies) if shared.latencies else None),
+        p99_parsed_ms=_r(percentile(shared.parsed_latencies, 0.99)),
         setup_s=round(start - t0, 3), start_s=round(start - min(shared.started), 3) if shared.started else 0.0,
         start_actions=shared.start_actions, errors=shared.errors, n_errors=shared.n_errors,
         timed_out=shared.done < len(seats) and time.monotonic() >= shared.deadline,

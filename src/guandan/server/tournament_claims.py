@@ -44,7 +44,7 @@ from sqlalchemy.orm import Session
 
 from guandan.tournament.director import claim_result, find_match
 from guandan.tournament.errors import TournamentError
-from guandan.tournament.model import Round, Tournament, result_to_dict, to_json
+from guandan.tournament.model import Round, Tournament, result_to_dict
 
 from . import tournament_store as store
 from .api_tournaments import Body
@@ -232,7 +232,7 @@ def submit_claim(db: Session, tournament_id: int, body: dict[str, Any], address:
             entry = m.a if side == "a" else m.b
             assert entry is not None
             m = claim_result(t, round_no, table, entry, result, by=f"table {table} ({side})", at=store.now_iso())
-            state = to_json(t)
+            state = store.state_text(t)
         except TournamentError as e:
             raise store.engine_error(e) from None
         stamp = datetime.now(UTC)

@@ -45,7 +45,7 @@ from sqlalchemy import bindparam, select, update
 from guandan.core.rules import RuleSet
 from guandan.tournament.director import find_match
 from guandan.tournament.errors import TournamentError
-from guandan.tournament.model import LEVEL_MIN, Tournament, from_json, result_from_dict, result_to_dict, to_json
+from guandan.tournament.model import LEVEL_MIN, Tournament, from_json, result_from_dict, result_to_dict
 from guandan.tournament.online import (decision_of, enter_online_result, forfeit_result, late_minutes,
                                        match_minutes, result_of_game, seating)
 
@@ -343,11 +343,11 @@ class OnlineRounds:
             result = self._result(game, comp, live)
             ends = [e for e in game.events if e["type"] == "deal_end"]
             head = "ab"[ends[-1]["finish_order"][0] % 2] if ends else None  # 头游's team (R58 extra deal)
-            got = await self.manager.run_db(self._enter, table.id, result, table.game_id, "entered", head)
+            got, decision = await self.manager.run_db(self._enter_decided, table.id, result, table.game_id, head)
             if got == "extra":
                 await self._extra_deal(table.id)
             elif got in ("entered", "already"):
-                await self._show_decision(table.id)
+                await self._show_decision(table.id, decision)
         except Exception:  # noqa: BLE001 - logged; the row stays playing and the restart enters it
             log.exception("room %s: entering the tournament result failed", table.id)
         finally:
@@ -370,14 +370,22 @@ class OnlineRounds:
         match: the result is kept in ``pending`` and the extra deal is to be played) or ``held`` (the
         engine refused it; the row keeps the reason for the organiser). When the row has a ``pending``
         result, the game was its extra deal: ``head`` (the side that took 头游) is its winner (R58)."""
-        from .tournament_store import _summary_values, now_iso
+        return self._enter_decided(room_id, result, game_id, head, state)[0]
+
+    def _enter_decided(self, room_id: str, result: Any, game_id: int | None, head: str | None = None,
+                       state: str = "entered") -> tuple[str, dict[str, Any] | None]:
+        """:meth:`_enter`, and the match's :func:`~guandan.tournament.online.decision_of` read from the
+        state just written (``entered``, or ``already`` when the organiser had typed the same result),
+        else None: the game-over panel then needs no second read of the whole tournament (a 400-pair
+        event's state is 0.4 MB of JSON, parsed in about 15 ms while holding the interpreter lock)."""
+        from .tournament_store import _summary_values, now_iso, state_text
 
         for _attempt in range(20):
             with self.session_factory() as db:
                 tt = db.scalars(select(models.TournamentTableRow).where(
                     models.TournamentTableRow.room_id == room_id)).first()
                 if tt is None or tt.state != "playing":
-                    return "already"
+                    return "already", None
                 row = db.get(models.TournamentRow, tt.tournament_id)
                 t = from_json(row.state)
                 if tt.pending is not None and state == "entered":
@@ -387,20 +395,20 @@ class OnlineRounds:
                     if not enter_online_result(t, tt.round, tt.table_no, result, at=now_iso(), game_id=game_id):
                         tt.state, tt.game_id = state, game_id  # the organiser typed this same result already
                         db.commit()
-                        return "already"
+                        return "already", decision_of(t, tt.round, tt.table_no)
                 except TournamentError as e:
                     if e.params.get("reason") == "extra_deal_needed" and tt.pending is None:
                         tt.pending, tt.game_id, tt.note = json.dumps(result_to_dict(result)), game_id, "extra_deal"
                         db.commit()
-                        return "extra"
+                        return "extra", None
                     tt.state, tt.game_id, tt.note = "held", game_id, f"{e.code}: {e}"[:200]
                     db.commit()
                     log.warning("room %s: the result waits for the organiser: %s", room_id, e)
-                    return "held"
+                    return "held", None
                 stamp = datetime.now(UTC)
                 done = db.execute(update(models.TournamentRow).where(
                     models.TournamentRow.id == row.id, models.TournamentRow.version == row.version).values(
-                    state=to_json(t), version=row.version + 1, updated_at=stamp, **_summary_values(t))
+                    state=state_text(t), version=row.version + 1, updated_at=stamp, **_summary_values(t))
                     .execution_options(synchronize_session=False))
                 if done.rowcount != 1:  # type: ignore[attr-defined]
                     db.rollback()  # an organiser wrote meanwhile: read again
@@ -410,20 +418,22 @@ class OnlineRounds:
                     .values(state=state, game_id=game_id).execution_options(synchronize_session=False))
                 if mine.rowcount != 1:  # type: ignore[attr-defined]
                     db.rollback()
-                    return "already"
+                    return "already", None
                 entry = t.log[-1]
                 db.add(models.TournamentAuditRow(tournament_id=row.id, user_id=None, operation="result",
                                                  version=row.version + 1, before=None, at=stamp,
                                                  after={"round": entry.round, "table": entry.table,
                                                         "value": entry.after, "reason": "online"}))
                 db.commit()
-                return "entered"
+                return "entered", decision_of(t, tt.round, tt.table_no)
         raise RuntimeError(f"room {room_id}: the tournament kept changing; the result was not entered")
 
-    async def _show_decision(self, room_id: str) -> None:
+    async def _show_decision(self, room_id: str, decision: dict[str, Any] | None = None) -> None:
         """Put the tournament's decision of the table's match into its state frames (the game-over panel
-        shows what the standings say, after R54 penalties) and send them."""
-        decision = await self.manager.run_db(self._decision, room_id)
+        shows what the standings say, after R54 penalties) and send them. ``decision``: already read
+        (:meth:`_enter_decided`); None: read it from the stored tournament."""
+        if decision is None:
+            decision = await self.manager.run_db(self._decision, room_id)
         comp = self.manager.competitions.get(room_id)
         if comp is None or decision is None:
             return

@@ -27,7 +27,7 @@ from typing import Any
 from sqlalchemy import select, update
 
 from guandan.tournament.errors import TournamentError
-from guandan.tournament.model import MatchResult, Tournament, from_json, to_json
+from guandan.tournament.model import MatchResult, Tournament, from_json
 from guandan.tournament.online import enter_online_result
 
 from . import models
@@ -115,7 +115,7 @@ class TeamRounds:
             log.info("team match %s: %s", match_id, got)
 
     def _enter(self, match_id: int) -> str | None:
-        from .tournament_store import _summary_values, now_iso
+        from .tournament_store import _summary_values, now_iso, state_text
 
         m = self.service.store.get(match_id)
         if m is None or m.tournament is None or m.status != "finished":
@@ -137,7 +137,7 @@ class TeamRounds:
                     return "held"
                 done = db.execute(update(models.TournamentRow).where(
                     models.TournamentRow.id == tid, models.TournamentRow.version == row.version).values(
-                    state=to_json(t), version=row.version + 1, updated_at=datetime.now(UTC), **_summary_values(t))
+                    state=state_text(t), version=row.version + 1, updated_at=datetime.now(UTC), **_summary_values(t))
                     .execution_options(synchronize_session=False))
                 if done.rowcount != 1:  # type: ignore[attr-defined]
                     db.rollback()  # an organiser wrote meanwhile: read again
