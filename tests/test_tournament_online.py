@@ -120,6 +120,8 @@ def test_swiss_of_bot_pairs_played_online(fast: Any) -> None:
                for i in range(1, 17)]
     r = c.post(f"/api/tournaments/{tid}/entries", json={"version": v, "entries": entries})
     assert r.status_code == 200, r.text
+    parsed = fast.app.state.online_rounds.parsed
+    hits, misses = parsed.hits, parsed.misses
     for n in range(1, 6):
         rnd = _pair(c, tid)
         assert len(rnd["matches"]) == 8 and all(m["b"] is not None for m in rnd["matches"])
@@ -150,6 +152,9 @@ def test_swiss_of_bot_pairs_played_online(fast: Any) -> None:
     # each result was entered once: one "online" log entry per table, 40 in all
     log = c.get(f"/api/tournaments/{tid}/log").json()["log"]
     assert sum(1 for x in log if x["operation"] == "result") == 40
+    # the state was parsed once per round (the organiser's pairing wrote a new version), and each of
+    # the round's 7 other results reused the state the one before it wrote (tournament_parsed)
+    assert (parsed.hits - hits, parsed.misses - misses) == (35, 5)
 
 
 def _on_loop(srv: Any, coro: Any) -> Any:

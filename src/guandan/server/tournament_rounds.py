@@ -50,6 +50,7 @@ from guandan.tournament.online import (decision_of, enter_online_result, forfeit
                                        match_minutes, result_of_game, seating)
 
 from . import models
+from .tournament_parsed import ParsedStates
 from .table import competition
 from .table.bots import bot_agent
 from .table.competition import Competition
@@ -178,6 +179,8 @@ class OnlineRounds:
         self.live: dict[str, _Live] = {}
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._watcher: asyncio.Task[None] | None = None
+        #: the last state each tournament's result entry wrote, kept parsed (tournament_parsed)
+        self.parsed = ParsedStates()
 
     # -- a round starts ------------------------------------------------------------------------
     def open_round(self, tournament_id: int, round_no: int) -> list[str]:
@@ -380,52 +383,61 @@ class OnlineRounds:
         event's state is 0.4 MB of JSON, parsed in about 15 ms while holding the interpreter lock)."""
         from .tournament_store import _summary_values, now_iso, state_text
 
-        for _attempt in range(20):
-            with self.session_factory() as db:
-                tt = db.scalars(select(models.TournamentTableRow).where(
-                    models.TournamentTableRow.room_id == room_id)).first()
-                if tt is None or tt.state != "playing":
-                    return "already", None
-                row = db.get(models.TournamentRow, tt.tournament_id)
-                t = from_json(row.state)
-                if tt.pending is not None and state == "entered":
-                    result = result_from_dict(json.loads(tt.pending))
-                    result.extra_deal = head
-                try:
-                    if not enter_online_result(t, tt.round, tt.table_no, result, at=now_iso(), game_id=game_id):
-                        tt.state, tt.game_id = state, game_id  # the organiser typed this same result already
+        TR, TT = models.TournamentRow, models.TournamentTableRow
+        with self.session_factory() as db:
+            tid = db.scalars(select(TT.tournament_id).where(TT.room_id == room_id)).first()
+        if tid is None:
+            return "already", None
+        with self.parsed.entering(tid):  # one entry of this tournament at a time in this process
+            for _attempt in range(20):
+                with self.session_factory() as db:
+                    tt = db.scalars(select(TT).where(TT.room_id == room_id)).first()
+                    if tt is None or tt.state != "playing":
+                        return "already", None
+                    version = db.scalars(select(TR.version).where(TR.id == tid)).one()
+                    t = self.parsed.take(tid, version)
+                    if t is None:
+                        t = from_json(db.scalars(select(TR.state).where(TR.id == tid)).one())
+                    if tt.pending is not None and state == "entered":
+                        result = result_from_dict(json.loads(tt.pending))
+                        result.extra_deal = head
+                    try:
+                        if not enter_online_result(t, tt.round, tt.table_no, result, at=now_iso(), game_id=game_id):
+                            tt.state, tt.game_id = state, game_id  # the organiser typed this same result already
+                            db.commit()
+                            decided = decision_of(t, tt.round, tt.table_no)
+                            self.parsed.keep(tid, version, t)  # unchanged
+                            return "already", decided
+                    except TournamentError as e:
+                        if e.params.get("reason") == "extra_deal_needed" and tt.pending is None:
+                            tt.pending, tt.game_id, tt.note = json.dumps(result_to_dict(result)), game_id, "extra_deal"
+                            db.commit()
+                            return "extra", None
+                        tt.state, tt.game_id, tt.note = "held", game_id, f"{e.code}: {e}"[:200]
                         db.commit()
-                        return "already", decision_of(t, tt.round, tt.table_no)
-                except TournamentError as e:
-                    if e.params.get("reason") == "extra_deal_needed" and tt.pending is None:
-                        tt.pending, tt.game_id, tt.note = json.dumps(result_to_dict(result)), game_id, "extra_deal"
-                        db.commit()
-                        return "extra", None
-                    tt.state, tt.game_id, tt.note = "held", game_id, f"{e.code}: {e}"[:200]
+                        log.warning("room %s: the result waits for the organiser: %s", room_id, e)
+                        return "held", None
+                    stamp = datetime.now(UTC)
+                    done = db.execute(update(TR).where(TR.id == tid, TR.version == version).values(
+                        state=state_text(t), version=version + 1, updated_at=stamp, **_summary_values(t))
+                        .execution_options(synchronize_session=False))
+                    if done.rowcount != 1:  # type: ignore[attr-defined]
+                        db.rollback()  # an organiser (or another process) wrote meanwhile: read again
+                        continue
+                    mine = db.execute(update(TT).where(TT.id == tt.id, TT.state == "playing")
+                                      .values(state=state, game_id=game_id).execution_options(synchronize_session=False))
+                    if mine.rowcount != 1:  # type: ignore[attr-defined]
+                        db.rollback()
+                        return "already", None
+                    entry = t.log[-1]
+                    db.add(models.TournamentAuditRow(tournament_id=tid, user_id=None, operation="result",
+                                                     version=version + 1, before=None, at=stamp,
+                                                     after={"round": entry.round, "table": entry.table,
+                                                            "value": entry.after, "reason": "online"}))
                     db.commit()
-                    log.warning("room %s: the result waits for the organiser: %s", room_id, e)
-                    return "held", None
-                stamp = datetime.now(UTC)
-                done = db.execute(update(models.TournamentRow).where(
-                    models.TournamentRow.id == row.id, models.TournamentRow.version == row.version).values(
-                    state=state_text(t), version=row.version + 1, updated_at=stamp, **_summary_values(t))
-                    .execution_options(synchronize_session=False))
-                if done.rowcount != 1:  # type: ignore[attr-defined]
-                    db.rollback()  # an organiser wrote meanwhile: read again
-                    continue
-                mine = db.execute(update(models.TournamentTableRow).where(
-                    models.TournamentTableRow.id == tt.id, models.TournamentTableRow.state == "playing")
-                    .values(state=state, game_id=game_id).execution_options(synchronize_session=False))
-                if mine.rowcount != 1:  # type: ignore[attr-defined]
-                    db.rollback()
-                    return "already", None
-                entry = t.log[-1]
-                db.add(models.TournamentAuditRow(tournament_id=row.id, user_id=None, operation="result",
-                                                 version=row.version + 1, before=None, at=stamp,
-                                                 after={"round": entry.round, "table": entry.table,
-                                                        "value": entry.after, "reason": "online"}))
-                db.commit()
-                return "entered", decision_of(t, tt.round, tt.table_no)
+                    decided = decision_of(t, tt.round, tt.table_no)
+                    self.parsed.keep(tid, version + 1, t)
+                    return "entered", decided
         raise RuntimeError(f"room {room_id}: the tournament kept changing; the result was not entered")
 
     async def _show_decision(self, room_id: str, decision: dict[str, Any] | None = None) -> None:
