@@ -246,19 +246,24 @@ def test_lobby_polls_friends_every_20_s_and_pauses_when_hidden(open_page: Callab
     assert len(calls) == 2, calls  # shown again: read at once
 
 
-def test_the_lobby_shows_itself_signed_out_once_the_session_has_ended(browser: Any, server: Any) -> None:
+@pytest.mark.parametrize("locale, viewport, words", [
+    ("en-US", (1366, 768), "You have been signed out. Sign in again to go on."),
+    ("zh-CN", (390, 844), "你已退出登录，请重新登录。"),
+])
+def test_the_lobby_shows_itself_signed_out_once_the_session_has_ended(browser: Any, server: Any, locale: str,
+                                                                      viewport: tuple[int, int], words: str) -> None:
     """When the session ends under the lobby (signed out in another tab, or expired), the next poll is
     answered 401 ``login_required``: the page says so, shows the sign-in form, and polls no more (it
     used to ask GET /api/friends and GET /api/match every 20 s / 10 s for as long as the tab stayed
     open, each answered 401)."""
-    ctx = browser.new_context(base_url=server.base, locale="en-US", viewport={"width": 1366, "height": 768})
+    ctx = browser.new_context(base_url=server.base, locale=locale, viewport={"width": viewport[0], "height": viewport[1]})
     ctx.set_default_timeout(WAIT_MS)
     try:
         page = ctx.new_page()
         guard = PageGuard(page, "session-ends")
         page.clock.install()
         page.goto("/")
-        register(page, "ending", PASSWORD)
+        register(page, f"ending-{locale[:2]}", PASSWORD)
         tid(page, "friend-list").wait_for()
         polls: list[tuple[str, int]] = []
         page.on("response", lambda r: polls.append((r.url.rsplit("/", 1)[1], r.status))
@@ -266,7 +271,8 @@ def test_the_lobby_shows_itself_signed_out_once_the_session_has_ended(browser: A
         ctx.clear_cookies()  # the session is gone; the page still believes it is signed in
         page.clock.run_for(20_500)
         tid(page, "login-form").wait_for()
-        assert tid(page, "toast").inner_text() == "You have been signed out. Sign in again to go on."
+        assert tid(page, "toast").inner_text() == words
+        page.screenshot(path=str(ARTIFACTS / f"session-ended-{locale[:2]}-{viewport[0]}x{viewport[1]}.png"))
         assert tid(page, "user-name").count() == 0
         assert polls and all(status == 401 for _, status in polls), polls
         seen = len(polls)
