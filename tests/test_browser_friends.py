@@ -9,6 +9,7 @@ sideways) and every button must be tappable (the element at its centre is the bu
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -282,5 +283,48 @@ def test_the_lobby_shows_itself_signed_out_once_the_session_has_ended(browser: A
         assert guard.page_errors == [], guard.page_errors
         assert len(guard.console_errors) == seen, guard.console_errors  # Chromium's line for each 401
         assert all("401" in e for e in guard.console_errors), guard.console_errors
+    finally:
+        ctx.close()
+
+
+def test_logging_out_says_nothing_of_a_session_ended(browser: Any, server: Any) -> None:
+    """One's own "Log out": a friends poll answered 401 while the logout request is on its way (the
+    server has already deleted the session) is not reported as "you have been signed out"; the page
+    ends signed out with the sign-in link."""
+    ctx = browser.new_context(base_url=server.base, locale="en-US", viewport={"width": 1366, "height": 768})
+    ctx.set_default_timeout(WAIT_MS)
+    try:
+        page = ctx.new_page()
+        guard = PageGuard(page, "logout")
+        page.clock.install()
+        page.goto("/")
+        register(page, "leaver", PASSWORD)
+        tid(page, "friend-list").wait_for()
+        held: list[Any] = []
+        page.route("**/api/logout", lambda route: held.append(route))
+        polls: list[int] = []
+        page.on("response", lambda r: polls.append(r.status) if r.url.endswith("/api/friends") else None)
+        tid(page, "logout-btn").click()
+        end = time.monotonic() + 10
+        while not held:
+            assert time.monotonic() < end, "the logout request never left"
+            page.wait_for_timeout(20)
+        answer = held[0].fetch()  # the server deletes the session now; the page has no answer yet
+        assert answer.status == 200
+        page.clock.run_for(20_500)  # the friends poll, with the session gone
+        end = time.monotonic() + 10
+        while not polls:
+            assert time.monotonic() < end, "no friends poll"
+            page.wait_for_timeout(20)
+        assert polls == [401]
+        held[0].fulfill(response=answer)
+        tid(page, "nav-login").wait_for()
+        assert tid(page, "user-name").count() == 0
+        toast = tid(page, "toast")
+        assert toast.count() == 0 or "signed out" not in toast.inner_text()
+        # Chromium's lines for the polls answered 401 meanwhile (friends, and matchmaking every 10 s)
+        assert guard.page_errors == [] and guard.console_errors
+        assert all("401" in e and re.search(r"/api/(friends|match)\)$", e) for e in guard.console_errors), \
+            guard.console_errors
     finally:
         ctx.close()

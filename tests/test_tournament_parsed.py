@@ -58,6 +58,6 @@ def test_entries_of_one_tournament_take_turns_others_do_not_wait() -> None:
         waited = time.monotonic() - other
     for th in threads:
         th.join()
-    assert waited < 0.1
+    assert waited < 0.19  # less than one holder's 0.2 s: it did not wait for tournament 1
     assert order in (["a in, 1 inside", "b in, 1 inside"], ["b in, 1 inside", "a in, 1 inside"])
     assert time.monotonic() - started >= 0.4  # one after the other

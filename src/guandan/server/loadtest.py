@@ -443,7 +443,9 @@ async def _play(i: int, ws: Any, room_id: str, deals: int, shared: _Shared, rng:
                     shared.start_actions += 1
             last_seq = seq
             now = time.monotonic()
-            if pending is not None and seq > pending[1]:
+            # a frame that arrived before the act was sent cannot answer it (a clock move of the
+            # seat, read while the player waited to send)
+            if pending is not None and seq > pending[1] and arrived >= pending[0]:
                 shared.latencies.append((arrived - pending[0]) * 1000.0)
                 shared.parsed_latencies.append((now - pending[0]) * 1000.0)
                 pending = None

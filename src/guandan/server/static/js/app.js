@@ -324,19 +324,24 @@ function renderHeader() {
   document.title = t("app_title");
 }
 
+let loggingOut = false; // a poll answered 401 during one's own logout is not news
+
 async function logout() {
+  loggingOut = true;
   try {
     await post("/api/logout");
   } catch (e) {
     toast(errText(e));
+  } finally {
+    loggingOut = false;
   }
   ctx.setMe(null);
 }
 
-/** A call was answered 401 login_required while the page believed someone signed in: show the
- * page signed out (its polls stop with it) and say why, once. */
+/** A call was answered 401 login_required while the page believed someone signed in (and was not
+ * logging out): show the page signed out (its polls stop with it) and say why, once. */
 function onSessionEnded() {
-  if (!ctx.me) return;
+  if (!ctx.me || loggingOut) return;
   ctx.me = null;
   toast(t("session_ended"), "info");
   route();
