@@ -671,9 +671,15 @@ def test_points_ladder_tab(open_page: Callable[..., Any], server: Any) -> None:
     tid(page, "seat-title-0").wait_for()
     assert tid(page, "seat-title-0").get_attribute("title") == mine["anhui_title"]
     tid(page, "auto-btn").click()
-    tid(page, "result-points").wait_for(timeout=120_000)
-    row0 = tid(page, "result-points").locator("tbody tr").first
-    deal_points = int(row0.locator("td").nth(1).inner_text().strip())
+    # the deal's points and seat 0's title read from the page in one go: in 托管 everyone is ready, and
+    # on a loaded machine the next deal could close the result between two separate reads (CI, 2026-12-07)
+    got = page.wait_for_function(
+        """() => { const table = document.querySelector('[data-testid=result-points]');
+                   const title = document.querySelector('[data-testid=result-title-0]');
+                   if (!table || !title) return null;
+                   return [table.querySelector('tbody tr').querySelectorAll('td')[1].innerText.trim(), title.innerText]; }""",
+        timeout=120_000).json_value()
+    deal_points = int(got[0])
     want = anhui_title(mine["anhui_points"] + deal_points)
-    assert tid(page, "result-title-0").inner_text().split(" → ")[-1] == {"平民": "Commoner", "秀才": "Xiucai", "舉人": "Juren"}.get(want, want)
+    assert got[1].split(" → ")[-1] == {"平民": "Commoner", "秀才": "Xiucai", "舉人": "Juren"}.get(want, want)
     page.screenshot(path=str(ARTIFACTS / "ladder-result-en-1366x768.png"), full_page=True)
