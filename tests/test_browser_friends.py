@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -247,6 +248,25 @@ def test_lobby_polls_friends_every_20_s_and_pauses_when_hidden(open_page: Callab
     assert len(calls) == 2, calls  # shown again: read at once
 
 
+@contextmanager
+def _signed_in_lobby(browser: Any, server: Any, name: str, locale: str,
+                     viewport: tuple[int, int]) -> Iterator[tuple[Any, Any, PageGuard]]:
+    """A new context whose page has registered ``name`` and shows the lobby's friends list, on
+    Playwright's fake clock; yields ``(context, page, its PageGuard)``, closes the context after."""
+    ctx = browser.new_context(base_url=server.base, locale=locale, viewport={"width": viewport[0], "height": viewport[1]})
+    ctx.set_default_timeout(WAIT_MS)
+    try:
+        page = ctx.new_page()
+        guard = PageGuard(page, name)
+        page.clock.install()
+        page.goto("/")
+        register(page, name, PASSWORD)
+        tid(page, "friend-list").wait_for()
+        yield ctx, page, guard
+    finally:
+        ctx.close()
+
+
 @pytest.mark.parametrize("locale, viewport, words", [
     ("en-US", (1366, 768), "You have been signed out. Sign in again to go on."),
     ("zh-CN", (390, 844), "你已退出登录，请重新登录。"),
@@ -257,15 +277,7 @@ def test_the_lobby_shows_itself_signed_out_once_the_session_has_ended(browser: A
     answered 401 ``login_required``: the page says so, shows the sign-in form, and polls no more (it
     used to ask GET /api/friends and GET /api/match every 20 s / 10 s for as long as the tab stayed
     open, each answered 401)."""
-    ctx = browser.new_context(base_url=server.base, locale=locale, viewport={"width": viewport[0], "height": viewport[1]})
-    ctx.set_default_timeout(WAIT_MS)
-    try:
-        page = ctx.new_page()
-        guard = PageGuard(page, "session-ends")
-        page.clock.install()
-        page.goto("/")
-        register(page, f"ending-{locale[:2]}", PASSWORD)
-        tid(page, "friend-list").wait_for()
+    with _signed_in_lobby(browser, server, f"ending-{locale[:2]}", locale, viewport) as (ctx, page, guard):
         polls: list[tuple[str, int]] = []
         page.on("response", lambda r: polls.append((r.url.rsplit("/", 1)[1], r.status))
                 if re.search(r"/api/(friends|match)$", r.url) else None)
@@ -283,23 +295,13 @@ def test_the_lobby_shows_itself_signed_out_once_the_session_has_ended(browser: A
         assert guard.page_errors == [], guard.page_errors
         assert len(guard.console_errors) == seen, guard.console_errors  # Chromium's line for each 401
         assert all("401" in e for e in guard.console_errors), guard.console_errors
-    finally:
-        ctx.close()
 
 
 def test_logging_out_says_nothing_of_a_session_ended(browser: Any, server: Any) -> None:
     """One's own "Log out": a friends poll answered 401 while the logout request is on its way (the
     server has already deleted the session) is not reported as "you have been signed out"; the page
     ends signed out with the sign-in link."""
-    ctx = browser.new_context(base_url=server.base, locale="en-US", viewport={"width": 1366, "height": 768})
-    ctx.set_default_timeout(WAIT_MS)
-    try:
-        page = ctx.new_page()
-        guard = PageGuard(page, "logout")
-        page.clock.install()
-        page.goto("/")
-        register(page, "leaver", PASSWORD)
-        tid(page, "friend-list").wait_for()
+    with _signed_in_lobby(browser, server, "leaver", "en-US", (1366, 768)) as (_ctx, page, guard):
         held: list[Any] = []
         page.route("**/api/logout", lambda route: held.append(route))
         polls: list[int] = []
@@ -326,5 +328,3 @@ def test_logging_out_says_nothing_of_a_session_ended(browser: Any, server: Any) 
         assert guard.page_errors == [] and guard.console_errors
         assert all("401" in e and re.search(r"/api/(friends|match)\)$", e) for e in guard.console_errors), \
             guard.console_errors
-    finally:
-        ctx.close()
