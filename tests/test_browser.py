@@ -18,7 +18,9 @@ What is checked (rule ids from docs/rules.md):
 2. ``test_invite_second_person_and_spectator``: a second person joins by the invite link, takes seat
    2, both pages show both names; the second person plays by clicking cards; an anonymous spectator
    sees names, counts and plays but no hand, no legal actions and no buttons (R32, R50).
-3. ``test_reload_restores_the_table``: a reload mid-deal shows the same hand, levels, counts, trick
+3. ``test_sign_in_form_keeps_what_is_typed_while_the_room_changes``: a signed-out visitor's typing
+   survives a room update that draws the seats again, and Register then signs in.
+3a. ``test_reload_restores_the_table``: a reload mid-deal shows the same hand, levels, counts, trick
    and turn, and the seat can act again.
 4. ``test_pages_raise_no_errors``: pages visited signed out and signed in raise no uncaught error
    and log no console error except the expected 401 of ``GET /api/me``; the guard itself catches a
@@ -448,6 +450,33 @@ def test_invite_second_person_and_spectator(open_page: Any, server: LiveServer) 
 
 
 # -- 3. reload mid-deal ---------------------------------------------------------------------------
+
+
+def test_sign_in_form_keeps_what_is_typed_while_the_room_changes(open_page: Any, server: LiveServer) -> None:
+    """A visitor signed out on a room's page types a name and a password; the owner moves seat, so
+    the visitor's seats are drawn again; the form still holds what was typed, and Register signs the
+    visitor in. (CI at ``11c6d91``: each room update drew a new, empty form, and Register then sent
+    nothing, "fill in both fields".)"""
+    page_a, _ = open_page("owner-moves", locale="en-US")
+    page_a.goto("/")
+    name_a = sign_in_guest(page_a)
+    room_id = create_room(page_a, "Typing test")
+    page_b, _ = open_page("typing-visitor", locale="en-US")
+    page_b.goto(f"/room/{room_id}")
+    tid(page_b, "login-form").wait_for()
+    tid(page_b, "seat-0").filter(has_text=name_a).wait_for()
+    tid(page_b, "login-name").fill("cara_3")
+    tid(page_b, "login-password").fill("cara-password-3")
+    tid(page_a, "seat-btn-1").click()
+    tid(page_b, "seat-1").filter(has_text=name_a).wait_for()  # the visitor's seats were drawn again
+    assert tid(page_b, "login-name").input_value() == "cara_3"
+    assert tid(page_b, "login-password").input_value() == "cara-password-3"
+    assert tid(page_b, "login-form").count() == 1
+    with page_b.expect_response(lambda r: r.url.endswith("/api/register"), timeout=WAIT_MS) as got:
+        tid(page_b, "register-btn").click()
+    assert got.value.status == 200
+    tid(page_b, "user-name").filter(has_text="cara_3").wait_for()
+    tid(page_b, "seat-btn-2").wait_for()  # signed in on the room's page: the empty seats can be taken
 
 
 def test_reload_restores_the_table(open_page: Any, server: LiveServer) -> None:

@@ -11,6 +11,8 @@ Screenshots: ``test-artifacts/tournament-*.png``.
 
 from __future__ import annotations
 
+import re
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -255,6 +257,52 @@ def test_organiser_page_reloads_after_a_stale_change(browser: Any, server: Any, 
         assert problems == []
     finally:
         ctx.close()
+
+
+def test_create_form_keeps_what_is_typed_when_the_list_arrives(open_page: Callable[..., Any], server: Any) -> None:
+    """The list page draws the create form before the list of tournaments has arrived; a name typed
+    then is still there once the list is drawn and after a change of language, and the form creates that
+    tournament. (CI at
+    ``11c6d91``: the list drew a new, empty form, and "Create" was refused by the browser for the
+    empty required name.)"""
+    from browser_helpers import register, tid
+
+    page = open_page("create-early", "en-US", (1366, 768))
+    held: list[Any] = []
+
+    def hold_the_list(route: Any) -> None:
+        if route.request.method == "GET":
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(re.compile(r"/api/tournaments$"), hold_the_list)
+    page.goto("/login?next=/tournaments")
+    register(page, "early_typist", PASSWORD)
+    tid(page, "create-tournament-name").fill("Typed Early")
+    tid(page, "create-tournament-rounds").fill("4")
+    end = time.monotonic() + 10
+    while not held:
+        assert time.monotonic() < end, "the page never asked for the list"
+        page.wait_for_timeout(20)
+    assert tid(page, "tournament-list").count() == 0  # the list has not arrived
+    for route in held:
+        route.continue_()
+    tid(page, "tournament-list").wait_for()
+    assert tid(page, "create-tournament-name").input_value() == "Typed Early"
+    assert tid(page, "create-tournament-rounds").input_value() == "4"
+    # another language draws the form anew, in that language, with what was typed
+    tid(page, "lang-switch").select_option("zh")
+    tid(page, "create-tournament-form").filter(has_text="组织比赛").wait_for()
+    assert tid(page, "create-tournament-name").input_value() == "Typed Early"
+    assert tid(page, "create-tournament-rounds").input_value() == "4"
+    tid(page, "lang-switch").select_option("en")
+    tid(page, "create-tournament-form").filter(has_text="Organise a tournament").wait_for()
+    tid(page, "create-tournament-btn").click()
+    tid(page, "organiser-panel").wait_for()
+    assert tid(page, "tournament-title").inner_text() == "Typed Early"
+    tour_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    assert httpx.get(f"{server.base}/api/tournaments/{tour_id}", timeout=30).json()["rounds_total"] == 4
 
 
 def test_organiser_creates_adds_entries_and_pairs_through_the_page(open_page: Callable[..., Any], server: Any) -> None:

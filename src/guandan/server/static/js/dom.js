@@ -85,3 +85,28 @@ export function fmtPct(x) {
 export function link(href, text, attrs = {}) {
   return h("a", { href, "data-link": "", ...attrs }, text);
 }
+
+/**
+ * A form kept across a page's redraws, so that what someone is typing survives them (a room update,
+ * a list that arrives, a poll). Returns ``() => element``: the same element on every call while
+ * ``key()`` (the language) is unchanged; when it changes, ``build()`` runs again and the new form's
+ * fields take the values of the old one's fields with the same ``data-testid``.
+ */
+export function keptForm(build, key) {
+  let el = null;
+  let builtFor = null;
+  return () => {
+    const now = key();
+    if (el && builtFor === now) return el;
+    const old = el;
+    el = build();
+    builtFor = now;
+    if (old) {
+      for (const field of old.querySelectorAll("input[data-testid], select[data-testid], textarea[data-testid]")) {
+        const twin = el.querySelector(`[data-testid="${field.getAttribute("data-testid")}"]`);
+        if (twin) twin.value = field.value;
+      }
+    }
+    return el;
+  };
+}

@@ -5,9 +5,9 @@
 // to the organiser and co-directors only.
 // API: GET/POST /api/tournaments, GET /api/tournaments/{id} (api_tournaments.py).
 
-import { fmtDate, h, link, replaceChildren, toast } from "./dom.js";
+import { fmtDate, h, keptForm, link, replaceChildren, toast } from "./dom.js";
 import { get, post } from "./api.js";
-import { t } from "./i18n.js";
+import { getLang, t } from "./i18n.js";
 import { errText } from "./auth.js";
 import { PRESET_IDS, presetName } from "./rules.js";
 import { levelName, organiserPanel } from "./tournament_admin.js";
@@ -75,6 +75,7 @@ function createForm(ctx) {
 export function mountTournaments(el, _params, ctx) {
   let destroyed = false;
   let list = null;
+  const form = keptForm(() => createForm(ctx), getLang); // the list arriving must not clear what is typed
   function render() {
     if (destroyed) return;
     const items = list === null
@@ -92,7 +93,7 @@ export function mountTournaments(el, _params, ctx) {
       el,
       h("div", { class: "tour-page" },
         h("section", { class: "card-panel" }, h("h1", {}, t("tour_list_title")), items),
-        ctx.me ? createForm(ctx) : h("p", { class: "hint" }, t("tour_sign_in_to_create"))),
+        ctx.me ? form() : h("p", { class: "hint" }, t("tour_sign_in_to_create"))),
     );
   }
   get("/api/tournaments")

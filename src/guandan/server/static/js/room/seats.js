@@ -2,7 +2,7 @@
 // start; also listed in the drawer during the game) and the seat panels around the table (avatar
 // with the turn's clock ring, name, cards left, place, 托管, bot level, offline).
 
-import { h, replaceChildren } from "../dom.js";
+import { h, keptForm, replaceChildren } from "../dom.js";
 import { getConfig } from "../api.js";
 import { getLang, t } from "../i18n.js";
 import { authForm } from "../auth.js";
@@ -65,7 +65,9 @@ export function renderSeats(store, actions, seatsEl) {
   const owner = isOwner(store);
   const parts = [];
   if (room.status === "damaged") parts.push(h("p", { class: "damaged-note", testid: "room-damaged", role: "status" }, t("room_damaged_note")));
-  if (!ctx.me && waiting) parts.push(authForm((user) => ctx.setMe(user)));
+  // one sign-in form for the page: a room update redraws the seats while someone types their name
+  if (!store.signInForm) store.signInForm = keptForm(() => authForm((user) => ctx.setMe(user)), getLang);
+  if (!ctx.me && waiting) parts.push(store.signInForm());
   parts.push(seatCards(store, actions, waiting));
   if (waiting && ctx.me) {
     const botSel = h(
