@@ -270,14 +270,23 @@ def register(page: Any, name: str, password: str, tries: int = 3) -> None:
     tid(page, "login-name").fill(name)
     tid(page, "login-password").fill(password)
     answer: Any = None
-    for attempt in range(1, tries + 1):
-        with page.expect_response(lambda r: r.url.endswith("/api/register") and r.request.method == "POST",
-                                  timeout=WAIT_MS) as got:
-            tid(page, "register-btn").click()
-        answer = got.value
-        if answer.status != 503 or attempt == tries:
-            break
-        page.wait_for_timeout(1000)
+    try:
+        for attempt in range(1, tries + 1):
+            with page.expect_response(lambda r: r.url.endswith("/api/register") and r.request.method == "POST",
+                                      timeout=WAIT_MS) as got:
+                tid(page, "register-btn").click()
+            answer = got.value
+            if answer.status != 503 or attempt == tries:
+                break
+            page.wait_for_timeout(1000)
+    except Exception as e:  # no request left the page: say what the form held and what the toast said
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"register-failed-{name}.png"), full_page=True)
+        toast = tid(page, "toast")
+        said = toast.inner_text() if toast.count() else ""
+        held = tid(page, "login-name").evaluate_all("els => els.map((e) => e.value)")
+        raise AssertionError(f"registering {name!r} sent no request in {WAIT_MS} ms: the name fields hold "
+                             f"{held!r}, the toast says {said!r}") from e
     try:
         assert answer.ok, f"registration of {name!r} answered {answer.status}: {answer.text()[:300]}"
         tid(page, "user-name").filter(has_text=name).wait_for(timeout=WAIT_MS)
