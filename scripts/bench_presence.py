@@ -25,8 +25,12 @@ figures (a pessimistic measurement on a small machine).
 almost nothing, so the gap between such a run and its baseline is the poller's own CPU and the HTTP
 traffic on this machine, which no change to presence can remove).
 
+``--control`` adds that control to every repeat (baseline, presence, control, in an order rotated
+from one repeat to the next), and the summary gives, per repeat, the presence runs' p99 minus the
+control runs': what presence itself adds, the poller's share taken out.
+
 Usage: ``PYTHONPATH=src python scripts/bench_presence.py [--players 1000] [--friends 6] [--tables 200]
-[--poll-s 20] [--repeats 2] [--path /api/friends] [--json FILE]``
+[--deals 1] [--poll-s 20] [--repeats 2] [--control] [--path /api/friends] [--json FILE]``
 """
 
 from __future__ import annotations
@@ -86,11 +90,41 @@ def seed_database(db_url: str, players: int, friends: int) -> list[str]:
     return tokens
 
 
-def run_loadtest(url: str, tables: int) -> dict[str, Any]:
-    """One ``guandan loadtest`` against ``url``; its JSON report."""
+def run_loadtest(url: str, tables: int, deals: int = 1) -> dict[str, Any]:
+    """One ``guandan loadtest`` of ``tables`` tables and ``deals`` deals against ``url``; its JSON report."""
     out = subprocess.run([sys.executable, "-c", "from guandan.cli import main; main()", "loadtest", "-n", str(tables),
-                          "--url", url, "--seed", "0", "--json"], capture_output=True, text=True, check=True)
+                          "--deals", str(deals), "--url", url, "--seed", "0", "--json"],
+                         capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+#: What the pages poll in each kind of run (``baseline``: no pages).
+ARM_PATHS = {"presence": "/api/friends", "control": "/healthz"}
+
+
+def arm_order(arms: list[str], repeat: int) -> list[str]:
+    """The runs of repeat ``repeat`` (0-based): ``arms`` rotated by ``repeat``, so that no kind of run
+    always follows the same other kind (a slow drift of the machine then falls on every kind alike)."""
+    k = repeat % len(arms)
+    return arms[k:] + arms[:k]
+
+
+def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The rise of each polling kind's p99 over the baseline of the same repeat (ms), and, with a
+    control, the presence runs' p99 minus the control runs' of the same repeat: per repeat, mean,
+    and how many repeats are above zero."""
+    by: dict[int, dict[str, float]] = {}
+    for r in runs:
+        if r.get("p99_ms") is not None:
+            by.setdefault(r["repeat"], {})[r["run"]] = r["p99_ms"]
+    out: dict[str, Any] = {}
+    for name, (a, b) in {"presence_rise_ms": ("presence", "baseline"), "control_rise_ms": ("control", "baseline"),
+                         "presence_minus_control_ms": ("presence", "control")}.items():
+        diffs = [round(v[a] - v[b], 2) for _, v in sorted(by.items()) if a in v and b in v]
+        if diffs:
+            out[name] = {"each": diffs, "mean": round(sum(diffs) / len(diffs), 2),
+                         "above_zero": sum(d > 0 for d in diffs), "of": len(diffs)}
+    return out
 
 
 async def _poll(url: str, tokens: list[str], poll_s: float, stop: Path, seed: int,
@@ -137,7 +171,12 @@ def main() -> None:
     ap.add_argument("--friends", type=int, default=6, help="friends per account (even)")
     ap.add_argument("--tables", type=int, default=200, help="tables of each load test")
     ap.add_argument("--poll-s", type=float, default=POLL_S, help="seconds between two polls of one page (20)")
-    ap.add_argument("--repeats", type=int, default=2, help="baseline/presence pairs")
+    ap.add_argument("--repeats", type=int, default=2, help="repeats of the runs (baseline, presence[, control])")
+    ap.add_argument("--deals", type=int, default=1, help="deals per table of each load test (1)")
+    ap.add_argument("--control", action="store_true",
+                    help="in every repeat also a control run: the same pages polling /healthz, which costs the "
+                         "server almost nothing (the poller's own CPU and HTTP traffic); the summary then gives "
+                         "presence minus control")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--path", default="/api/friends",
                     help="what the pages poll (a control: /healthz costs the server almost nothing, so "
@@ -151,8 +190,10 @@ def main() -> None:
         return
     if not args.path.startswith("/"):
         raise SystemExit("--path starts with /")
-    if args.players < 2 or args.tables < 1 or args.repeats < 1 or args.poll_s <= 0:
-        raise SystemExit("--players >= 2, --tables >= 1, --repeats >= 1 and --poll-s > 0")
+    if args.players < 2 or args.tables < 1 or args.repeats < 1 or args.poll_s <= 0 or args.deals < 1:
+        raise SystemExit("--players >= 2, --tables >= 1, --repeats >= 1, --deals >= 1 and --poll-s > 0")
+    arms = ["baseline", "presence"] + (["control"] if args.control else [])
+    paths = {**ARM_PATHS, "presence": args.path}
     tmp = tempfile.TemporaryDirectory(prefix="guandan-presence-")
     db_url = f"sqlite:///{os.path.join(tmp.name, 'presence.db')}"
     print(f"load average before: {os.getloadavg()}", flush=True)
@@ -164,17 +205,17 @@ def main() -> None:
     runs: list[dict[str, Any]] = []
     with spawn_server(0.0, 90.0, db_url=db_url) as url:  # the load test's own server, on this database
         for k in range(args.repeats):
-            for kind in ("baseline", "presence"):
+            for kind in arm_order(arms, k):
                 poller = None
-                stop = os.path.join(tmp.name, f"stop{k}")
-                out = os.path.join(tmp.name, f"poll{k}.json")
-                if kind == "presence":
+                stop = os.path.join(tmp.name, f"stop{k}{kind}")
+                out = os.path.join(tmp.name, f"poll{k}{kind}.json")
+                if kind != "baseline":
                     poller = subprocess.Popen([sys.executable, __file__, "--poller", url, tokens_file, str(args.poll_s),
-                                               stop, out, args.path])
+                                               stop, out, paths[kind]])
                     time.sleep(args.poll_s)  # every page has polled once: the load is at its steady rate
-                report = run_loadtest(url, args.tables)
-                row: dict[str, Any] = {"run": kind, **{key: report[key] for key in
-                                                        ("actions_per_s", "p50_ms", "p99_ms", "max_ms", "n_errors")}}
+                report = run_loadtest(url, args.tables, args.deals)
+                row: dict[str, Any] = {"repeat": k, "run": kind, "path": paths.get(kind), **{
+                    key: report[key] for key in ("actions_per_s", "p50_ms", "p99_ms", "max_ms", "n_errors")}}
                 if poller is not None:
                     Path(stop).touch()
                     poller.wait(timeout=args.poll_s + 60)
@@ -182,8 +223,10 @@ def main() -> None:
                 runs.append(row)
                 print(json.dumps(row), flush=True)
     print(f"load average after: {os.getloadavg()}", flush=True)
-    result = {"players": args.players, "friends": args.friends, "tables": args.tables, "poll_s": args.poll_s,
-              "path": args.path, "runs": runs}
+    summary = summarise(runs)
+    print(json.dumps({"summary": summary}), flush=True)
+    result = {"players": args.players, "friends": args.friends, "tables": args.tables, "deals": args.deals,
+              "poll_s": args.poll_s, "path": args.path, "runs": runs, "summary": summary}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))
     tmp.cleanup()
