@@ -477,6 +477,11 @@ def test_sign_in_form_keeps_what_is_typed_while_the_room_changes(open_page: Any,
     assert got.value.status == 200
     tid(page_b, "user-name").filter(has_text="cara_3").wait_for()
     tid(page_b, "seat-btn-2").wait_for()  # signed in on the room's page: the empty seats can be taken
+    # signed out again on the same page: the form is back with the name, never with the password
+    tid(page_b, "logout-btn").click()
+    tid(page_b, "login-form").wait_for()
+    assert tid(page_b, "login-name").input_value() == "cara_3"
+    assert tid(page_b, "login-password").input_value() == ""
 
 
 def test_reload_restores_the_table(open_page: Any, server: LiveServer) -> None:
