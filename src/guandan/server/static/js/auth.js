@@ -34,9 +34,10 @@ export function authForm(onUser) {
     busy = true;
     try {
       const data = await post(`/api/${kind}`, body);
-      if (data && data.user) password.value = ""; // a form kept by the page (dom.keptForm) must not hold it on
-      if (data && data.user) onUser(data.user);
-      else toast(t("error_generic"));
+      if (data && data.user) {
+        password.value = ""; // a form kept by the page (dom.keptForm) must not hold it on
+        onUser(data.user);
+      } else toast(t("error_generic"));
     } catch (e) {
       toast(errText(e));
     } finally {

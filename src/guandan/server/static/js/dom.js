@@ -104,7 +104,9 @@ export function keptForm(build, key) {
     if (old) {
       for (const field of old.querySelectorAll("input[data-testid], select[data-testid], textarea[data-testid]")) {
         const twin = el.querySelector(`[data-testid="${field.getAttribute("data-testid")}"]`);
-        if (twin) twin.value = field.value;
+        if (!twin) continue;
+        if (field.type === "checkbox" || field.type === "radio") twin.checked = field.checked;
+        else twin.value = field.value;
       }
     }
     return el;
