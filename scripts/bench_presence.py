@@ -177,6 +177,9 @@ def main() -> None:
                     help="in every repeat also a control run: the same pages polling /healthz, which costs the "
                          "server almost nothing (the poller's own CPU and HTTP traffic); the summary then gives "
                          "presence minus control")
+    ap.add_argument("--friends-processes", type=int, default=None,
+                    help="the server's --friends-processes (default: guandan serve's, 2; 0: the panel in "
+                         "threads of the server process, as before 2026-12-07)")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--path", default="/api/friends",
                     help="what the pages poll (a control: /healthz costs the server almost nothing, so "
@@ -203,7 +206,8 @@ def main() -> None:
     Path(tokens_file).write_text(json.dumps(tokens))
     print(f"{args.players} accounts, {args.friends} friends each: {time.monotonic() - t0:.1f} s", flush=True)
     runs: list[dict[str, Any]] = []
-    with spawn_server(0.0, 90.0, db_url=db_url) as url:  # the load test's own server, on this database
+    extra = [] if args.friends_processes is None else ["--friends-processes", str(args.friends_processes)]
+    with spawn_server(0.0, 90.0, extra_args=extra, db_url=db_url) as url:  # the load test's own server, on this database
         for k in range(args.repeats):
             for kind in arm_order(arms, k):
                 poller = None
@@ -226,6 +230,7 @@ def main() -> None:
     summary = summarise(runs)
     print(json.dumps({"summary": summary}), flush=True)
     result = {"players": args.players, "friends": args.friends, "tables": args.tables, "deals": args.deals,
+              "friends_processes": args.friends_processes,
               "poll_s": args.poll_s, "path": args.path, "runs": runs, "summary": summary}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))

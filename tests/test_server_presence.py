@@ -46,6 +46,15 @@ def app(db_url: str) -> Iterator[Any]:  # noqa: F811
         yield application
 
 
+@pytest.fixture(params=[0, 2], ids=["threads", "processes"])
+def poll_app(request: pytest.FixtureRequest, db_url: str) -> Iterator[Any]:  # noqa: F811
+    """The app with ``GET /api/friends`` answered by threads of its process, or by 2 worker
+    processes (``Settings.friends_processes``, :mod:`guandan.server.process_calls`)."""
+    application = create_app(Settings(db_url=db_url, bot_delay_s=0.0, friends_processes=request.param))
+    with TestClient(application):
+        yield application
+
+
 def person(app: Any, name: str) -> TestClient:
     c = TestClient(app)
     r = c.post("/api/register", json={"name": name, "password": "secret-pw-1"})
@@ -164,17 +173,22 @@ def test_a_table_socket_writes_at_once_after_a_long_silence() -> None:
 # -- through the app ---------------------------------------------------------------------------------
 
 
-def test_a_refresh_waits_for_the_batch_and_shutdown_writes_it(db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+@pytest.mark.parametrize("processes", [0, 2], ids=["threads", "processes"])
+def test_a_refresh_waits_for_the_batch_and_shutdown_writes_it(db_url: str, monkeypatch: pytest.MonkeyPatch,  # noqa: F811
+                                                              processes: int) -> None:
     # no periodic write during the test (a loaded machine may take 5 s to get here): only the shutdown's
     monkeypatch.setattr(app_module, "PRESENCE_FLUSH_S", 3600.0)
-    application = create_app(Settings(db_url=db_url, bot_delay_s=0.0))
+    application = create_app(Settings(db_url=db_url, bot_delay_s=0.0, friends_processes=processes))
     with TestClient(application):
         alice = person(application, "alice")
         forty_ago = datetime.now(UTC).replace(microsecond=0) - timedelta(seconds=40)
         set_seen(application, "alice", forty_ago)
         assert alice.get("/api/friends").status_code == 200
-        assert alice.get("/api/me").status_code == 200
         assert seen_of(application, "alice") == forty_ago  # online anyway: not written yet
+        # a worker process noted it and the server's batch has it
+        assert len(application.state.presence) == 1
+        assert alice.get("/api/me").status_code == 200
+        assert seen_of(application, "alice") == forty_ago
         assert len(application.state.presence) == 1
     # the app's shutdown wrote the batch
     after = seen_of(application, "alice")
@@ -182,7 +196,8 @@ def test_a_refresh_waits_for_the_batch_and_shutdown_writes_it(db_url: str, monke
     assert len(application.state.presence) == 0
 
 
-def test_coming_online_is_written_at_once(app: Any) -> None:
+def test_coming_online_is_written_at_once(poll_app: Any) -> None:
+    app = poll_app
     alice = person(app, "alice")
     set_seen(app, "alice", datetime.now(UTC) - timedelta(minutes=5))
     before = datetime.now(UTC) - timedelta(seconds=1)
@@ -203,6 +218,17 @@ ONE_HAND_OFF = [("GET", "/api/friends"), ("GET", "/api/match"), ("POST", "/api/m
 
 @pytest.mark.parametrize(("method", "path"), ONE_HAND_OFF)
 def test_the_session_is_checked_every_time(app: Any, method: str, path: str) -> None:
+    session_checked(app, method, path)
+
+
+def test_the_friends_panel_checks_the_session_in_a_worker_process_too(poll_app: Any) -> None:
+    session_checked(poll_app, "GET", "/api/friends")
+
+
+def session_checked(app: Any, method: str, path: str) -> None:
+    """``method path`` answers a live session, and 401 ``login_required`` without a cookie, with
+    an unknown token, with an expired session (which it deletes) and with a logged-out one."""
+
     def call(c: TestClient) -> Any:
         return c.request(method, path, json={} if method == "POST" else None)
 
@@ -304,7 +330,8 @@ def test_the_call_pools_stop_with_the_app(tmp_path: Any) -> None:
             calls._pool.submit(print)
 
 
-def test_a_guest_gets_no_panel(app: Any) -> None:
+def test_a_guest_gets_no_panel(poll_app: Any) -> None:
+    app = poll_app
     guest = TestClient(app)
     assert guest.post("/api/guest", json={}).status_code == 200
     _refused(guest.get("/api/friends"), 403, "guest_no_friends")

@@ -92,6 +92,10 @@ def serve_command(
         600.0, "--idle-close", help="Seconds a game may have no seated person connected before it is "
         "closed (ended unfinished, unrated; spectators do not count); 0 = never.",
     ),
+    friends_processes: int = typer.Option(
+        2, "--friends-processes", help="Worker processes that answer the friends panel every open lobby "
+        "polls, apart from the tables' process (0: threads of the server process; 0-16).",
+    ),
     timeouts_to_auto: int = typer.Option(
         2, "--timeouts-to-auto", help="Consecutive move-clock timeouts that turn 托管 on (each one before "
         "that plays a single move for the player).",
@@ -144,6 +148,9 @@ def serve_command(
     if not 1 <= timeouts_to_auto <= 100:
         err.print(error_text("--timeouts-to-auto must be between 1 and 100"))
         raise typer.Exit(2)
+    if not 0 <= friends_processes <= 16:
+        err.print(error_text("--friends-processes must be between 0 and 16"))
+        raise typer.Exit(2)
     if log_format not in LOG_FORMATS:
         err.print(error_text(f"--log-format must be one of {', '.join(LOG_FORMATS)}, not {log_format!r}"))
         raise typer.Exit(2)
@@ -174,7 +181,7 @@ def serve_command(
         guests_per_hour=guests_per_hour, registrations_per_hour=registrations_per_hour,
         max_ws_per_room=max_ws_per_room, max_ws_per_address=max_ws_per_address,
         bot_games_per_address=bot_games_per_address, ready_timeout_s=ready_timeout, timeouts_to_auto=timeouts_to_auto,
-        idle_close_s=idle_close,
+        idle_close_s=idle_close, friends_processes=friends_processes,
         redis_url=redis or None, node_name=node_name, lease_s=lease, redis_prefix=redis_prefix,
         **({"public_url": public_url} if public_url is not None else {}),
     )

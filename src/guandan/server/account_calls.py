@@ -44,7 +44,7 @@ from guandan.server.auth import COOKIE_NAME, account_of_token, login_required
 from guandan.server.friends_store import touch
 from guandan.server.models import utcnow
 
-__all__ = ["BUSY_RETRY_S", "MAX_WAITING", "AccountCalls", "validated"]
+__all__ = ["BUSY_RETRY_S", "MAX_WAITING", "AccountCalls", "busy", "call_as_account", "validated"]
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -53,6 +53,42 @@ M = TypeVar("M", bound=BaseModel)
 MAX_WAITING = 256
 #: ``Retry-After`` (seconds) of that refusal.
 BUSY_RETRY_S = 2
+
+
+def busy() -> HTTPException:
+    """The retryable 503 ``temporarily_unavailable`` (``params.retry_s``, ``Retry-After``) of a pool
+    that has as many requests as it may hold."""
+    return HTTPException(status_code=503, headers={"Retry-After": str(BUSY_RETRY_S)},
+                         detail={"message": "the server is busy; try again in a moment",
+                                 "code": "temporarily_unavailable", "params": {"retry_s": BUSY_RETRY_S}})
+
+
+def call_as_account(factory: Callable[[], Any], token: str | None, batch: Any, fn: Callable[..., T],
+                    args: tuple[Any, ...]) -> T:
+    """The body of one pooled request, in the thread or process that runs it: steps 1-3 of the
+    module docstring.
+
+    Args:
+        factory: makes the SQLAlchemy session (closed after the call; uncommitted work rolled back).
+        token: the ``gd_session`` cookie's value, or ``None``.
+        batch: the :class:`~guandan.server.presence.PresenceBatch` that takes the presence refreshes
+            of accounts online anyway, or ``None`` (every due mark written at once).
+        fn: called as ``fn(db, account, *args)``.
+    Returns:
+        What ``fn`` returned.
+    Raises:
+        HTTPException: 401 ``login_required`` (no live session; an expired one is deleted), and
+            whatever ``fn`` raises.
+    """
+    with factory() as db:
+        me = account_of_token(db, token)
+        if me is None:
+            if token:
+                db.commit()  # keeps the removal of an expired session
+            raise login_required()
+        if touch(db, me, utcnow(), batch):
+            db.commit()
+        return fn(db, me, *args)
 
 
 def validated(model: type[M], data: Any) -> M:
@@ -107,32 +143,18 @@ class AccountCalls:
                 when the request has no live session; and whatever ``fn`` raises.
         """
         if self._in_flight >= self.threads + self.max_waiting:
-            raise HTTPException(status_code=503, headers={"Retry-After": str(BUSY_RETRY_S)},
-                                detail={"message": "the server is busy; try again in a moment",
-                                        "code": "temporarily_unavailable", "params": {"retry_s": BUSY_RETRY_S}})
+            raise busy()
         token = request.cookies.get(COOKIE_NAME)
         factory = request.app.state.session_factory
         batch = getattr(request.app.state, "presence", None)
         loop = asyncio.get_running_loop()
         self._in_flight += 1
         try:
-            return await loop.run_in_executor(self._pool, self._call, factory, token, batch, fn, args)
+            return await loop.run_in_executor(self._pool, call_as_account, factory, token, batch, fn, args)
         finally:
             self._in_flight -= 1
 
-    @staticmethod
-    def _call(factory: Callable[[], Any], token: str | None, batch: Any, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
-        with factory() as db:
-            me = account_of_token(db, token)
-            if me is None:
-                if token:
-                    db.commit()  # keeps the removal of an expired session
-                raise login_required()
-            if touch(db, me, utcnow(), batch):
-                db.commit()
-            return fn(db, me, *args)
-
-    def close(self) -> None:
-        """Stop the pool's threads once their requests are done (the app's shutdown); later
-        calls raise ``RuntimeError``."""
-        self._pool.shutdown(wait=False, cancel_futures=False)
+    def close(self, wait: bool = False) -> None:
+        """Stop the pool's threads once their requests are done (the app's shutdown; with ``wait``,
+        block until they are); later calls raise ``RuntimeError``."""
+        self._pool.shutdown(wait=wait, cancel_futures=False)

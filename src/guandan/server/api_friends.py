@@ -46,6 +46,7 @@ from sqlalchemy.exc import IntegrityError
 from guandan.server import friends_store as store
 from guandan.server.api_accounts import error, iso
 from guandan.server.account_calls import AccountCalls
+from guandan.server.process_calls import ProcessCalls
 from guandan.server.auth import RequiredUser
 from guandan.server.db import DbSession
 from guandan.server.friends import FriendError
@@ -95,7 +96,7 @@ def panel_json(db: Any, me: Any) -> bytes:
     return json.dumps(out, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
 
 
-def make_friends_router(polls: AccountCalls | None = None) -> APIRouter:
+def make_friends_router(polls: AccountCalls | ProcessCalls | None = None) -> APIRouter:
     """The friends' routes (module docstring).
 
     Args:

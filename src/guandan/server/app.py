@@ -47,6 +47,7 @@ from .friends_store import write_seen_with
 from .hardening import GuardMiddleware, install_catch_all
 from .idle_close import DEFAULT_IDLE_CLOSE_S, run_idle_close
 from .presence import PresenceBatch
+from .process_calls import ProcessCalls, make_account_calls
 from .settings import Settings
 from .manager import TableManager
 from .reviews import ReviewService
@@ -90,6 +91,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         idle = asyncio.get_running_loop().create_task(
             run_idle_close(manager, float(getattr(settings, "idle_close_s", DEFAULT_IDLE_CLOSE_S))))
         await app.state.matchmaking.start()  # the queue's matching loop (issue 25 item 1)
+        for pool in app.state.call_pools:  # worker processes start now, not at the first poll
+            if isinstance(pool, ProcessCalls):
+                pool.start()
         write_seen = functools.partial(manager.run_db, write_seen_with, session_factory)
         seen_task = asyncio.get_running_loop().create_task(app.state.presence.run(write_seen, PRESENCE_FLUSH_S))
         try:
@@ -106,8 +110,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             except Exception:  # noqa: BLE001 - the shutdown goes on
                 logging.getLogger("guandan.server").warning("presence: the last batch was not written", exc_info=True)
             await app.state.matchmaking.stop()
-            for pool in app.state.call_pools:
-                pool.close()
+            for pool in app.state.call_pools:  # worker processes exit (their connections closed)
+                await asyncio.to_thread(pool.close, True)
             await app.state.online_rounds.shutdown()
             await manager.shutdown()
             # the searching bots' processes, before uvicorn re-raises SIGTERM (no atexit then)
@@ -148,7 +152,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(make_claims_router())  # players' results with the table's code (issue 21)
     app.include_router(make_challenge_router(ChallengeStore(session_factory), manager, settings, bot_limits))
     # the endpoints many clients call at once, each in one hand-off to a pool of its own (issue 25)
-    app.state.call_pools = [AccountCalls(POLL_THREADS, "guandan-friends"), AccountCalls(CALL_THREADS, "guandan-match")]
+    app.state.call_pools = [make_account_calls(int(getattr(settings, "friends_processes", 0)), POLL_THREADS,
+                                               settings.db_url, "guandan-friends"),
+                            AccountCalls(CALL_THREADS, "guandan-match")]
     app.include_router(make_friends_router(app.state.call_pools[0]))
     app.state.team_matches = TeamMatchService(TeamMatchStore(session_factory), manager,
                                               float(getattr(settings, "teammatch_start_grace_s", 20.0)))

@@ -99,6 +99,11 @@ class Settings:
             made (:mod:`guandan.server.challenge`): 12 boards, the ``official`` preset, bots at
             level ``normal``; ``challenge_start_grace_s``: seconds a just-started board waits
             for its player's page before the bot covers an absent player (20).
+        friends_processes: worker processes that answer ``GET /api/friends``, the panel every open
+            lobby polls (:mod:`guandan.server.process_calls`: the panel's work then never takes the
+            tables' interpreter lock); 0: two threads of the server process. Default 0 here, 2 in
+            ``guandan serve`` (``--friends-processes``); an in-memory SQLite database always uses
+            the threads. The workers start with the server.
         teammatch_start_grace_s: the same for a team match's board (复式, :mod:`guandan.server.api_teammatch`, 20).
     """
 
@@ -142,3 +147,4 @@ class Settings:
     challenge_start_grace_s: float = 20.0
     #: seconds a just-started team match board (复式) waits for a person's page before the bot covers
     teammatch_start_grace_s: float = 20.0
+    friends_processes: int = 0

@@ -1,0 +1,159 @@
+"""The friends panel answered by worker processes (:mod:`guandan.server.process_calls`, issue 25
+"Speed and scale"): which pool a server gets, the same answers as the threads, a worker that dies,
+and workers that exit with the server. Real SQLite files and PostgreSQL (the ``db_url`` fixture of
+``test_server_storage.py``), real processes; no mocks.
+
+The answers' shapes follow docs/friends.md ("HTTP API"); the session and presence cases are in
+``test_server_presence.py`` (its ``poll_app`` fixture runs them with both pools).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from test_server_storage import (
+    db_url,  # noqa: F401 (fixture)
+    pg_session_url,  # noqa: F401 (fixture)
+)
+
+from guandan.server.account_calls import AccountCalls
+from guandan.server.app import create_app
+from guandan.server.process_calls import ProcessCalls, in_memory_url, make_account_calls
+from guandan.server.settings import Settings
+
+pytestmark = pytest.mark.usefixtures("fast_hashing")  # tests/conftest.py
+
+
+def person(app: Any, name: str) -> TestClient:
+    c = TestClient(app)
+    r = c.post("/api/register", json={"name": name, "password": "secret-pw-1"})
+    assert r.status_code == 200, r.text
+    return c
+
+
+@pytest.fixture
+def app(db_url: str) -> Iterator[Any]:  # noqa: F811
+    application = create_app(Settings(db_url=db_url, bot_delay_s=0.0, friends_processes=2))
+    with TestClient(application):
+        yield application
+
+
+def worker_pids(app: Any, n: int = 2) -> list[int]:
+    """The process ids of the friends pool's workers, once there are ``n`` of them (the server
+    starts 2)."""
+    calls = app.state.call_pools[0]
+    assert isinstance(calls, ProcessCalls)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        pool = calls._pool
+        pids = sorted(pool._processes) if pool is not None and pool._processes else []
+        if len(pids) == n:
+            return pids
+        time.sleep(0.05)
+    raise AssertionError(f"not {n} workers: {calls._pool and calls._pool._processes}")
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a child that exited but was not reaped yet is a zombie: not alive either
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.parametrize(("url", "memory"), [
+    ("sqlite://", True), ("sqlite:///:memory:", True), ("sqlite:///file:x?mode=memory&uri=true", True),
+    ("sqlite:///./guandan.db", False), ("sqlite:////tmp/gd.db", False),
+    ("postgresql+psycopg://u@127.0.0.1:5432/gd", False), ("postgresql://u@h/db", False),
+])
+def test_in_memory_url(url: str, memory: bool) -> None:
+    assert in_memory_url(url) is memory
+
+
+def test_which_pool_a_server_gets(tmp_path: Any) -> None:
+    file_url = f"sqlite:///{tmp_path / 'gd.db'}"
+    threads = make_account_calls(0, 2, file_url, "t")
+    assert isinstance(threads, AccountCalls) and threads.threads == 2
+    threads.close()
+    memory = make_account_calls(2, 3, "sqlite://", "t")  # another process cannot reach it
+    assert isinstance(memory, AccountCalls) and memory.threads == 3
+    memory.close()
+    procs = make_account_calls(2, 2, file_url, "t")
+    assert isinstance(procs, ProcessCalls) and procs.processes == 2 and procs._pool is None  # started by the app
+    procs.close()
+    with pytest.raises(ValueError):
+        make_account_calls(-1, 2, file_url, "t")
+    with pytest.raises(ValueError):
+        ProcessCalls(0, file_url)
+    with pytest.raises(ValueError):
+        ProcessCalls(1, file_url, max_waiting=-1)
+    with pytest.raises(ValueError, match="in-memory"):
+        ProcessCalls(1, "sqlite://")
+    # the default Settings keep the threads; guandan serve passes 2 (its --friends-processes)
+    assert Settings(db_url=file_url).friends_processes == 0
+
+
+def test_the_workers_answer_as_the_threads_do(app: Any, db_url: str) -> None:  # noqa: F811
+    alice, bob = person(app, "alice"), person(app, "bob")
+    carol = person(app, "carol")
+    assert alice.post("/api/friends/requests", json={"name": "bob"}).json() == {"outcome": "requested", "name": "bob"}
+    assert bob.post("/api/friends/accept", json={"name": "alice"}).status_code == 200
+    assert carol.post("/api/friends/requests", json={"name": "alice"}).status_code == 200
+    panel = alice.get("/api/friends")
+    assert panel.status_code == 200 and panel.headers["content-type"] == "application/json"
+    body = panel.json()
+    assert [(f["name"], f["online"], f["table"]) for f in body["friends"]] == [("bob", True, None)]
+    assert [r["name"] for r in body["incoming"]] == ["carol"] and body["outgoing"] == []
+    # equal rating and games share a rank (docs/friends.md "Friends leaderboard")
+    assert [(row["rank"], row["name"], row["me"]) for row in body["leaderboard"]] == [
+        (1, "alice", True), (1, "bob", False)]
+    # a second server on the same database, with the threads: the same bytes for the same account
+    threads_app = create_app(Settings(db_url=db_url, bot_delay_s=0.0, friends_processes=0))
+    with TestClient(threads_app) as c:
+        c.cookies.set("gd_session", alice.cookies.get("gd_session"))
+        again = c.get("/api/friends")
+    assert isinstance(threads_app.state.call_pools[0], AccountCalls)
+    assert again.status_code == 200 and again.content == alice.get("/api/friends").content
+
+
+def test_a_worker_that_dies_costs_at_most_a_retryable_503(app: Any) -> None:
+    alice = person(app, "alice")
+    assert alice.get("/api/friends").status_code == 200
+    first = worker_pids(app)
+    os.kill(first[0], signal.SIGKILL)
+    answers = []
+    for _ in range(20):
+        r = alice.get("/api/friends")
+        answers.append(r.status_code)
+        if r.status_code == 200:
+            break
+        assert r.status_code == 503 and r.json()["code"] == "temporarily_unavailable", r.text
+        assert r.headers["Retry-After"] == "2"
+        time.sleep(0.1)
+    assert answers[-1] == 200 and answers.count(503) <= 1, answers
+    assert alice.get("/api/friends").status_code == 200
+    fresh = worker_pids(app, 1)  # a fresh pool: its workers start as requests come (one at a time here)
+    assert not set(first) & set(fresh) and not alive(first[0])
+
+
+def test_the_workers_exit_with_the_server(db_url: str) -> None:  # noqa: F811
+    application = create_app(Settings(db_url=db_url, bot_delay_s=0.0, friends_processes=2))
+    with TestClient(application):
+        pids = worker_pids(application)  # started with the server, before any poll
+        assert all(alive(p) for p in pids)
+        alice = person(application, "alice")
+        assert alice.get("/api/friends").status_code == 200
+    assert not any(alive(p) for p in pids)
+    with pytest.raises(RuntimeError):
+        application.state.call_pools[0]._ensure()
