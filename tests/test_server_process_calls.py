@@ -9,6 +9,7 @@ The answers' shapes follow docs/friends.md ("HTTP API"); the session and presenc
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import time
@@ -51,12 +52,11 @@ def worker_pids(app: Any, n: int = 2) -> list[int]:
     assert isinstance(calls, ProcessCalls)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        pool = calls._pool
-        pids = sorted(pool._processes) if pool is not None and pool._processes else []
+        pids = sorted(calls.pids)
         if len(pids) == n:
             return pids
         time.sleep(0.05)
-    raise AssertionError(f"not {n} workers: {calls._pool and calls._pool._processes}")
+    raise AssertionError(f"not {n} workers: {calls.pids}")
 
 
 def alive(pid: int) -> bool:
@@ -90,8 +90,7 @@ def test_which_pool_a_server_gets(tmp_path: Any) -> None:
     assert isinstance(memory, AccountCalls) and memory.threads == 3
     memory.close()
     procs = make_account_calls(2, 2, file_url, "t")
-    assert isinstance(procs, ProcessCalls) and procs.processes == 2 and procs._pool is None  # started by the app
-    procs.close()
+    assert isinstance(procs, ProcessCalls) and procs.processes == 2 and procs.pids == []  # started by the app
     with pytest.raises(ValueError):
         make_account_calls(-1, 2, file_url, "t")
     with pytest.raises(ValueError):
@@ -143,8 +142,8 @@ def test_a_worker_that_dies_costs_at_most_a_retryable_503(app: Any) -> None:
         time.sleep(0.1)
     assert answers[-1] == 200 and answers.count(503) <= 1, answers
     assert alice.get("/api/friends").status_code == 200
-    fresh = worker_pids(app, 1)  # a fresh pool: its workers start as requests come (one at a time here)
-    assert not set(first) & set(fresh) and not alive(first[0])
+    now = worker_pids(app)  # the dead one replaced at once
+    assert first[0] not in now and first[1] in now and not alive(first[0])
 
 
 def test_the_workers_exit_with_the_server(db_url: str) -> None:  # noqa: F811
@@ -155,5 +154,57 @@ def test_the_workers_exit_with_the_server(db_url: str) -> None:  # noqa: F811
         alice = person(application, "alice")
         assert alice.get("/api/friends").status_code == 200
     assert not any(alive(p) for p in pids)
+    calls = application.state.call_pools[0]
+    assert calls.pids == []
     with pytest.raises(RuntimeError):
-        application.state.call_pools[0]._ensure()
+        calls.start()
+
+
+# -- the pool on its own: functions the workers import from this module ------------------------------
+
+
+def held_name(db: Any, me: Any, seconds: float) -> str:
+    """An endpoint's work that takes ``seconds``."""
+    time.sleep(seconds)
+    return str(me.name)
+
+
+def broken(db: Any, me: Any) -> str:
+    raise ValueError(f"no panel for {me.name}")
+
+
+def test_a_full_pool_refuses_at_once_and_other_errors_come_back_as_raised(tmp_path: Any) -> None:
+    from fastapi import HTTPException
+    from starlette.requests import Request
+
+    url = f"sqlite:///{tmp_path / 'gd.db'}"
+    application = create_app(Settings(db_url=url, bot_delay_s=0.0))
+    with TestClient(application):
+        token = person(application, "alice").cookies.get("gd_session")
+    # no app.state.presence here: every due mark is written by the worker itself
+    request = Request({"type": "http", "method": "GET", "path": "/", "app": type("A", (), {"state": object()})(),
+                       "headers": [(b"cookie", f"gd_session={token}".encode())]})
+
+    async def scenario() -> list[str]:
+        calls = ProcessCalls(1, url, max_waiting=1)  # one running, one waiting
+        with pytest.raises(RuntimeError):
+            await calls.run(request, held_name, 0.0)  # not started
+        calls.start()
+        assert await calls.run(request, held_name, 0.0) == "alice"  # the worker is up
+        first = asyncio.ensure_future(calls.run(request, held_name, 1.0))
+        second = asyncio.ensure_future(calls.run(request, held_name, 0.0))
+        await asyncio.sleep(0.2)
+        with pytest.raises(HTTPException) as refused:
+            await calls.run(request, held_name, 0.0)
+        assert refused.value.status_code == 503 and refused.value.headers == {"Retry-After": "2"}
+        assert refused.value.detail["code"] == "temporarily_unavailable"
+        out = [await first, await second, await calls.run(request, held_name, 0.0)]  # served again once drained
+        with pytest.raises(ValueError, match="no panel for alice"):
+            await calls.run(request, broken)
+        assert await calls.run(request, held_name, 0.0) == "alice"  # the worker lives on
+        await calls.aclose()
+        with pytest.raises(RuntimeError):
+            await calls.run(request, held_name, 0.0)
+        return out
+
+    assert asyncio.run(scenario()) == ["alice", "alice", "alice"]

@@ -154,6 +154,10 @@ class AccountCalls:
         finally:
             self._in_flight -= 1
 
+    async def aclose(self) -> None:
+        """:meth:`close` with ``wait``, off the event loop (the app's shutdown)."""
+        await asyncio.to_thread(self.close, True)
+
     def close(self, wait: bool = False) -> None:
         """Stop the pool's threads once their requests are done (the app's shutdown; with ``wait``,
         block until they are); later calls raise ``RuntimeError``."""

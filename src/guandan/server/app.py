@@ -111,7 +111,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                 logging.getLogger("guandan.server").warning("presence: the last batch was not written", exc_info=True)
             await app.state.matchmaking.stop()
             for pool in app.state.call_pools:  # worker processes exit (their connections closed)
-                await asyncio.to_thread(pool.close, True)
+                await pool.aclose()
             await app.state.online_rounds.shutdown()
             await manager.shutdown()
             # the searching bots' processes, before uvicorn re-raises SIGTERM (no atexit then)

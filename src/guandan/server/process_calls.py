@@ -9,6 +9,13 @@ about 2.4 ms over a control that polled ``/healthz`` (docs/friends.md, ``scripts
 instead, each with its own interpreter and its own database engine, so the event loop only
 forwards the cookie and the answer's bytes.
 
+No thread of the server process takes part: each worker has a pipe of its own, the event loop
+writes a request into an idle worker's pipe and reads the answer when the selector says it has
+come (``loop.add_reader``). (A ``concurrent.futures.ProcessPoolExecutor`` moves every call through
+two threads of the server process, its queue manager and its queue's feeder, which take the
+interpreter lock from the event loop several times per call.) A worker runs one request at a time;
+requests beyond the idle workers wait in an asyncio queue.
+
 What crosses between the processes:
 
 * to a worker: the session cookie's value, the endpoint's function (a module-level function,
@@ -22,13 +29,14 @@ What crosses between the processes:
 An ``HTTPException`` raised in the worker (401 ``login_required``, 403 ``guest_no_friends``, ...)
 is raised again in the event loop with the same status, detail and headers, so the client sees
 exactly what the thread pool gives. Another exception of the endpoint is raised again as it is
-(the app's catch-all answers 500). A worker that dies (killed, out of memory) breaks the pool:
-the request is answered with the retryable 503 ``temporarily_unavailable`` and the next request
-starts a fresh pool.
+(the app's catch-all answers 500). A worker that dies (killed, out of memory) is replaced at
+once; the request it was running, if any, is answered with the retryable 503
+``temporarily_unavailable``.
 
 Workers are started with ``forkserver`` (``spawn`` where there is none: never ``fork`` from a
 server process that runs threads) and ignore ``SIGINT``: Ctrl-C in a terminal reaches the whole
-process group, and the server stops its workers itself (:meth:`ProcessCalls.close`).
+process group, and the server stops its workers itself (:meth:`ProcessCalls.aclose`). A worker
+whose server dies reads the end of its pipe and exits.
 
 An in-memory SQLite database cannot be reached from another process: :func:`make_account_calls`
 gives such a server the thread pool.
@@ -37,11 +45,13 @@ gives such a server the thread pool.
 from __future__ import annotations
 
 import asyncio
+import collections
+import logging
 import multiprocessing
+import pickle
 import signal
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from fastapi import HTTPException, Request
@@ -55,8 +65,7 @@ from guandan.server.presence import PresenceBatch
 __all__ = ["ProcessCalls", "in_memory_url", "make_account_calls"]
 
 T = TypeVar("T")
-
-_FACTORY: Any = None  # the worker's session factory (set by _init_worker)
+log = logging.getLogger(__name__)
 
 
 def in_memory_url(url: str) -> bool:
@@ -72,37 +81,50 @@ def in_memory_url(url: str) -> bool:
     return u.database in (None, "", ":memory:") or u.query.get("mode") == "memory"
 
 
-def _init_worker(db_url: str) -> None:
-    """A worker's start: its own engine (one connection: a worker runs one request at a time) and
-    session factory; ``SIGINT`` ignored (the server stops its workers)."""
-    global _FACTORY
+def _worker_main(conn: Connection, db_url: str) -> None:
+    """A worker process: its own engine (one connection: one request at a time) and session
+    factory, then requests from ``conn`` until the server closes its end (module docstring)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _FACTORY = make_session_factory(make_engine(db_url, pool_size=1, max_overflow=1))
+    factory = make_session_factory(make_engine(db_url, pool_size=1, max_overflow=1))
+    while True:
+        try:
+            token, batched, fn, args = pickle.loads(conn.recv_bytes())
+        except (EOFError, OSError):
+            return
+        batch = PresenceBatch() if batched else None
+        try:
+            out: tuple[str, Any, dict[Any, Any]] = ("ok", call_as_account(factory, token, batch, fn, args), {})
+        except HTTPException as e:
+            out = ("error", (e.status_code, e.detail, dict(e.headers) if e.headers else None), {})
+        except Exception as e:  # noqa: BLE001 - given to the server, which raises it again
+            out = ("raised", e, {})
+        if batch is not None:
+            out = (out[0], out[1], batch.take())
+        try:
+            data = pickle.dumps(out)
+        except Exception:  # noqa: BLE001 - an exception or a result that does not pickle
+            data = pickle.dumps(("raised", RuntimeError(f"unpicklable answer: {out[1]!r}"[:500]), out[2]))
+        try:
+            conn.send_bytes(data)
+        except OSError:
+            return
 
 
-def _ready() -> bool:
-    """Nothing: a call that makes the pool start a worker (:meth:`ProcessCalls.start`)."""
-    return True
+class _Worker:
+    """One worker process, the server's end of its pipe, and the request it runs."""
 
-
-def _work(token: str | None, batched: bool, fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[str, Any, dict[Any, Any]]:
-    """One request in a worker (module docstring): ``("ok", result, noted)`` or ``("error", (status,
-    detail, headers), noted)``."""
-    batch = PresenceBatch() if batched else None
-    try:
-        result = call_as_account(_FACTORY, token, batch, fn, args)
-    except HTTPException as e:
-        return "error", (e.status_code, e.detail, dict(e.headers) if e.headers else None), _taken(batch)
-    return "ok", result, _taken(batch)
-
-
-def _taken(batch: PresenceBatch | None) -> dict[Any, Any]:
-    return batch.take() if batch is not None else {}
+    def __init__(self, proc: Any, conn: Connection) -> None:
+        self.proc = proc
+        self.conn = conn
+        self.waiting: asyncio.Future[tuple[str, Any, dict[Any, Any]]] | None = None
+        self.dead = False
 
 
 class ProcessCalls:
-    """A bounded pool of worker processes that runs a logged-in account's request in one hand-off
+    """A bounded set of worker processes that runs a logged-in account's request in one hand-off
     (module docstring); the same :meth:`run` as :class:`~guandan.server.account_calls.AccountCalls`.
+    Its state belongs to the event loop that called :meth:`start` (the server's); :meth:`run` from
+    another loop is carried over to that one.
 
     Args:
         processes: worker processes (>= 1).
@@ -120,34 +142,95 @@ class ProcessCalls:
         self.processes = processes
         self.max_waiting = max_waiting
         self.db_url = db_url
-        self._pool: ProcessPoolExecutor | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._workers: list[_Worker] = []
+        self._idle: collections.deque[_Worker] = collections.deque()
+        self._queue: collections.deque[asyncio.Future[_Worker]] = collections.deque()  # requests waiting
         self._closed = False
-        self._in_flight = 0  # requests handed to the pool and not yet answered (event loop only)
+        self._in_flight = 0  # requests in run() (running or waiting)
 
-    def _ensure(self) -> ProcessPoolExecutor:
+    @property
+    def pids(self) -> list[int]:
+        """The process ids of the live workers (empty before :meth:`start`)."""
+        return [w.proc.pid for w in self._workers if not w.dead]
+
+    def start(self) -> None:
+        """Start the workers (each imports the server's modules in its own time, about a second,
+        before it answers). Called on the event loop (the app's start); a second call does nothing.
+
+        Raises:
+            RuntimeError: the pool is closed, or no event loop runs in this thread.
+        """
         if self._closed:
             raise RuntimeError("this ProcessCalls pool is closed")
-        if self._pool is None:
-            methods = multiprocessing.get_all_start_methods()
-            ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-            self._pool = ProcessPoolExecutor(self.processes, mp_context=ctx, initializer=_init_worker,
-                                             initargs=(self.db_url,))
-        return self._pool
+        if self._loop is not None:
+            return
+        self._loop = asyncio.get_running_loop()
+        for _ in range(self.processes):
+            self._spawn()
 
-    def _drop(self, pool: ProcessPoolExecutor) -> None:
-        if self._pool is pool:
-            self._pool = None
-        pool.shutdown(wait=False, cancel_futures=True)
+    def _spawn(self) -> None:
+        assert self._loop is not None
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        mine, theirs = ctx.Pipe(duplex=True)
+        proc = ctx.Process(target=_worker_main, args=(theirs, self.db_url), name="guandan-friends", daemon=True)
+        proc.start()
+        theirs.close()
+        worker = _Worker(proc, mine)
+        self._workers.append(worker)
+        self._loop.add_reader(mine.fileno(), self._answered, worker)
+        self._free(worker)
 
-    def start(self) -> list[Future[bool]]:
-        """Start every worker now (each takes about a second to import the server's modules), so
-        that the first polls do not wait for them. Returns at once.
+    def _free(self, worker: _Worker) -> None:
+        """``worker`` takes the oldest waiting request, or goes idle."""
+        while self._queue:
+            fut = self._queue.popleft()
+            if not fut.done():
+                fut.set_result(worker)
+                return
+        self._idle.append(worker)
 
-        Returns:
-            One future per worker start (done when that worker has answered).
-        """
-        pool = self._ensure()
-        return [pool.submit(_ready) for _ in range(self.processes)]
+    def _answered(self, worker: _Worker) -> None:
+        """The reader callback: ``worker`` answered, or its pipe ended (the worker died)."""
+        try:
+            answer = pickle.loads(worker.conn.recv_bytes())
+        except (EOFError, OSError, pickle.UnpicklingError):
+            self._lost(worker)
+            return
+        fut, worker.waiting = worker.waiting, None
+        if fut is not None and not fut.done():
+            fut.set_result(answer)
+        self._free(worker)
+
+    def _lost(self, worker: _Worker) -> None:
+        """A worker died: its request (if any) fails, and a new worker takes its place."""
+        if worker.dead:
+            return
+        worker.dead = True
+        assert self._loop is not None
+        self._loop.remove_reader(worker.conn.fileno())
+        worker.conn.close()
+        worker.proc.join(timeout=0)  # reaped if it has exited
+        self._workers.remove(worker)
+        if worker in self._idle:
+            self._idle.remove(worker)
+        fut, worker.waiting = worker.waiting, None
+        if fut is not None and not fut.done():
+            fut.set_exception(busy())
+        if not self._closed:
+            log.warning("a friends worker process (pid %s) died; starting another", worker.proc.pid)
+            self._spawn()
+
+    async def _take(self) -> _Worker:
+        while self._idle:
+            worker = self._idle.popleft()
+            if not worker.dead:
+                return worker
+        assert self._loop is not None
+        fut: asyncio.Future[_Worker] = self._loop.create_future()
+        self._queue.append(fut)
+        return await fut
 
     async def run(self, request: Request, fn: Callable[..., T], *args: Any) -> T:
         """``fn(db, account, *args)`` in a worker process, for the account of the request's session.
@@ -162,29 +245,31 @@ class ProcessCalls:
             What ``fn`` returned.
         Raises:
             HTTPException: 503 ``temporarily_unavailable`` when ``processes + max_waiting`` requests
-                are in the pool already or a worker died; 401 ``login_required`` when the request
-                has no live session; the ``HTTPException`` ``fn`` raised, with its status, detail
-                and headers.
+                are in the pool already, when the worker died while running it, or when the pool is
+                closed meanwhile; 401 ``login_required`` when the request has no live session; the
+                ``HTTPException`` ``fn`` raised, with its status, detail and headers.
+            RuntimeError: the pool was never started or is closed.
             Exception: whatever else ``fn`` raised.
         """
+        if self._loop is None or self._closed:
+            raise RuntimeError("this ProcessCalls pool is not running")
+        if asyncio.get_running_loop() is not self._loop:
+            # another event loop's request (a test client's own loop): the pool's state stays on its loop
+            return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self.run(request, fn, *args), self._loop))
         if self._in_flight >= self.processes + self.max_waiting:
             raise busy()
-        token = request.cookies.get(COOKIE_NAME)
         batch = getattr(request.app.state, "presence", None)
+        message = pickle.dumps((request.cookies.get(COOKIE_NAME), batch is not None, fn, args))
         self._in_flight += 1
         try:
-            pool = self._ensure()
+            worker = await self._take()
+            answer: asyncio.Future[tuple[str, Any, dict[Any, Any]]] = self._loop.create_future()
+            worker.waiting = answer
             try:
-                try:
-                    fut = pool.submit(_work, token, batch is not None, fn, args)
-                except BrokenProcessPool:  # a worker died earlier: one fresh pool
-                    self._drop(pool)
-                    pool = self._ensure()
-                    fut = pool.submit(_work, token, batch is not None, fn, args)
-                kind, value, noted = await asyncio.wrap_future(fut)
-            except BrokenProcessPool:
-                self._drop(pool)
-                raise busy() from None
+                worker.conn.send_bytes(message)  # an idle worker's pipe is empty: this never blocks
+            except OSError:
+                self._lost(worker)
+            kind, value, noted = await answer
         finally:
             self._in_flight -= 1
         if batch is not None:
@@ -193,16 +278,37 @@ class ProcessCalls:
         if kind == "error":
             status, detail, headers = value
             raise HTTPException(status_code=status, detail=detail, headers=headers)
+        if kind == "raised":
+            raise value
         return value  # type: ignore[no-any-return]
 
-    def close(self, wait: bool = False) -> None:
-        """Stop the workers (the app's shutdown): requests not started are cancelled; with ``wait``,
-        block until the workers have exited (their database connections closed). Later calls of
-        :meth:`run` raise ``RuntimeError``."""
+    async def aclose(self) -> None:
+        """Stop the workers (the app's shutdown): waiting requests are answered 503, the pipes
+        closed (each worker ends after its request in progress), and the workers waited for (at
+        most 5 s each, then killed). Later calls of :meth:`run` raise ``RuntimeError``."""
         self._closed = True
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=wait, cancel_futures=True)
+        for fut in self._queue:
+            if not fut.done():
+                fut.set_exception(busy())
+        self._queue.clear()
+        workers, self._workers = self._workers, []
+        self._idle.clear()
+        for w in workers:
+            if self._loop is not None and not w.dead:
+                self._loop.remove_reader(w.conn.fileno())
+            w.dead = True
+            if w.waiting is not None and not w.waiting.done():
+                w.waiting.set_exception(busy())
+            w.conn.close()
+        await asyncio.to_thread(_join_all, [w.proc for w in workers])
+
+
+def _join_all(procs: list[Any]) -> None:
+    for p in procs:
+        p.join(timeout=5)
+        if p.is_alive():
+            p.kill()
+            p.join(timeout=5)
 
 
 def make_account_calls(processes: int, threads: int, db_url: str, name: str) -> AccountCalls | ProcessCalls:
