@@ -25,7 +25,7 @@ from test_server_storage import (
 
 from guandan.server.account_calls import AccountCalls
 from guandan.server.app import create_app
-from guandan.server.process_calls import ProcessCalls, in_memory_url, make_account_calls
+from guandan.server.process_calls import DEPTH, ProcessCalls, in_memory_url, make_account_calls
 from guandan.server.settings import Settings
 
 pytestmark = pytest.mark.usefixtures("fast_hashing")  # tests/conftest.py
@@ -186,19 +186,20 @@ def test_a_full_pool_refuses_at_once_and_other_errors_come_back_as_raised(tmp_pa
                        "headers": [(b"cookie", f"gd_session={token}".encode())]})
 
     async def scenario() -> list[str]:
-        calls = ProcessCalls(1, url, max_waiting=1)  # one running, one waiting
+        calls = ProcessCalls(1, url, max_waiting=1)  # one running, one in its pipe, one waiting
+        assert DEPTH == 2
         with pytest.raises(RuntimeError):
             await calls.run(request, held_name, 0.0)  # not started
         calls.start()
         assert await calls.run(request, held_name, 0.0) == "alice"  # the worker is up
-        first = asyncio.ensure_future(calls.run(request, held_name, 1.0))
-        second = asyncio.ensure_future(calls.run(request, held_name, 0.0))
+        held = [asyncio.ensure_future(calls.run(request, held_name, s)) for s in (1.0, 0.0, 0.0)]
         await asyncio.sleep(0.2)
+        assert len(calls._queue) == 1 and len(calls._workers[0].sent) == 2
         with pytest.raises(HTTPException) as refused:
             await calls.run(request, held_name, 0.0)
         assert refused.value.status_code == 503 and refused.value.headers == {"Retry-After": "2"}
         assert refused.value.detail["code"] == "temporarily_unavailable"
-        out = [await first, await second, await calls.run(request, held_name, 0.0)]  # served again once drained
+        out = [await f for f in held] + [await calls.run(request, held_name, 0.0)]  # served again once drained
         with pytest.raises(ValueError, match="no panel for alice"):
             await calls.run(request, broken)
         assert await calls.run(request, held_name, 0.0) == "alice"  # the worker lives on
@@ -207,4 +208,4 @@ def test_a_full_pool_refuses_at_once_and_other_errors_come_back_as_raised(tmp_pa
             await calls.run(request, held_name, 0.0)
         return out
 
-    assert asyncio.run(scenario()) == ["alice", "alice", "alice"]
+    assert asyncio.run(scenario()) == ["alice"] * 4

@@ -10,11 +10,12 @@ instead, each with its own interpreter and its own database engine, so the event
 forwards the cookie and the answer's bytes.
 
 No thread of the server process takes part: each worker has a pipe of its own, the event loop
-writes a request into an idle worker's pipe and reads the answer when the selector says it has
-come (``loop.add_reader``). (A ``concurrent.futures.ProcessPoolExecutor`` moves every call through
+writes a request into a worker's pipe and reads the answer when the selector says it has come
+(``loop.add_reader``). (A ``concurrent.futures.ProcessPoolExecutor`` moves every call through
 two threads of the server process, its queue manager and its queue's feeder, which take the
-interpreter lock from the event loop several times per call.) A worker runs one request at a time;
-requests beyond the idle workers wait in an asyncio queue.
+interpreter lock from the event loop several times per call.) A worker runs one request at a time
+and holds the next in its pipe, so it never waits for the event loop between two requests;
+requests beyond those wait in the pool's queue.
 
 What crosses between the processes:
 
@@ -30,8 +31,7 @@ An ``HTTPException`` raised in the worker (401 ``login_required``, 403 ``guest_n
 is raised again in the event loop with the same status, detail and headers, so the client sees
 exactly what the thread pool gives. Another exception of the endpoint is raised again as it is
 (the app's catch-all answers 500). A worker that dies (killed, out of memory) is replaced at
-once; the request it was running, if any, is answered with the retryable 503
-``temporarily_unavailable``.
+once; the requests in its pipe are answered with the retryable 503 ``temporarily_unavailable``.
 
 Workers are started with ``forkserver`` (``spawn`` where there is none: never ``fork`` from a
 server process that runs threads) and ignore ``SIGINT``: Ctrl-C in a terminal reaches the whole
@@ -62,7 +62,7 @@ from guandan.server.auth import COOKIE_NAME
 from guandan.server.db import make_engine, make_session_factory, normalize_url
 from guandan.server.presence import PresenceBatch
 
-__all__ = ["ProcessCalls", "in_memory_url", "make_account_calls"]
+__all__ = ["DEPTH", "ProcessCalls", "in_memory_url", "make_account_calls"]
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -110,13 +110,20 @@ def _worker_main(conn: Connection, db_url: str) -> None:
             return
 
 
+#: Requests one worker may hold at once: the one it runs and the next, already in its pipe, so that
+#: a worker never waits for the event loop (busy with the tables) to hand it more work.
+DEPTH = 2
+
+_Answer = tuple[str, Any, dict[Any, Any]]
+
+
 class _Worker:
-    """One worker process, the server's end of its pipe, and the request it runs."""
+    """One worker process, the server's end of its pipe, and the requests in its pipe (oldest first)."""
 
     def __init__(self, proc: Any, conn: Connection) -> None:
         self.proc = proc
         self.conn = conn
-        self.waiting: asyncio.Future[tuple[str, Any, dict[Any, Any]]] | None = None
+        self.sent: collections.deque[asyncio.Future[_Answer]] = collections.deque()
         self.dead = False
 
 
@@ -126,10 +133,14 @@ class ProcessCalls:
     Its state belongs to the event loop that called :meth:`start` (the server's); :meth:`run` from
     another loop is carried over to that one.
 
+    A request goes into the pipe of the worker that holds the fewest (at most :data:`DEPTH`); when
+    every worker holds ``DEPTH``, it waits in the pool's queue and is sent by the reader callback
+    as soon as a worker answers.
+
     Args:
         processes: worker processes (>= 1).
         db_url: the server's database URL (each worker opens its own engine on it; not in memory).
-        max_waiting: requests that may wait for a worker (>= 0); more are refused (503).
+        max_waiting: requests that may wait beyond those the workers hold (>= 0); more are refused (503).
     Raises:
         ValueError: ``processes`` below 1, ``max_waiting`` below 0, or an in-memory SQLite URL.
     """
@@ -144,10 +155,9 @@ class ProcessCalls:
         self.db_url = db_url
         self._loop: asyncio.AbstractEventLoop | None = None
         self._workers: list[_Worker] = []
-        self._idle: collections.deque[_Worker] = collections.deque()
-        self._queue: collections.deque[asyncio.Future[_Worker]] = collections.deque()  # requests waiting
+        self._queue: collections.deque[tuple[bytes, asyncio.Future[_Answer]]] = collections.deque()
         self._closed = False
-        self._in_flight = 0  # requests in run() (running or waiting)
+        self._in_flight = 0  # requests in run() (in a pipe or waiting)
 
     @property
     def pids(self) -> list[int]:
@@ -180,31 +190,41 @@ class ProcessCalls:
         worker = _Worker(proc, mine)
         self._workers.append(worker)
         self._loop.add_reader(mine.fileno(), self._answered, worker)
-        self._free(worker)
+        self._feed(worker)
 
-    def _free(self, worker: _Worker) -> None:
-        """``worker`` takes the oldest waiting request, or goes idle."""
-        while self._queue:
-            fut = self._queue.popleft()
-            if not fut.done():
-                fut.set_result(worker)
+    def _feed(self, worker: _Worker) -> None:
+        """Give ``worker`` waiting requests until it holds :data:`DEPTH`. A broken pipe puts the
+        request back at the head of the queue and replaces the worker (the new one is fed)."""
+        while self._queue and not worker.dead and len(worker.sent) < DEPTH:
+            message, fut = self._queue.popleft()
+            if fut.done():  # its client went away while it waited
+                continue
+            try:
+                worker.conn.send_bytes(message)  # a pipe holds DEPTH small requests: this never blocks
+            except OSError:
+                self._queue.appendleft((message, fut))
+                self._lost(worker)
                 return
-        self._idle.append(worker)
+            worker.sent.append(fut)
 
     def _answered(self, worker: _Worker) -> None:
-        """The reader callback: ``worker`` answered, or its pipe ended (the worker died)."""
+        """The reader callback: ``worker`` answered (every answer already in the pipe is taken), or
+        its pipe ended (the worker died)."""
         try:
-            answer = pickle.loads(worker.conn.recv_bytes())
+            while True:
+                answer = pickle.loads(worker.conn.recv_bytes())
+                fut = worker.sent.popleft() if worker.sent else None
+                if fut is not None and not fut.done():
+                    fut.set_result(answer)
+                if not worker.conn.poll(0):
+                    break
         except (EOFError, OSError, pickle.UnpicklingError):
             self._lost(worker)
             return
-        fut, worker.waiting = worker.waiting, None
-        if fut is not None and not fut.done():
-            fut.set_result(answer)
-        self._free(worker)
+        self._feed(worker)
 
     def _lost(self, worker: _Worker) -> None:
-        """A worker died: its request (if any) fails, and a new worker takes its place."""
+        """A worker died: the requests in its pipe fail (503), and a new worker takes its place."""
         if worker.dead:
             return
         worker.dead = True
@@ -213,24 +233,13 @@ class ProcessCalls:
         worker.conn.close()
         worker.proc.join(timeout=0)  # reaped if it has exited
         self._workers.remove(worker)
-        if worker in self._idle:
-            self._idle.remove(worker)
-        fut, worker.waiting = worker.waiting, None
-        if fut is not None and not fut.done():
-            fut.set_exception(busy())
+        while worker.sent:
+            fut = worker.sent.popleft()
+            if not fut.done():
+                fut.set_exception(busy())
         if not self._closed:
             log.warning("a friends worker process (pid %s) died; starting another", worker.proc.pid)
             self._spawn()
-
-    async def _take(self) -> _Worker:
-        while self._idle:
-            worker = self._idle.popleft()
-            if not worker.dead:
-                return worker
-        assert self._loop is not None
-        fut: asyncio.Future[_Worker] = self._loop.create_future()
-        self._queue.append(fut)
-        return await fut
 
     async def run(self, request: Request, fn: Callable[..., T], *args: Any) -> T:
         """``fn(db, account, *args)`` in a worker process, for the account of the request's session.
@@ -244,10 +253,10 @@ class ProcessCalls:
         Returns:
             What ``fn`` returned.
         Raises:
-            HTTPException: 503 ``temporarily_unavailable`` when ``processes + max_waiting`` requests
-                are in the pool already, when the worker died while running it, or when the pool is
-                closed meanwhile; 401 ``login_required`` when the request has no live session; the
-                ``HTTPException`` ``fn`` raised, with its status, detail and headers.
+            HTTPException: 503 ``temporarily_unavailable`` when ``processes * DEPTH + max_waiting``
+                requests are in the pool already, when the worker died while holding it, or when
+                the pool is closed meanwhile; 401 ``login_required`` when the request has no live
+                session; the ``HTTPException`` ``fn`` raised, with its status, detail and headers.
             RuntimeError: the pool was never started or is closed.
             Exception: whatever else ``fn`` raised.
         """
@@ -256,19 +265,18 @@ class ProcessCalls:
         if asyncio.get_running_loop() is not self._loop:
             # another event loop's request (a test client's own loop): the pool's state stays on its loop
             return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self.run(request, fn, *args), self._loop))
-        if self._in_flight >= self.processes + self.max_waiting:
+        if self._in_flight >= self.processes * DEPTH + self.max_waiting:
             raise busy()
         batch = getattr(request.app.state, "presence", None)
         message = pickle.dumps((request.cookies.get(COOKIE_NAME), batch is not None, fn, args))
+        answer: asyncio.Future[_Answer] = self._loop.create_future()
         self._in_flight += 1
         try:
-            worker = await self._take()
-            answer: asyncio.Future[tuple[str, Any, dict[Any, Any]]] = self._loop.create_future()
-            worker.waiting = answer
-            try:
-                worker.conn.send_bytes(message)  # an idle worker's pipe is empty: this never blocks
-            except OSError:
-                self._lost(worker)
+            self._queue.append((message, answer))
+            for worker in sorted(self._workers, key=lambda w: len(w.sent)):
+                self._feed(worker)
+                if not self._queue:
+                    break
             kind, value, noted = await answer
         finally:
             self._in_flight -= 1
@@ -283,22 +291,23 @@ class ProcessCalls:
         return value  # type: ignore[no-any-return]
 
     async def aclose(self) -> None:
-        """Stop the workers (the app's shutdown): waiting requests are answered 503, the pipes
-        closed (each worker ends after its request in progress), and the workers waited for (at
-        most 5 s each, then killed). Later calls of :meth:`run` raise ``RuntimeError``."""
+        """Stop the workers (the app's shutdown): requests waiting or in a pipe are answered 503,
+        the pipes closed (each worker ends after the request it runs), and the workers waited for
+        (at most 5 s each, then killed). Later calls of :meth:`run` raise ``RuntimeError``."""
         self._closed = True
-        for fut in self._queue:
+        for _, fut in self._queue:
             if not fut.done():
                 fut.set_exception(busy())
         self._queue.clear()
         workers, self._workers = self._workers, []
-        self._idle.clear()
         for w in workers:
             if self._loop is not None and not w.dead:
                 self._loop.remove_reader(w.conn.fileno())
             w.dead = True
-            if w.waiting is not None and not w.waiting.done():
-                w.waiting.set_exception(busy())
+            while w.sent:
+                fut = w.sent.popleft()
+                if not fut.done():
+                    fut.set_exception(busy())
             w.conn.close()
         await asyncio.to_thread(_join_all, [w.proc for w in workers])
 
