@@ -74,6 +74,7 @@ def alive(pid: int) -> bool:
 
 @pytest.mark.parametrize(("url", "memory"), [
     ("sqlite://", True), ("sqlite:///:memory:", True), ("sqlite:///file:x?mode=memory&uri=true", True),
+    ("sqlite:///file::memory:?uri=true", True),
     ("sqlite:///./guandan.db", False), ("sqlite:////tmp/gd.db", False),
     ("postgresql+psycopg://u@127.0.0.1:5432/gd", False), ("postgresql://u@h/db", False),
 ])
@@ -173,6 +174,22 @@ def broken(db: Any, me: Any) -> str:
     raise ValueError(f"no panel for {me.name}")
 
 
+class KeywordOnlyError(Exception):
+    """Pickles, but cannot be rebuilt from its args (a required keyword argument)."""
+
+    def __init__(self, *, code: str) -> None:
+        super().__init__(code)
+
+
+def untravelled(db: Any, me: Any) -> str:
+    raise KeywordOnlyError(code=me.name)
+
+
+def big(db: Any, me: Any, n: int) -> str:
+    """An answer larger than a pipe's buffer (it reaches the server in several reads)."""
+    return str(me.name) * n
+
+
 def test_a_full_pool_refuses_at_once_and_other_errors_come_back_as_raised(tmp_path: Any) -> None:
     from fastapi import HTTPException
     from starlette.requests import Request
@@ -180,10 +197,11 @@ def test_a_full_pool_refuses_at_once_and_other_errors_come_back_as_raised(tmp_pa
     url = f"sqlite:///{tmp_path / 'gd.db'}"
     application = create_app(Settings(db_url=url, bot_delay_s=0.0))
     with TestClient(application):
-        token = person(application, "alice").cookies.get("gd_session")
+        tokens = {n: person(application, n).cookies.get("gd_session") for n in ["alice"] + [f"player{i}" for i in range(12)]}
     # no app.state.presence here: every due mark is written by the worker itself
-    request = Request({"type": "http", "method": "GET", "path": "/", "app": type("A", (), {"state": object()})(),
-                       "headers": [(b"cookie", f"gd_session={token}".encode())]})
+    requests = {n: Request({"type": "http", "method": "GET", "path": "/", "app": type("A", (), {"state": object()})(),
+                            "headers": [(b"cookie", f"gd_session={t}".encode())]}) for n, t in tokens.items()}
+    request = requests["alice"]
 
     async def scenario() -> list[str]:
         calls = ProcessCalls(1, url, max_waiting=1)  # one running, one in its pipe, one waiting
@@ -200,9 +218,20 @@ def test_a_full_pool_refuses_at_once_and_other_errors_come_back_as_raised(tmp_pa
         assert refused.value.status_code == 503 and refused.value.headers == {"Retry-After": "2"}
         assert refused.value.detail["code"] == "temporarily_unavailable"
         out = [await f for f in held] + [await calls.run(request, held_name, 0.0)]  # served again once drained
-        with pytest.raises(ValueError, match="no panel for alice"):
+        with pytest.raises(ValueError, match="no panel for alice") as raised:
             await calls.run(request, broken)
+        assert any("in a friends worker process" in note for note in raised.value.__notes__)
         assert await calls.run(request, held_name, 0.0) == "alice"  # the worker lives on
+        with pytest.raises(RuntimeError, match="cannot be sent: TypeError"):
+            await calls.run(request, untravelled)
+        assert await calls.run(request, big, 100_000) == "alice" * 100_000
+        # answers never go to another request: many accounts at once, each gets its own
+        names = [f"player{i}" for i in range(12)]
+        wide = ProcessCalls(2, url)
+        wide.start()
+        got = await asyncio.gather(*(wide.run(requests[n], held_name, 0.01 * (i % 3)) for i, n in enumerate(names)))
+        assert got == names
+        await wide.aclose()
         await calls.aclose()
         with pytest.raises(RuntimeError):
             await calls.run(request, held_name, 0.0)

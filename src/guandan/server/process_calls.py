@@ -21,7 +21,8 @@ What crosses between the processes:
 
 * to a worker: the session cookie's value, the endpoint's function (a module-level function,
   pickled by reference) and its arguments;
-* back: ``("ok", result, noted)`` or ``("error", (status, detail, headers), noted)``, where
+* back: ``("ok", result, noted)``, ``("error", (status, detail, headers), noted)`` for an
+  ``HTTPException``, or ``("raised", exception, noted)`` for any other exception, where
   ``noted`` is ``{account id: seen at}``, the presence refreshes the worker only noted (accounts
   online anyway, :func:`~guandan.server.friends_store.touch`); the event loop adds them to the
   app's :class:`~guandan.server.presence.PresenceBatch`, which writes them with the others. A
@@ -49,13 +50,19 @@ import collections
 import logging
 import multiprocessing
 import pickle
+import os
 import signal
+import struct
+import sys
+import time
+import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from fastapi import HTTPException, Request
 from sqlalchemy.engine import make_url
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from guandan.server.account_calls import MAX_WAITING, AccountCalls, busy, call_as_account
 from guandan.server.auth import COOKIE_NAME
@@ -78,36 +85,52 @@ def in_memory_url(url: str) -> bool:
     u = make_url(normalize_url(url))
     if u.get_backend_name() != "sqlite":
         return False
-    return u.database in (None, "", ":memory:") or u.query.get("mode") == "memory"
+    return not u.database or ":memory:" in u.database or u.query.get("mode") == "memory"
 
 
 def _worker_main(conn: Connection, db_url: str) -> None:
     """A worker process: its own engine (one connection: one request at a time) and session
-    factory, then requests from ``conn`` until the server closes its end (module docstring)."""
+    factory, then requests from ``conn`` until the server closes its end (module docstring).
+    ``SIGINT`` and ``SIGTERM`` are ignored: a terminal's Ctrl-C or a service manager's signal to
+    the whole process group must not end a worker while the server drains; it ends with its pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    factory = make_session_factory(make_engine(db_url, pool_size=1, max_overflow=1))
-    while True:
-        try:
-            token, batched, fn, args = pickle.loads(conn.recv_bytes())
-        except (EOFError, OSError):
-            return
-        batch = PresenceBatch() if batched else None
-        try:
-            out: tuple[str, Any, dict[Any, Any]] = ("ok", call_as_account(factory, token, batch, fn, args), {})
-        except HTTPException as e:
-            out = ("error", (e.status_code, e.detail, dict(e.headers) if e.headers else None), {})
-        except Exception as e:  # noqa: BLE001 - given to the server, which raises it again
-            out = ("raised", e, {})
-        if batch is not None:
-            out = (out[0], out[1], batch.take())
-        try:
-            data = pickle.dumps(out)
-        except Exception:  # noqa: BLE001 - an exception or a result that does not pickle
-            data = pickle.dumps(("raised", RuntimeError(f"unpicklable answer: {out[1]!r}"[:500]), out[2]))
-        try:
-            conn.send_bytes(data)
-        except OSError:
-            return
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    engine = make_engine(db_url, pool_size=1, max_overflow=1)
+    factory = make_session_factory(engine)
+    try:
+        while True:
+            try:
+                token, batched, fn, args = pickle.loads(conn.recv_bytes())
+            except (EOFError, OSError):
+                return
+            conn.send_bytes(_answer_of(factory, token, batched, fn, args))
+    except OSError:
+        return
+    finally:
+        engine.dispose()
+
+
+def _answer_of(factory: Any, token: str | None, batched: bool, fn: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
+    """One request's answer, pickled: ``("ok", result, noted)``, ``("error", (status, detail,
+    headers), noted)`` or ``("raised", exception, noted)``. An answer that would not come back
+    whole in the server (it does not pickle, or does not unpickle: an exception class with
+    required keyword arguments) becomes a ``RuntimeError`` naming it."""
+    batch = PresenceBatch() if batched else None
+    try:
+        out: tuple[str, Any] = ("ok", call_as_account(factory, token, batch, fn, args))
+    except StarletteHTTPException as e:  # FastAPI's HTTPException is one
+        out = ("error", (e.status_code, e.detail, dict(e.headers) if e.headers else None))
+    except Exception as e:  # noqa: BLE001 - given to the server, which raises it again
+        e.add_note("in a friends worker process:\n" + traceback.format_exc())
+        out = ("raised", e)
+    noted = batch.take() if batch is not None else {}
+    try:
+        data = pickle.dumps((*out, noted))
+        pickle.loads(data)  # what the server will do: fails here, not there
+    except Exception as e:  # noqa: BLE001 - an answer that does not travel
+        data = pickle.dumps(("raised", RuntimeError(f"a worker's answer cannot be sent: {type(e).__name__}: {e}"[:500]),
+                             noted))
+    return data
 
 
 #: Requests one worker may hold at once: the one it runs and the next, already in its pipe, so that
@@ -118,13 +141,43 @@ _Answer = tuple[str, Any, dict[Any, Any]]
 
 
 class _Worker:
-    """One worker process, the server's end of its pipe, and the requests in its pipe (oldest first)."""
+    """One worker process, the server's end of its pipe (non-blocking), the requests in its pipe
+    (oldest first, each with the presence batch its answer's refreshes go to) and the bytes of an
+    answer not yet whole."""
 
     def __init__(self, proc: Any, conn: Connection) -> None:
         self.proc = proc
         self.conn = conn
-        self.sent: collections.deque[asyncio.Future[_Answer]] = collections.deque()
+        self.fd = conn.fileno()
+        self.sent: collections.deque[tuple[asyncio.Future[_Answer], Any]] = collections.deque()
+        self.buf = bytearray()
+        self.started = time.monotonic()
         self.dead = False
+
+
+def _frames(buf: bytearray) -> list[bytes]:
+    """The whole messages at the start of ``buf`` (``multiprocessing.connection``'s framing: a
+    4-byte big-endian length, or -1 and an 8-byte length), removed from it."""
+    out = []
+    while len(buf) >= 4:
+        (n,) = struct.unpack("!i", buf[:4])
+        head = 4
+        if n == -1:
+            if len(buf) < 12:
+                break
+            (n,) = struct.unpack("!Q", buf[4:12])
+            head = 12
+        if len(buf) < head + n:
+            break
+        out.append(bytes(buf[head:head + n]))
+        del buf[:head + n]
+    return out
+
+
+def _frame(message: bytes) -> bytes:
+    """``message`` framed as ``Connection.recv_bytes`` reads it."""
+    n = len(message)
+    return (struct.pack("!i", n) if n <= 0x7FFFFFFF else struct.pack("!iQ", -1, n)) + message
 
 
 class ProcessCalls:
@@ -155,8 +208,10 @@ class ProcessCalls:
         self.db_url = db_url
         self._loop: asyncio.AbstractEventLoop | None = None
         self._workers: list[_Worker] = []
-        self._queue: collections.deque[tuple[bytes, asyncio.Future[_Answer]]] = collections.deque()
+        self._queue: collections.deque[tuple[bytes, asyncio.Future[_Answer], Any]] = collections.deque()
         self._closed = False
+        self._quick_deaths = 0  # workers in a row that died within 5 s of their start
+        self._respawn: asyncio.TimerHandle | None = None
         self._in_flight = 0  # requests in run() (in a pipe or waiting)
 
     @property
@@ -181,65 +236,99 @@ class ProcessCalls:
 
     def _spawn(self) -> None:
         assert self._loop is not None
+        self._respawn = None
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         mine, theirs = ctx.Pipe(duplex=True)
         proc = ctx.Process(target=_worker_main, args=(theirs, self.db_url), name="guandan-friends", daemon=True)
         proc.start()
         theirs.close()
+        os.set_blocking(mine.fileno(), False)  # the event loop reads what has come and never waits
         worker = _Worker(proc, mine)
         self._workers.append(worker)
-        self._loop.add_reader(mine.fileno(), self._answered, worker)
+        self._loop.add_reader(worker.fd, self._answered, worker)
         self._feed(worker)
 
     def _feed(self, worker: _Worker) -> None:
-        """Give ``worker`` waiting requests until it holds :data:`DEPTH`. A broken pipe puts the
-        request back at the head of the queue and replaces the worker (the new one is fed)."""
+        """Give ``worker`` waiting requests until it holds :data:`DEPTH`. A broken or full pipe
+        puts the request back at the head of the queue and replaces the worker (the new one is fed)."""
         while self._queue and not worker.dead and len(worker.sent) < DEPTH:
-            message, fut = self._queue.popleft()
+            message, fut, batch = self._queue.popleft()
             if fut.done():  # its client went away while it waited
                 continue
-            try:
-                worker.conn.send_bytes(message)  # a pipe holds DEPTH small requests: this never blocks
+            data = _frame(message)
+            try:  # a pipe holds DEPTH small requests: the write is whole
+                whole = os.write(worker.fd, data) == len(data)
             except OSError:
-                self._queue.appendleft((message, fut))
+                whole = False
+            if not whole:
+                self._queue.appendleft((message, fut, batch))
                 self._lost(worker)
                 return
-            worker.sent.append(fut)
+            worker.sent.append((fut, batch))
 
     def _answered(self, worker: _Worker) -> None:
-        """The reader callback: ``worker`` answered (every answer already in the pipe is taken), or
-        its pipe ended (the worker died)."""
+        """The reader callback: take what ``worker`` sent (whole answers go to their requests, a
+        part waits for the rest), or its pipe ended (the worker died)."""
+        ended = False
         try:
             while True:
-                answer = pickle.loads(worker.conn.recv_bytes())
-                fut = worker.sent.popleft() if worker.sent else None
-                if fut is not None and not fut.done():
-                    fut.set_result(answer)
-                if not worker.conn.poll(0):
+                chunk = os.read(worker.fd, 1 << 16)
+                if not chunk:
+                    ended = True
                     break
-        except (EOFError, OSError, pickle.UnpicklingError):
+                worker.buf += chunk
+        except BlockingIOError:
+            pass
+        except OSError:
+            ended = True
+        for message in _frames(worker.buf):
+            if not worker.sent:  # nothing asked for it: the pipe is out of step, drop the worker
+                ended = True
+                break
+            fut, batch = worker.sent.popleft()  # answers come in the order of the requests
+            try:
+                kind, value, noted = pickle.loads(message)
+            except Exception as e:  # noqa: BLE001 - checked in the worker; never expected here
+                kind, value, noted = "raised", RuntimeError(f"a worker's answer could not be read: {e}"), {}
+            if batch is not None:
+                for uid, seen_at in noted.items():
+                    batch.note(uid, seen_at)
+            if not fut.done():
+                fut.set_result((kind, value, noted))
+        if ended:
             self._lost(worker)
             return
         self._feed(worker)
 
     def _lost(self, worker: _Worker) -> None:
-        """A worker died: the requests in its pipe fail (503), and a new worker takes its place."""
+        """A worker died: the requests in its pipe fail (503), and a new worker takes its place,
+        at once, or after a pause growing to 30 s when workers keep dying within 5 s of their start."""
         if worker.dead:
             return
         worker.dead = True
         assert self._loop is not None
-        self._loop.remove_reader(worker.conn.fileno())
+        self._loop.remove_reader(worker.fd)
         worker.conn.close()
         worker.proc.join(timeout=0)  # reaped if it has exited
         self._workers.remove(worker)
         while worker.sent:
-            fut = worker.sent.popleft()
+            fut, _ = worker.sent.popleft()
             if not fut.done():
                 fut.set_exception(busy())
-        if not self._closed:
-            log.warning("a friends worker process (pid %s) died; starting another", worker.proc.pid)
+        if self._closed:
+            return
+        self._quick_deaths = self._quick_deaths + 1 if time.monotonic() - worker.started < 5.0 else 0
+        log.warning("a friends worker process (pid %s) died; starting another", worker.proc.pid)
+        if self._quick_deaths < 3:
             self._spawn()
+        elif self._respawn is None:
+            self._respawn = self._loop.call_later(min(30.0, 2.0 ** (self._quick_deaths - 2)), self._spawn)
+        if not self._workers:  # nobody to run the waiting requests for a while
+            while self._queue:
+                _, fut, _ = self._queue.popleft()
+                if not fut.done():
+                    fut.set_exception(busy())
 
     async def run(self, request: Request, fn: Callable[..., T], *args: Any) -> T:
         """``fn(db, account, *args)`` in a worker process, for the account of the request's session.
@@ -254,8 +343,9 @@ class ProcessCalls:
             What ``fn`` returned.
         Raises:
             HTTPException: 503 ``temporarily_unavailable`` when ``processes * DEPTH + max_waiting``
-                requests are in the pool already, when the worker died while holding it, or when
-                the pool is closed meanwhile; 401 ``login_required`` when the request has no live
+                requests are in the pool already, when no worker is alive (workers that keep dying
+                at their start are started again after a pause), when the worker died while
+                holding it, or when the pool is closed meanwhile; 401 ``login_required`` when the request has no live
                 session; the ``HTTPException`` ``fn`` raised, with its status, detail and headers.
             RuntimeError: the pool was never started or is closed.
             Exception: whatever else ``fn`` raised.
@@ -265,24 +355,21 @@ class ProcessCalls:
         if asyncio.get_running_loop() is not self._loop:
             # another event loop's request (a test client's own loop): the pool's state stays on its loop
             return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self.run(request, fn, *args), self._loop))
-        if self._in_flight >= self.processes * DEPTH + self.max_waiting:
+        if self._in_flight >= self.processes * DEPTH + self.max_waiting or not self._workers:
             raise busy()
         batch = getattr(request.app.state, "presence", None)
         message = pickle.dumps((request.cookies.get(COOKIE_NAME), batch is not None, fn, args))
         answer: asyncio.Future[_Answer] = self._loop.create_future()
         self._in_flight += 1
         try:
-            self._queue.append((message, answer))
+            self._queue.append((message, answer, batch))
             for worker in sorted(self._workers, key=lambda w: len(w.sent)):
                 self._feed(worker)
                 if not self._queue:
                     break
-            kind, value, noted = await answer
+            kind, value, _ = await answer  # the presence refreshes are noted when it comes
         finally:
             self._in_flight -= 1
-        if batch is not None:
-            for uid, seen_at in noted.items():
-                batch.note(uid, seen_at)
         if kind == "error":
             status, detail, headers = value
             raise HTTPException(status_code=status, detail=detail, headers=headers)
@@ -295,17 +382,19 @@ class ProcessCalls:
         the pipes closed (each worker ends after the request it runs), and the workers waited for
         (at most 5 s each, then killed). Later calls of :meth:`run` raise ``RuntimeError``."""
         self._closed = True
-        for _, fut in self._queue:
+        if self._respawn is not None:
+            self._respawn.cancel()
+        for _, fut, _ in self._queue:
             if not fut.done():
                 fut.set_exception(busy())
         self._queue.clear()
         workers, self._workers = self._workers, []
         for w in workers:
             if self._loop is not None and not w.dead:
-                self._loop.remove_reader(w.conn.fileno())
+                self._loop.remove_reader(w.fd)
             w.dead = True
             while w.sent:
-                fut = w.sent.popleft()
+                fut, _ = w.sent.popleft()
                 if not fut.done():
                     fut.set_exception(busy())
             w.conn.close()
@@ -313,8 +402,11 @@ class ProcessCalls:
 
 
 def _join_all(procs: list[Any]) -> None:
+    """Wait for ``procs`` to end, 5 s in all, then kill those left."""
+    deadline = time.monotonic() + 5.0
     for p in procs:
-        p.join(timeout=5)
+        p.join(timeout=max(0.0, deadline - time.monotonic()))
+    for p in procs:
         if p.is_alive():
             p.kill()
             p.join(timeout=5)
@@ -323,13 +415,14 @@ def _join_all(procs: list[Any]) -> None:
 def make_account_calls(processes: int, threads: int, db_url: str, name: str) -> AccountCalls | ProcessCalls:
     """The pool for an endpoint that many clients call at once: :class:`ProcessCalls` with
     ``processes`` workers, or :class:`~guandan.server.account_calls.AccountCalls` with ``threads``
-    threads named ``name`` when ``processes`` is 0 or the database is in-memory SQLite.
+    threads named ``name`` when ``processes`` is 0, the database is in-memory SQLite, or on
+    Windows (whose event loop cannot watch a pipe).
 
     Raises:
         ValueError: a negative ``processes``, ``threads`` below 1, or a URL that cannot be read.
     """
     if processes < 0:
         raise ValueError("processes must be >= 0")
-    if processes == 0 or in_memory_url(db_url):
+    if processes == 0 or in_memory_url(db_url) or sys.platform == "win32":  # no add_reader on a pipe there
         return AccountCalls(threads, name)
     return ProcessCalls(processes, db_url)
