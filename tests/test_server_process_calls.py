@@ -238,3 +238,31 @@ def test_a_full_pool_refuses_at_once_and_other_errors_come_back_as_raised(tmp_pa
         return out
 
     assert asyncio.run(scenario()) == ["alice"] * 4
+
+
+def test_guandan_serve_starts_two_workers_and_stops_them(tmp_path: Any) -> None:
+    import subprocess
+    import sys
+
+    base = [sys.executable, "-c", "from guandan.cli import main; main()", "serve", "--port", "0",
+            "--db", f"sqlite:///{tmp_path / 'gd.db'}", "--log-level", "warning"]
+    bad = subprocess.run([*base, "--friends-processes", "17"], capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "--friends-processes must be between 0 and 16" in bad.stderr
+    p = subprocess.Popen(base, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout is not None and "open http://" in p.stdout.readline()
+        deadline = time.monotonic() + 30
+        workers: list[int] = []
+        while time.monotonic() < deadline and len(workers) < 2:
+            # the workers are children of the forkserver, itself a child of the server
+            kids = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout.splitlines()
+            rows = [ln.split(None, 2) for ln in kids[1:]]
+            forkservers = {r[0] for r in rows if r[1] == str(p.pid) and "forkserver" in r[2]}
+            workers = [int(r[0]) for r in rows if r[1] in forkservers]
+            time.sleep(0.1)
+        assert len(workers) == 2
+    finally:
+        p.terminate()
+        p.wait(timeout=30)
+    time.sleep(0.5)
+    assert not any(alive(w) for w in workers)
