@@ -161,7 +161,9 @@ class Node:
                "--bot-delay", str(self.bot_delay_s), "--log-format", "kv", "--log-level", "info",
                # the sign-up limits are shared over the cluster through Redis and outlive one run
                "--guests-per-hour", "0", "--registrations-per-hour", "0", "--bot-games-per-address", "0",
-               *self.extra]
+               # the friends panel in the server's threads: worker processes cost each node a
+               # forkserver and two interpreters (tests/test_server_process_calls.py covers them)
+               "--friends-processes", "0", *self.extra]
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
         started = threading.Event()

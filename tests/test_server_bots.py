@@ -233,7 +233,7 @@ def test_sigterm_leaves_no_bot_process_behind(tmp_path):
         port = s.getsockname()[1]
     server = subprocess.Popen(
         [sys.executable, "-c", "from guandan.cli import main; main()", "serve", "--port", str(port),
-         "--db", str(tmp_path / "t.db"), "--bot-delay", "0"],
+         "--db", str(tmp_path / "t.db"), "--bot-delay", "0", "--friends-processes", "0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:

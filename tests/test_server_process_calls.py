@@ -240,6 +240,25 @@ def test_a_full_pool_refuses_at_once_and_other_errors_come_back_as_raised(tmp_pa
     assert asyncio.run(scenario()) == ["alice"] * 4
 
 
+def processes() -> dict[int, tuple[int, str]]:
+    """Every process now running: pid -> (parent pid, whole command line), read from ``/proc``."""
+    found: dict[int, tuple[int, str]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read().decode(errors="replace")
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                args = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # gone meanwhile
+            continue
+        # the name in brackets may hold spaces; the parent pid is the second field after it
+        ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        found[int(entry)] = (ppid, args)
+    return found
+
+
 def test_guandan_serve_starts_two_workers_and_stops_them(tmp_path: Any) -> None:
     import subprocess
     import sys
@@ -254,11 +273,11 @@ def test_guandan_serve_starts_two_workers_and_stops_them(tmp_path: Any) -> None:
         deadline = time.monotonic() + 30
         workers: list[int] = []
         while time.monotonic() < deadline and len(workers) < 2:
-            # the workers are children of the forkserver, itself a child of the server
-            kids = subprocess.run(["ps", "-eo", "pid,ppid,args"], capture_output=True, text=True).stdout.splitlines()
-            rows = [ln.split(None, 2) for ln in kids[1:]]
-            forkservers = {r[0] for r in rows if r[1] == str(p.pid) and "forkserver" in r[2]}
-            workers = [int(r[0]) for r in rows if r[1] in forkservers]
+            # the workers are children of the forkserver, itself a child of the server; read from
+            # /proc, not `ps`, whose columns are cut at 80 characters when its output is a pipe
+            rows = processes()
+            forkservers = {pid for pid, (ppid, args) in rows.items() if ppid == p.pid and "forkserver" in args}
+            workers = [pid for pid, (ppid, _) in rows.items() if ppid in forkservers]
             time.sleep(0.1)
         assert len(workers) == 2
     finally:
