@@ -29,8 +29,18 @@ traffic on this machine, which no change to presence can remove).
 from one repeat to the next), and the summary gives, per repeat, the presence runs' p99 minus the
 control runs': what presence itself adds, the poller's share taken out.
 
+``--interleave W`` measures the two in one run instead, so that a drift of the machine between runs
+(on the 2-core machine here the baseline moved between 788 and 1,229 actions/s within an hour) cannot
+fall on one kind more than on the other: one poller runs throughout, and its pages poll
+``/api/friends`` in even windows of ``W`` seconds and ``/healthz`` in odd ones (windows counted from
+one moment on the machine's monotonic clock, which the load test's ``--samples`` file shares). Each
+load test's samples are split by the window they arrived in, leaving out the first :data:`MARGIN_S`
+seconds of a window (polls of the other kind still in flight). Reported per load test: each kind's
+p99 over its windows, and, per pair of windows (presence, then control), the presence window's p99
+minus the control window's, with how many pairs are above zero.
+
 Usage: ``PYTHONPATH=src python scripts/bench_presence.py [--players 1000] [--friends 6] [--tables 200]
-[--deals 1] [--poll-s 20] [--repeats 2] [--control] [--path /api/friends] [--json FILE]``
+[--deals 1] [--poll-s 20] [--repeats 2] [--control | --interleave W] [--path /api/friends] [--json FILE]``
 """
 
 from __future__ import annotations
@@ -49,6 +59,10 @@ from typing import Any
 
 #: the friends panel's polling period (seconds): ``POLL_MS`` of ``static/js/friends.js``
 POLL_S = 20.0
+
+#: with ``--interleave``: seconds at the start of each window whose samples are left out (a poll of
+#: the previous window's kind may still be answered then; their p99 is well under 1 s)
+MARGIN_S = 2.0
 
 
 def seed_database(db_url: str, players: int, friends: int) -> list[str]:
@@ -90,12 +104,20 @@ def seed_database(db_url: str, players: int, friends: int) -> list[str]:
     return tokens
 
 
-def run_loadtest(url: str, tables: int, deals: int = 1) -> dict[str, Any]:
-    """One ``guandan loadtest`` of ``tables`` tables and ``deals`` deals against ``url``; its JSON report."""
+def run_loadtest(url: str, tables: int, deals: int = 1, samples: str | None = None) -> dict[str, Any]:
+    """One ``guandan loadtest`` of ``tables`` tables and ``deals`` deals against ``url``; its JSON report
+    (with ``samples``: its latency samples also written to that CSV file, ``--samples``)."""
+    extra = [] if samples is None else ["--samples", samples]
     out = subprocess.run([sys.executable, "-c", "from guandan.cli import main; main()", "loadtest", "-n", str(tables),
-                          "--deals", str(deals), "--url", url, "--seed", "0", "--json"],
+                          "--deals", str(deals), "--url", url, "--seed", "0", "--json", *extra],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
+
+
+def read_samples(path: str) -> list[tuple[float, float]]:
+    """The ``(arrived, latency_ms)`` pairs of a ``guandan loadtest --samples`` file."""
+    lines = Path(path).read_text().splitlines()[1:]
+    return [(float(a), float(b)) for a, b in (ln.split(",") for ln in lines)]
 
 
 #: What the pages poll in each kind of run (``baseline``: no pages).
@@ -127,6 +149,52 @@ def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def alternating(spec: str) -> tuple[float, float] | None:
+    """``"alternate:T0:W"`` (the poller's path with ``--interleave``) as ``(T0, W)``, else ``None``."""
+    if not spec.startswith("alternate:"):
+        return None
+    _, t0, w = spec.split(":")
+    return float(t0), float(w)
+
+
+def window_of(at: float, t0: float, window_s: float) -> int:
+    """The window (0, 1, ...) that the monotonic time ``at`` falls in; even windows poll presence."""
+    return int((at - t0) // window_s)
+
+
+def interleaved_p99(samples: list[tuple[float, float]], t0: float, window_s: float,
+                    margin_s: float = MARGIN_S) -> dict[str, Any]:
+    """Split ``(arrived, latency_ms)`` samples by window (``--interleave``) and compare the kinds.
+
+    Returns:
+        ``{"presence_p99_ms", "control_p99_ms"}`` over all their windows' samples (the first
+        ``margin_s`` of each window left out), and ``"pairs"``: per pair of windows (``2j``: presence,
+        ``2j + 1``: control) with samples in both, the presence window's p99 minus the control's
+        (``each``, ``mean``, ``above_zero``, ``of``); ``"samples"``: how many were counted per kind.
+    """
+    from guandan.server.loadtest import percentile
+
+    by_window: dict[int, list[float]] = {}
+    for at, ms in samples:
+        k = window_of(at, t0, window_s)
+        if k >= 0 and at - (t0 + k * window_s) >= margin_s:
+            by_window.setdefault(k, []).append(ms)
+    kinds = {"presence": [ms for k, v in by_window.items() if k % 2 == 0 for ms in v],
+             "control": [ms for k, v in by_window.items() if k % 2 == 1 for ms in v]}
+    diffs = []
+    for k in sorted(by_window):
+        if k % 2 == 0 and k + 1 in by_window:
+            a, b = percentile(by_window[k], 0.99), percentile(by_window[k + 1], 0.99)
+            assert a is not None and b is not None
+            diffs.append(round(a - b, 2))
+    out: dict[str, Any] = {f"{kind}_p99_ms": (round(v, 2) if (v := percentile(ms, 0.99)) is not None else None)
+                           for kind, ms in kinds.items()}
+    out["samples"] = {kind: len(ms) for kind, ms in kinds.items()}
+    out["pairs"] = {"each": diffs, "mean": round(sum(diffs) / len(diffs), 2) if diffs else None,
+                    "above_zero": sum(d > 0 for d in diffs), "of": len(diffs)}
+    return out
+
+
 async def _poll(url: str, tokens: list[str], poll_s: float, stop: Path, seed: int,
                 path: str = "/api/friends") -> dict[str, Any]:
     import httpx
@@ -134,6 +202,8 @@ async def _poll(url: str, tokens: list[str], poll_s: float, stop: Path, seed: in
     rng = random.Random(seed)
     statuses: dict[str, int] = {}
     times: list[float] = []
+    alternate = alternating(path)
+    by_path: dict[str, list[float]] = {}
     limits = httpx.Limits(max_connections=64, max_keepalive_connections=64)
     async with httpx.AsyncClient(base_url=url, timeout=30, limits=limits) as http:
 
@@ -141,19 +211,28 @@ async def _poll(url: str, tokens: list[str], poll_s: float, stop: Path, seed: in
             await asyncio.sleep(rng.uniform(0, poll_s))
             while not stop.exists():
                 t = time.monotonic()
+                where = path if alternate is None else \
+                    ARM_PATHS["presence" if window_of(t, *alternate) % 2 == 0 else "control"]
                 try:
-                    r = await http.get(path, headers={"cookie": f"gd_session={token}"})
+                    r = await http.get(where, headers={"cookie": f"gd_session={token}"})
                     key = str(r.status_code)
                 except httpx.HTTPError as e:
                     key = type(e).__name__
                 times.append((time.monotonic() - t) * 1000.0)
+                by_path.setdefault(where, []).append(times[-1])
                 statuses[key] = statuses.get(key, 0) + 1
                 await asyncio.sleep(max(0.0, poll_s - (time.monotonic() - t)))
 
         await asyncio.gather(*(page(tok) for tok in tokens))
     times.sort()
     pick = (lambda q: round(times[min(len(times) - 1, int(q * len(times)))], 2)) if times else (lambda q: None)
-    return {"polls": len(times), "statuses": statuses, "p50_ms": pick(0.5), "p99_ms": pick(0.99)}
+    out: dict[str, Any] = {"polls": len(times), "statuses": statuses, "p50_ms": pick(0.5), "p99_ms": pick(0.99)}
+    if alternate is not None:
+        from guandan.server.loadtest import percentile
+
+        out["by_path"] = {where: {"polls": len(v), "p50_ms": round(percentile(v, 0.5) or 0, 2),
+                                  "p99_ms": round(percentile(v, 0.99) or 0, 2)} for where, v in by_path.items()}
+    return out
 
 
 def poller_main(url: str, tokens_file: str, poll_s: float, stop: str, out: str, path: str = "/api/friends") -> None:
@@ -161,6 +240,46 @@ def poller_main(url: str, tokens_file: str, poll_s: float, stop: str, out: str, 
     tokens = json.loads(Path(tokens_file).read_text())
     figures = asyncio.run(_poll(url, tokens, poll_s, Path(stop), seed=1, path=path))
     Path(out).write_text(json.dumps(figures))
+
+
+def interleave(url: str, tokens_file: str, tmp: str, args: Any) -> list[dict[str, Any]]:
+    """``--interleave``: one alternating poller, ``args.repeats`` load tests with their samples; a
+    row per load test (its report's figures and :func:`interleaved_p99`)."""
+    stop, out = os.path.join(tmp, "stop-interleave"), os.path.join(tmp, "poll-interleave.json")
+    t0 = time.monotonic()
+    poller = subprocess.Popen([sys.executable, __file__, "--poller", url, tokens_file, str(args.poll_s), stop, out,
+                               f"alternate:{t0!r}:{args.interleave!r}"])
+    runs: list[dict[str, Any]] = []
+    try:
+        time.sleep(args.poll_s)  # every page has polled once
+        for k in range(args.repeats):
+            samples = os.path.join(tmp, f"samples{k}.csv")
+            report = run_loadtest(url, args.tables, args.deals, samples)
+            row: dict[str, Any] = {"repeat": k, "run": "interleaved", **{
+                key: report[key] for key in ("actions_per_s", "p50_ms", "p99_ms", "max_ms", "n_errors")},
+                **interleaved_p99(read_samples(samples), t0, args.interleave)}
+            runs.append(row)
+            print(json.dumps(row), flush=True)
+    finally:
+        Path(stop).touch()
+        poller.wait(timeout=args.poll_s + 60)
+    polls = json.loads(Path(out).read_text())
+    print(json.dumps({"polls": polls}), flush=True)
+    if runs:
+        runs[-1]["polls"] = polls
+    return runs
+
+
+def summarise_interleaved(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    """Over the load tests of ``--interleave``: each one's presence p99 minus control p99 (pooled
+    windows), and all window pairs together."""
+    pooled = [round(r["presence_p99_ms"] - r["control_p99_ms"], 2) for r in runs
+              if r.get("presence_p99_ms") is not None and r.get("control_p99_ms") is not None]
+    pairs = [d for r in runs for d in r["pairs"]["each"]]
+    return {"presence_minus_control_ms": {"each": pooled, "mean": round(sum(pooled) / len(pooled), 2) if pooled else None,
+                                          "above_zero": sum(d > 0 for d in pooled), "of": len(pooled)},
+            "window_pairs": {"mean": round(sum(pairs) / len(pairs), 2) if pairs else None,
+                             "above_zero": sum(d > 0 for d in pairs), "of": len(pairs)}}
 
 
 def main() -> None:
@@ -177,6 +296,9 @@ def main() -> None:
                     help="in every repeat also a control run: the same pages polling /healthz, which costs the "
                          "server almost nothing (the poller's own CPU and HTTP traffic); the summary then gives "
                          "presence minus control")
+    ap.add_argument("--interleave", type=float, default=None, metavar="W",
+                    help="one poller throughout, presence in even windows of W seconds and /healthz in odd ones; "
+                         "each of --repeats load tests compared window by window (module docstring)")
     ap.add_argument("--friends-processes", type=int, default=None,
                     help="the server's --friends-processes (default: guandan serve's, 2; 0: the panel in "
                          "threads of the server process, as before 2026-12-07)")
@@ -195,6 +317,8 @@ def main() -> None:
         raise SystemExit("--path starts with /")
     if args.players < 2 or args.tables < 1 or args.repeats < 1 or args.poll_s <= 0 or args.deals < 1:
         raise SystemExit("--players >= 2, --tables >= 1, --repeats >= 1, --deals >= 1 and --poll-s > 0")
+    if args.interleave is not None and (args.control or args.interleave <= 2 * MARGIN_S):
+        raise SystemExit(f"--interleave W takes W > {2 * MARGIN_S:g} s, without --control")
     arms = ["baseline", "presence"] + (["control"] if args.control else [])
     paths = {**ARM_PATHS, "presence": args.path}
     tmp = tempfile.TemporaryDirectory(prefix="guandan-presence-")
@@ -208,7 +332,9 @@ def main() -> None:
     runs: list[dict[str, Any]] = []
     extra = [] if args.friends_processes is None else ["--friends-processes", str(args.friends_processes)]
     with spawn_server(0.0, 90.0, extra_args=extra, db_url=db_url) as url:  # the load test's own server, on this database
-        for k in range(args.repeats):
+        if args.interleave is not None:
+            runs = interleave(url, tokens_file, tmp.name, args)
+        for k in range(args.repeats if args.interleave is None else 0):
             for kind in arm_order(arms, k):
                 poller = None
                 stop = os.path.join(tmp.name, f"stop{k}{kind}")
@@ -227,10 +353,10 @@ def main() -> None:
                 runs.append(row)
                 print(json.dumps(row), flush=True)
     print(f"load average after: {os.getloadavg()}", flush=True)
-    summary = summarise(runs)
+    summary = summarise(runs) if args.interleave is None else summarise_interleaved(runs)
     print(json.dumps({"summary": summary}), flush=True)
     result = {"players": args.players, "friends": args.friends, "tables": args.tables, "deals": args.deals,
-              "friends_processes": args.friends_processes,
+              "friends_processes": args.friends_processes, "interleave_s": args.interleave,
               "poll_s": args.poll_s, "path": args.path, "runs": runs, "summary": summary}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))

@@ -46,3 +46,33 @@ def test_summary_without_a_control_has_no_difference() -> None:
                                   {"repeat": 0, "run": "presence", "p99_ms": 12.0}])
     assert set(s) == {"presence_rise_ms"}
     assert s["presence_rise_ms"]["each"] == [2.0]
+
+
+def test_interleaved_samples_are_split_by_window_without_each_window_s_first_seconds() -> None:
+    """--interleave: even windows poll presence, odd ones /healthz; a window's first MARGIN_S
+    seconds and anything before the first window are left out; pairs need both windows."""
+    assert bench_presence.MARGIN_S == 2.0
+    assert bench_presence.alternating("alternate:100.5:30.0") == (100.5, 30.0)
+    assert bench_presence.alternating("/api/friends") is None
+    t0, w = 100.0, 10.0
+    samples = [(95.0, 500.0), (101.0, 999.0)]  # before the first window; in window 0's margin
+    samples += [(103.0 + i * 0.05, float(v)) for i, v in enumerate(range(1, 101))]  # window 0: 1..100
+    samples += [(111.9, 777.0)]  # window 1's margin
+    samples += [(112.0 + i * 0.05, float(v)) for i, v in enumerate(range(2, 102))]  # window 1: 2..101
+    samples += [(122.5 + i * 0.1, 5.0) for i in range(10)]  # window 2: ten 5 ms, no window 3
+    out = bench_presence.interleaved_p99(samples, t0, w)
+    assert out["samples"] == {"presence": 110, "control": 100}
+    # nearest rank: the 109th of 110 (1..100 and ten 5s) is 99; the 99th of 2..101 is 100
+    assert out["presence_p99_ms"] == 99.0 and out["control_p99_ms"] == 100.0
+    # window 0's p99 is 99, window 1's 100: one pair; window 2 has no partner
+    assert out["pairs"] == {"each": [-1.0], "mean": -1.0, "above_zero": 0, "of": 1}
+
+
+def test_interleaved_summary_pools_the_load_tests() -> None:
+    runs = [
+        {"presence_p99_ms": 12.0, "control_p99_ms": 10.5, "pairs": {"each": [1.0, -2.0]}},
+        {"presence_p99_ms": 9.0, "control_p99_ms": 10.0, "pairs": {"each": [3.0]}},
+    ]
+    s = bench_presence.summarise_interleaved(runs)
+    assert s["presence_minus_control_ms"] == {"each": [1.5, -1.0], "mean": 0.25, "above_zero": 1, "of": 2}
+    assert s["window_pairs"] == {"mean": 0.67, "above_zero": 2, "of": 3}

@@ -753,9 +753,11 @@ def test_restart_mid_game_continues_to_the_end(live):
 def test_loadtest_against_a_started_server():
     """``run_loadtest`` starts ``guandan serve`` on a free loopback port, plays two tables through
     the real API (guest accounts, rooms, bots, websockets) and reports throughput and latency."""
-    from guandan.server.loadtest import run_loadtest
+    from guandan.server.loadtest import percentile, run_loadtest
 
+    before = time.monotonic()
     report = run_loadtest(tables=2, deals=1, timeout_s=120)
+    after = time.monotonic()
     assert report.errors == [] and report.n_errors == 0
     assert report.tables_done == 2 and not report.timed_out
     assert report.url.startswith("http://127.0.0.1:")
@@ -763,6 +765,34 @@ def test_loadtest_against_a_started_server():
     assert report.actions >= 2 * 27 and report.person_actions >= 2
     assert report.actions_per_s > 0 and 0 < report.p50_ms <= report.p99_ms <= report.max_ms
     assert report.p99_ms <= report.p99_parsed_ms  # each sample's arrival comes before its parse
+    # every sample with its arrival on this machine's monotonic clock, inside the run; not in the JSON
+    assert len(report.samples) == report.person_actions
+    assert all(before < at < after and ms > 0 for at, ms in report.samples)
+    latencies = [ms for _, ms in report.samples]
+    assert round(max(latencies), 2) == report.max_ms and round(percentile(latencies, 0.99), 2) == report.p99_ms
+    assert "samples" not in report.to_json() and report.to_json()["p99_ms"] == report.p99_ms
+
+
+def test_loadtest_writes_its_samples(tmp_path: Any) -> None:
+    """``guandan loadtest --samples FILE``: one CSV line per latency sample; an unwritable FILE is
+    refused before the run starts."""
+    from typer.testing import CliRunner
+
+    from guandan.cli import app
+
+    runner = CliRunner()
+    r = runner.invoke(app, ["loadtest", "-n", "1", "--samples", str(tmp_path / "no-such-dir" / "s.csv")])
+    assert r.exit_code == 2 and "--samples: cannot write" in r.output and "Traceback" not in r.output
+    out = tmp_path / "s.csv"
+    r = runner.invoke(app, ["loadtest", "-n", "2", "--samples", str(out), "--json", "--no-replay-check"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout.strip().splitlines()[-1])
+    lines = out.read_text().splitlines()
+    assert lines[0] == "arrived_monotonic_s,latency_ms"
+    rows = [tuple(float(x) for x in ln.split(",")) for ln in lines[1:]]
+    assert len(rows) == report["person_actions"] >= 2
+    assert all(0 < at <= time.monotonic() and ms > 0 for at, ms in rows)
+    assert abs(max(ms for _, ms in rows) - report["max_ms"]) <= 0.01
 
 
 def test_loadtest_spreads_tables_over_two_urls_and_replays_every_record():

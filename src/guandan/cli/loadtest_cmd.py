@@ -26,6 +26,11 @@ def loadtest_command(
         True, "--replay-check/--no-replay-check", help="Download and replay every stored game of the run at the end (not with --round: a match goes on after its deals)."
     ),
     json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    samples: str = typer.Option(
+        None, "--samples", metavar="FILE",
+        help="Also write every latency sample to FILE as CSV (arrived_monotonic_s,latency_ms: the arrival on "
+             "the machine's monotonic clock, for setting the samples beside what another process did then).",
+    ),
     round_: bool = typer.Option(
         False, "--round",
         help="Play the tables as one round of an online tournament instead: 2N accounts as N pairs of people "
@@ -62,6 +67,13 @@ def loadtest_command(
     if round_ and spectators:
         err.print(error_text("--round plays without spectators (a tournament table's spectators see it delayed)"))
         raise typer.Exit(2)
+    if samples is not None:
+        try:  # refused now, not after a run of minutes
+            with open(samples, "a", encoding="utf-8"):
+                pass
+        except OSError as e:
+            err.print(error_text(f"--samples: cannot write {samples!r}: {e.strerror or e}"))
+            raise typer.Exit(2) from None
     if round_:
         replay_check = False  # a round's games go on after D deals: no record is complete
     try:
@@ -85,6 +97,14 @@ def loadtest_command(
     except LoadTestError as e:
         err.print(error_text(e))
         raise typer.Exit(2) from None
+    if samples is not None:
+        from guandan.server.loadtest import write_samples
+
+        try:
+            write_samples(report, samples)
+        except OSError as e:
+            err.print(error_text(f"--samples: cannot write {samples!r}: {e.strerror or e}"))
+            raise typer.Exit(2) from None
     if json_out:
         print(json.dumps(report.to_json()))
     else:

@@ -92,6 +92,12 @@ class LoadReport:
             64 calls at once); ``start_actions``: the bots' actions of that phase, left out of
             the measured window.
         timed_out: the deadline stopped the run.
+        samples: every latency sample of ``p99_ms`` as ``(arrived, latency_ms)``, in the order
+            they were taken, where ``arrived`` is ``time.monotonic()`` (seconds) when the
+            answering frame arrived: on Linux one clock for every process of the machine, so the
+            samples can be set beside what another process did at the time. Not in
+            :meth:`to_json` (a run of 5 deals at 200 tables has about 20,000); ``guandan loadtest
+            --samples FILE`` writes them.
     """
 
     url: str
@@ -119,10 +125,11 @@ class LoadReport:
     errors: list[str] = field(default_factory=list)
     n_errors: int = 0
     timed_out: bool = False
+    samples: list[tuple[float, float]] = field(default_factory=list, repr=False)
 
     def to_json(self) -> dict[str, Any]:
-        """The report as a JSON-ready dict."""
-        return dict(self.__dict__)
+        """The report as a JSON-ready dict, without :attr:`samples`."""
+        return {k: v for k, v in self.__dict__.items() if k != "samples"}
 
 
 def percentile(samples: list[float], q: float) -> float | None:
@@ -308,6 +315,8 @@ class _Shared:
     started: list[float] = field(default_factory=list)
     finished: list[float] = field(default_factory=list)
     latencies: list[float] = field(default_factory=list)
+    #: when each of ``latencies`` arrived (``time.monotonic()``, s)
+    latency_at: list[float] = field(default_factory=list)
     #: the same samples timed after the client parsed the frame (what ``latencies`` was before
     #: 2026-12-07): it adds the load generator's own queue of frames to parse
     parsed_latencies: list[float] = field(default_factory=list)
@@ -447,6 +456,7 @@ async def _play(i: int, ws: Any, room_id: str, deals: int, shared: _Shared, rng:
             # seat, read while the player waited to send)
             if pending is not None and seq > pending[1] and arrived >= pending[0]:
                 shared.latencies.append((arrived - pending[0]) * 1000.0)
+                shared.latency_at.append(arrived)
                 shared.parsed_latencies.append((now - pending[0]) * 1000.0)
                 pending = None
             v = f["view"]
@@ -675,7 +685,23 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
         errors=shared.errors,
         n_errors=shared.n_errors,
         timed_out=shared.done < tables and time.monotonic() >= shared.deadline,
+        samples=list(zip(shared.latency_at, shared.latencies)),
     )
+
+
+def write_samples(report: LoadReport, path: str) -> int:
+    """Write ``report.samples`` to ``path`` as CSV: a header ``arrived_monotonic_s,latency_ms``,
+    then one line per sample (seconds to the microsecond, milliseconds to 0.001).
+
+    Returns:
+        The number of samples written.
+    Raises:
+        OSError: the file cannot be written.
+    """
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        f.write("arrived_monotonic_s,latency_ms\n")
+        f.writelines(f"{at:.6f},{ms:.3f}\n" for at, ms in report.samples)
+    return len(report.samples)
 
 
 def _r(x: float | None) -> float | None:
@@ -744,4 +770,5 @@ __all__ = [
     "run_measured",
     "spawn_server",
     "split_urls",
+    "write_samples",
 ]

@@ -273,6 +273,7 @@ async def run_round_load(url: str | Sequence[str], tables: int, deals: int = 1, 
         setup_s=round(start - t0, 3), start_s=round(start - min(shared.started), 3) if shared.started else 0.0,
         start_actions=shared.start_actions, errors=shared.errors, n_errors=shared.n_errors,
         timed_out=shared.done < len(seats) and time.monotonic() >= shared.deadline,
+        samples=list(zip(shared.latency_at, shared.latencies)),
     )
 
 
