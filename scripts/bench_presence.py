@@ -34,13 +34,16 @@ control runs': what presence itself adds, the poller's share taken out.
 fall on one kind more than on the other: one poller runs throughout, and its pages poll
 ``/api/friends`` in even windows of ``W`` seconds and ``/healthz`` in odd ones (windows counted from
 one moment on the machine's monotonic clock, which the load test's ``--samples`` file shares). Each
-load test's samples are split by the window they arrived in, leaving out the first :data:`MARGIN_S`
-seconds of a window (polls of the other kind still in flight). Reported per load test: each kind's
+load test's samples are split by the window they arrived in, leaving out the first ``--margin``
+seconds of a window (default :data:`MARGIN_S`: polls of the other kind still in flight; 6 s also
+leaves out the presence refreshes that polls of the previous window noted, which the server writes
+every 5 s). Reported per load test: each kind's
 p99 over its windows, and, per pair of windows (presence, then control), the presence window's p99
 minus the control window's, with how many pairs are above zero.
 
 Usage: ``PYTHONPATH=src python scripts/bench_presence.py [--players 1000] [--friends 6] [--tables 200]
-[--deals 1] [--poll-s 20] [--repeats 2] [--control | --interleave W] [--path /api/friends] [--json FILE]``
+[--deals 1] [--poll-s 20] [--repeats 2] [--control | --interleave W [--margin 2]] [--path /api/friends]
+[--json FILE]``
 """
 
 from __future__ import annotations
@@ -60,9 +63,13 @@ from typing import Any
 #: the friends panel's polling period (seconds): ``POLL_MS`` of ``static/js/friends.js``
 POLL_S = 20.0
 
-#: with ``--interleave``: seconds at the start of each window whose samples are left out (a poll of
-#: the previous window's kind may still be answered then; their p99 is well under 1 s)
+#: with ``--interleave``: default seconds at the start of each window whose samples are left out (a
+#: poll of the previous window's kind may still be answered then; their p99 is well under 1 s)
 MARGIN_S = 2.0
+
+#: with ``--interleave``: a pair of windows is compared only when both hold this many samples (the
+#: last window of a load test may hold a few dozen, whose p99 is their slowest one)
+MIN_PAIR_SAMPLES = 1000
 
 
 def seed_database(db_url: str, players: int, friends: int) -> list[str]:
@@ -163,13 +170,13 @@ def window_of(at: float, t0: float, window_s: float) -> int:
 
 
 def interleaved_p99(samples: list[tuple[float, float]], t0: float, window_s: float,
-                    margin_s: float = MARGIN_S) -> dict[str, Any]:
+                    margin_s: float = MARGIN_S, min_pair: int = MIN_PAIR_SAMPLES) -> dict[str, Any]:
     """Split ``(arrived, latency_ms)`` samples by window (``--interleave``) and compare the kinds.
 
     Returns:
         ``{"presence_p99_ms", "control_p99_ms"}`` over all their windows' samples (the first
         ``margin_s`` of each window left out), and ``"pairs"``: per pair of windows (``2j``: presence,
-        ``2j + 1``: control) with samples in both, the presence window's p99 minus the control's
+        ``2j + 1``: control) with ``min_pair`` samples or more in both, the presence window's p99 minus the control's
         (``each``, ``mean``, ``above_zero``, ``of``); ``"samples"``: how many were counted per kind.
     """
     from guandan.server.loadtest import percentile
@@ -183,7 +190,7 @@ def interleaved_p99(samples: list[tuple[float, float]], t0: float, window_s: flo
              "control": [ms for k, v in by_window.items() if k % 2 == 1 for ms in v]}
     diffs = []
     for k in sorted(by_window):
-        if k % 2 == 0 and k + 1 in by_window:
+        if k % 2 == 0 and min(len(by_window[k]), len(by_window.get(k + 1, ()))) >= min_pair:
             a, b = percentile(by_window[k], 0.99), percentile(by_window[k + 1], 0.99)
             assert a is not None and b is not None
             diffs.append(round(a - b, 2))
@@ -257,7 +264,7 @@ def interleave(url: str, tokens_file: str, tmp: str, args: Any) -> list[dict[str
             report = run_loadtest(url, args.tables, args.deals, samples)
             row: dict[str, Any] = {"repeat": k, "run": "interleaved", **{
                 key: report[key] for key in ("actions_per_s", "p50_ms", "p99_ms", "max_ms", "n_errors")},
-                **interleaved_p99(read_samples(samples), t0, args.interleave)}
+                **interleaved_p99(read_samples(samples), t0, args.interleave, args.margin)}
             runs.append(row)
             print(json.dumps(row), flush=True)
     finally:
@@ -299,6 +306,8 @@ def main() -> None:
     ap.add_argument("--interleave", type=float, default=None, metavar="W",
                     help="one poller throughout, presence in even windows of W seconds and /healthz in odd ones; "
                          "each of --repeats load tests compared window by window (module docstring)")
+    ap.add_argument("--margin", type=float, default=MARGIN_S,
+                    help=f"with --interleave: seconds left out at the start of each window ({MARGIN_S:g})")
     ap.add_argument("--friends-processes", type=int, default=None,
                     help="the server's --friends-processes (default: guandan serve's, 2; 0: the panel in "
                          "threads of the server process, as before 2026-12-07)")
@@ -317,8 +326,8 @@ def main() -> None:
         raise SystemExit("--path starts with /")
     if args.players < 2 or args.tables < 1 or args.repeats < 1 or args.poll_s <= 0 or args.deals < 1:
         raise SystemExit("--players >= 2, --tables >= 1, --repeats >= 1, --deals >= 1 and --poll-s > 0")
-    if args.interleave is not None and (args.control or args.interleave <= 2 * MARGIN_S):
-        raise SystemExit(f"--interleave W takes W > {2 * MARGIN_S:g} s, without --control")
+    if args.interleave is not None and (args.control or args.margin < 0 or args.interleave <= 2 * args.margin):
+        raise SystemExit("--interleave W takes W > 2 x --margin (>= 0), without --control")
     arms = ["baseline", "presence"] + (["control"] if args.control else [])
     paths = {**ARM_PATHS, "presence": args.path}
     tmp = tempfile.TemporaryDirectory(prefix="guandan-presence-")
@@ -357,6 +366,7 @@ def main() -> None:
     print(json.dumps({"summary": summary}), flush=True)
     result = {"players": args.players, "friends": args.friends, "tables": args.tables, "deals": args.deals,
               "friends_processes": args.friends_processes, "interleave_s": args.interleave,
+              "margin_s": args.margin if args.interleave is not None else None,
               "poll_s": args.poll_s, "path": args.path, "runs": runs, "summary": summary}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))

@@ -60,11 +60,13 @@ def test_interleaved_samples_are_split_by_window_without_each_window_s_first_sec
     samples += [(111.9, 777.0)]  # window 1's margin
     samples += [(112.0 + i * 0.05, float(v)) for i, v in enumerate(range(2, 102))]  # window 1: 2..101
     samples += [(122.5 + i * 0.1, 5.0) for i in range(10)]  # window 2: ten 5 ms, no window 3
-    out = bench_presence.interleaved_p99(samples, t0, w)
-    assert out["samples"] == {"presence": 110, "control": 100}
-    # nearest rank: the 109th of 110 (1..100 and ten 5s) is 99; the 99th of 2..101 is 100
-    assert out["presence_p99_ms"] == 99.0 and out["control_p99_ms"] == 100.0
-    # window 0's p99 is 99, window 1's 100: one pair; window 2 has no partner
+    assert bench_presence.interleaved_p99(samples, t0, w)["pairs"]["of"] == 0  # under MIN_PAIR_SAMPLES (1,000)
+    samples += [(133.0, 2000.0)]  # window 3: one slow sample, too few for a pair
+    out = bench_presence.interleaved_p99(samples, t0, w, min_pair=100)
+    assert out["samples"] == {"presence": 110, "control": 101}
+    # nearest rank: the 109th of 110 (1..100 and ten 5s) is 99; the 100th of 2..101 and 2000 is 101
+    assert out["presence_p99_ms"] == 99.0 and out["control_p99_ms"] == 101.0
+    # window 0's p99 is 99, window 1's 100: one pair; window 2's partner has 1 sample, under 100
     assert out["pairs"] == {"each": [-1.0], "mean": -1.0, "above_zero": 0, "of": 1}
 
 
