@@ -67,13 +67,16 @@ def loadtest_command(
     if round_ and spectators:
         err.print(error_text("--round plays without spectators (a tournament table's spectators see it delayed)"))
         raise typer.Exit(2)
+    def unwritable(e: OSError) -> typer.Exit:
+        err.print(error_text(f"--samples: cannot write {samples!r}: {e.strerror or e}"))
+        return typer.Exit(2)
+
     if samples is not None:
         try:  # refused now, not after a run of minutes
             with open(samples, "a", encoding="utf-8"):
                 pass
         except OSError as e:
-            err.print(error_text(f"--samples: cannot write {samples!r}: {e.strerror or e}"))
-            raise typer.Exit(2) from None
+            raise unwritable(e) from None
     if round_:
         replay_check = False  # a round's games go on after D deals: no record is complete
     try:
@@ -103,8 +106,7 @@ def loadtest_command(
         try:
             write_samples(report, samples)
         except OSError as e:
-            err.print(error_text(f"--samples: cannot write {samples!r}: {e.strerror or e}"))
-            raise typer.Exit(2) from None
+            raise unwritable(e) from None
     if json_out:
         print(json.dumps(report.to_json()))
     else:
