@@ -37,12 +37,15 @@ one moment on the machine's monotonic clock, which the load test's ``--samples``
 load test's samples are split by the window they arrived in, leaving out the first ``--margin``
 seconds of a window (default :data:`MARGIN_S`: polls of the other kind still in flight; 6 s also
 leaves out the presence refreshes that polls of the previous window noted, which the server writes
-every 5 s). Reported per load test: each kind's
+every 5 s). Each load test's first ``--skip-start`` seconds (default :data:`START_S`: its start
+burst) are compared apart, by the kind of window they fell in, and the bench waits before each load
+test so that their starts alternate between the kinds (:func:`start_wait`). Reported per load test: each kind's
 p99 over its windows, and, per pair of windows (presence, then control), the presence window's p99
 minus the control window's, with how many pairs are above zero.
 
 Usage: ``PYTHONPATH=src python scripts/bench_presence.py [--players 1000] [--friends 6] [--tables 200]
-[--deals 1] [--poll-s 20] [--repeats 2] [--control | --interleave W [--margin 2]] [--path /api/friends]
+[--deals 1] [--poll-s 20] [--repeats 2] [--control | --interleave W [--margin 2] [--skip-start 5]]
+[--path /api/friends]
 [--json FILE]``
 """
 
@@ -70,6 +73,13 @@ MARGIN_S = 2.0
 #: with ``--interleave``: a pair of windows is compared only when both hold this many samples (the
 #: last window of a load test may hold a few dozen, whose p99 is their slowest one)
 MIN_PAIR_SAMPLES = 1000
+
+#: with ``--interleave``: default seconds at the start of each load test whose samples are compared
+#: apart (``--skip-start``). Every load test starts with a burst (every table's first action at
+#: once: p99 43-55 ms over its first 5 s, 7-15 ms after), which would otherwise count for whichever
+#: kind of window it falls in. On 2026-12-07 the runs' length locked onto the windows' period and
+#: the bursts of 6 load tests out of 6 fell in presence windows.
+START_S = 5.0
 
 
 def seed_database(db_url: str, players: int, friends: int) -> list[str]:
@@ -170,7 +180,8 @@ def window_of(at: float, t0: float, window_s: float) -> int:
 
 
 def interleaved_p99(samples: list[tuple[float, float]], t0: float, window_s: float,
-                    margin_s: float = MARGIN_S, min_pair: int = MIN_PAIR_SAMPLES) -> dict[str, Any]:
+                    margin_s: float = MARGIN_S, min_pair: int = MIN_PAIR_SAMPLES,
+                    start_s: float = 0.0) -> dict[str, Any]:
     """Split ``(arrived, latency_ms)`` samples by window (``--interleave``) and compare the kinds.
 
     Returns:
@@ -178,11 +189,18 @@ def interleaved_p99(samples: list[tuple[float, float]], t0: float, window_s: flo
         ``margin_s`` of each window left out), and ``"pairs"``: per pair of windows (``2j``: presence,
         ``2j + 1``: control) with ``min_pair`` samples or more in both, the presence window's p99 minus the control's
         (``each``, ``mean``, ``above_zero``, ``of``); ``"samples"``: how many were counted per kind.
+        With ``start_s`` > 0 the samples of the load test's first ``start_s`` seconds (from its
+        first sample on) are not in the windows but in ``"start"``: ``{"kind"`` (the kind of window
+        the first sample fell in), ``"p99_ms"``, ``"samples"}``.
     """
     from guandan.server.loadtest import percentile
 
     by_window: dict[int, list[float]] = {}
+    first = min((at for at, _ in samples), default=0.0)
+    burst = [ms for at, ms in samples if at - first < start_s]
     for at, ms in samples:
+        if at - first < start_s:
+            continue
         k = window_of(at, t0, window_s)
         if k >= 0 and at - (t0 + k * window_s) >= margin_s:
             by_window.setdefault(k, []).append(ms)
@@ -199,6 +217,10 @@ def interleaved_p99(samples: list[tuple[float, float]], t0: float, window_s: flo
     out["samples"] = {kind: len(ms) for kind, ms in kinds.items()}
     out["pairs"] = {"each": diffs, "mean": round(sum(diffs) / len(diffs), 2) if diffs else None,
                     "above_zero": sum(d > 0 for d in diffs), "of": len(diffs)}
+    if start_s > 0 and samples:
+        p = percentile(burst, 0.99)
+        out["start"] = {"kind": "presence" if window_of(first, t0, window_s) % 2 == 0 else "control",
+                        "p99_ms": None if p is None else round(p, 2), "samples": len(burst)}
     return out
 
 
@@ -249,6 +271,15 @@ def poller_main(url: str, tokens_file: str, poll_s: float, stop: str, out: str, 
     Path(out).write_text(json.dumps(figures))
 
 
+def start_wait(now: float, t0: float, window_s: float, setup_s: float, kind: int) -> float:
+    """Seconds to wait before launching a load test so that its first sample, ``setup_s`` after the
+    launch (the previous load test's setup time), comes in the middle of a window of ``kind`` (0:
+    presence, 1: control). The bench alternates the kind from one load test to the next, so that
+    the start bursts fall on both kinds alike (:data:`START_S`). At most ``2 * window_s``."""
+    target = (kind * window_s + window_s / 2 - setup_s) % (2 * window_s)  # launch phase wanted
+    return (target - (now - t0)) % (2 * window_s)
+
+
 def interleave(url: str, tokens_file: str, tmp: str, args: Any) -> list[dict[str, Any]]:
     """``--interleave``: one alternating poller, ``args.repeats`` load tests with their samples; a
     row per load test (its report's figures and :func:`interleaved_p99`)."""
@@ -257,14 +288,21 @@ def interleave(url: str, tokens_file: str, tmp: str, args: Any) -> list[dict[str
     poller = subprocess.Popen([sys.executable, __file__, "--poller", url, tokens_file, str(args.poll_s), stop, out,
                                f"alternate:{t0!r}:{args.interleave!r}"])
     runs: list[dict[str, Any]] = []
+    setup_s: float | None = None
     try:
         time.sleep(args.poll_s)  # every page has polled once
         for k in range(args.repeats):
+            if setup_s is not None:
+                time.sleep(start_wait(time.monotonic(), t0, args.interleave, setup_s, k % 2))
             samples = os.path.join(tmp, f"samples{k}.csv")
+            launched = time.monotonic()
             report = run_loadtest(url, args.tables, args.deals, samples)
+            got = read_samples(samples)
+            if got:
+                setup_s = min(at for at, _ in got) - launched
             row: dict[str, Any] = {"repeat": k, "run": "interleaved", **{
                 key: report[key] for key in ("actions_per_s", "p50_ms", "p99_ms", "max_ms", "n_errors")},
-                **interleaved_p99(read_samples(samples), t0, args.interleave, args.margin)}
+                **interleaved_p99(got, t0, args.interleave, args.margin, start_s=args.skip_start)}
             runs.append(row)
             print(json.dumps(row), flush=True)
     finally:
@@ -283,7 +321,11 @@ def summarise_interleaved(runs: list[dict[str, Any]]) -> dict[str, Any]:
     pooled = [round(r["presence_p99_ms"] - r["control_p99_ms"], 2) for r in runs
               if r.get("presence_p99_ms") is not None and r.get("control_p99_ms") is not None]
     pairs = [d for r in runs for d in r["pairs"]["each"]]
-    return {"presence_minus_control_ms": {"each": pooled, "mean": round(sum(pooled) / len(pooled), 2) if pooled else None,
+    starts: dict[str, list[float]] = {"presence": [], "control": []}
+    for r in runs:
+        if r.get("start") and r["start"]["p99_ms"] is not None:
+            starts[r["start"]["kind"]].append(r["start"]["p99_ms"])
+    return {"start_p99_ms": starts, "presence_minus_control_ms": {"each": pooled, "mean": round(sum(pooled) / len(pooled), 2) if pooled else None,
                                           "above_zero": sum(d > 0 for d in pooled), "of": len(pooled)},
             "window_pairs": {"mean": round(sum(pairs) / len(pairs), 2) if pairs else None,
                              "above_zero": sum(d > 0 for d in pairs), "of": len(pairs)}}
@@ -308,6 +350,9 @@ def main() -> None:
                          "each of --repeats load tests compared window by window (module docstring)")
     ap.add_argument("--margin", type=float, default=MARGIN_S,
                     help=f"with --interleave: seconds left out at the start of each window ({MARGIN_S:g})")
+    ap.add_argument("--skip-start", type=float, default=START_S,
+                    help=f"with --interleave: seconds at each load test's start compared apart, by the kind of "
+                         f"window they fell in, not in the windows ({START_S:g}; 0: counted in the windows)")
     ap.add_argument("--friends-processes", type=int, default=None,
                     help="the server's --friends-processes (default: guandan serve's, 2; 0: the panel in "
                          "threads of the server process, as before 2026-12-07)")
@@ -326,8 +371,9 @@ def main() -> None:
         raise SystemExit("--path starts with /")
     if args.players < 2 or args.tables < 1 or args.repeats < 1 or args.poll_s <= 0 or args.deals < 1:
         raise SystemExit("--players >= 2, --tables >= 1, --repeats >= 1, --deals >= 1 and --poll-s > 0")
-    if args.interleave is not None and (args.control or args.margin < 0 or args.interleave <= 2 * args.margin):
-        raise SystemExit("--interleave W takes W > 2 x --margin (>= 0), without --control")
+    if args.interleave is not None and (args.control or args.margin < 0 or args.interleave <= 2 * args.margin
+                                        or args.skip_start < 0):
+        raise SystemExit("--interleave W takes W > 2 x --margin (>= 0) and --skip-start >= 0, without --control")
     arms = ["baseline", "presence"] + (["control"] if args.control else [])
     paths = {**ARM_PATHS, "presence": args.path}
     tmp = tempfile.TemporaryDirectory(prefix="guandan-presence-")
@@ -367,6 +413,7 @@ def main() -> None:
     result = {"players": args.players, "friends": args.friends, "tables": args.tables, "deals": args.deals,
               "friends_processes": args.friends_processes, "interleave_s": args.interleave,
               "margin_s": args.margin if args.interleave is not None else None,
+              "skip_start_s": args.skip_start if args.interleave is not None else None,
               "poll_s": args.poll_s, "path": args.path, "runs": runs, "summary": summary}
     if args.json:
         Path(args.json).write_text(json.dumps(result, indent=1))

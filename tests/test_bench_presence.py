@@ -78,3 +78,38 @@ def test_interleaved_summary_pools_the_load_tests() -> None:
     s = bench_presence.summarise_interleaved(runs)
     assert s["presence_minus_control_ms"] == {"each": [1.5, -1.0], "mean": 0.25, "above_zero": 1, "of": 2}
     assert s["window_pairs"] == {"mean": 0.67, "above_zero": 2, "of": 3}
+
+
+def test_a_load_test_s_start_burst_is_compared_apart_by_the_kind_of_its_window() -> None:
+    """--skip-start: the first seconds of a load test (its start burst) leave the windows and are
+    reported with the kind of the window its first sample fell in."""
+    assert bench_presence.START_S == 5.0
+    t0, w = 100.0, 10.0
+    burst = [(123.0 + i * 0.01, 40.0 + i) for i in range(100)]  # window 2 (presence): 40..139 ms in 1 s
+    rest = [(128.5 + i * 0.05, 2.0) for i in range(200)]  # 128.5..138.45: windows 2 and 3
+    out = bench_presence.interleaved_p99(burst + rest, t0, w, min_pair=1, start_s=5.0)
+    # nearest rank: the 99th of 40..139 is 138
+    assert out["start"] == {"kind": "presence", "p99_ms": 138.0, "samples": 100}
+    assert out["presence_p99_ms"] == 2.0 and out["control_p99_ms"] == 2.0
+    # window 2: 128.5..129.95 (30); window 3 without its 2 s margin: 132.0..138.45 (130)
+    assert out["samples"] == {"presence": 30, "control": 130}
+    # without --skip-start the burst counts in the presence window
+    # (nearest rank: the 129th of 130 samples, thirty 2 ms and the burst's 40..139, is 138)
+    assert bench_presence.interleaved_p99(burst + rest, t0, w, min_pair=1)["presence_p99_ms"] == 138.0
+    assert "start" not in bench_presence.interleaved_p99(burst + rest, t0, w)
+    runs = [{"presence_p99_ms": 2.0, "control_p99_ms": 2.0, "pairs": {"each": []}, "start": out["start"]},
+            {"presence_p99_ms": 2.0, "control_p99_ms": 2.0, "pairs": {"each": []},
+             "start": {"kind": "control", "p99_ms": 50.5, "samples": 80}}]
+    assert bench_presence.summarise_interleaved(runs)["start_p99_ms"] == {"presence": [138.0], "control": [50.5]}
+
+
+def test_the_bench_waits_so_that_a_load_test_starts_mid_window_of_the_kind_wanted() -> None:
+    t0, w = 100.0, 30.0
+    for now in (100.0, 131.7, 159.99, 1000.25):
+        for setup in (0.0, 12.5, 75.0):
+            for kind in (0, 1):
+                wait = bench_presence.start_wait(now, t0, w, setup, kind)
+                assert 0 <= wait < 2 * w
+                first = now + wait + setup  # when the load test's first sample comes
+                assert bench_presence.window_of(first, t0, w) % 2 == kind
+                assert abs((first - t0) % w - w / 2) < 1e-6  # mid-window

@@ -631,8 +631,11 @@ def test_state_frames_are_serialised_once_per_seat(monkeypatch):
     from test_server_security import _table
 
     from guandan.server.table import frames as tmod
+    from guandan.server.table import views
     from guandan.server.connections import Conn
     from guandan.server.table.frames import frame_json
+
+    views._rules_text.cache_clear()  # the rule options' text is made by the first frame below
 
     async def main() -> list[Conn]:
         table, _ = _table(_hands())
@@ -652,8 +655,9 @@ def test_state_frames_are_serialised_once_per_seat(monkeypatch):
 
     monkeypatch.setattr(tmod.json, "dumps", counting)
     texts = {frame_json(c.queue.get_nowait()) for c in spectators}
-    # one text for 500 sockets: the frame's head and its view encoded once each
-    assert len(texts) == 1 and calls == 2
+    # one text for 500 sockets: the frame's head, its room summary, its view and the view's rule
+    # options encoded once each (the rule options' text is then kept for every later frame)
+    assert len(texts) == 1 and calls == 4
 
 
 def test_an_unchanged_position_is_encoded_once_for_every_broadcast(monkeypatch):
@@ -682,8 +686,8 @@ def test_an_unchanged_position_is_encoded_once_for_every_broadcast(monkeypatch):
 
     first, again, moved, table = asyncio.run(main())
     assert first[0] is not again[0]  # a new frame (its head may change: who is connected)
-    assert first[0].view_text is again[0].view_text  # the same view text, made once
-    assert moved[0].view_text is not first[0].view_text
+    assert first[0].parts["view"] is again[0].parts["view"]  # the same view text, made once
+    assert moved[0].parts["view"] is not first[0].parts["view"]
     for f in (first[0], again[0], moved[0]):
         assert json.loads(frame_json(f)) == json.loads(json.dumps(dict(f)))
     assert json.loads(frame_json(moved[0]))["seq"] == json.loads(frame_json(first[0]))["seq"] + 1

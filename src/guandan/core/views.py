@@ -66,6 +66,7 @@ class SeatView:
         self,
         action_json: Callable[[PlayT], Any] | None = None,
         rules_json: Callable[[RuleSet], dict[str, Any]] | None = None,
+        history_json: Callable[[tuple[tuple[int, PlayT], ...]], Any] | None = None,
     ) -> dict[str, Any]:
         """A JSON-ready dict with cards in text notation.
 
@@ -74,6 +75,9 @@ class SeatView:
                 a caller may pass a cached version (the web server converts each action once).
             rules_json: converts the rule set (default ``RuleSet.to_dict``, a fresh deep copy); a
                 caller may pass a cached one whose dict it never changes.
+            history_json: converts :attr:`history` (default: ``[[seat, action_json(action)], ...]``);
+                the web server passes one that makes the list once per position and shares it
+                between the seats that see the same history.
         Returns:
             The same keys and values whatever converters are passed.
         """
@@ -93,7 +97,8 @@ class SeatView:
             "top": None if self.top is None else action_json(self.top),
             "top_seat": self.top_seat,
             "finished": list(self.finished),
-            "history": [[s, action_json(a)] for s, a in self.history],
+            "history": ([[s, action_json(a)] for s, a in self.history] if history_json is None
+                        else history_json(self.history)),
             "tribute_events": list(self.tribute_events),
             "legal_actions": [action_json(a) for a in self.legal_actions],
             "a_fails": list(self.a_fails),

@@ -64,7 +64,7 @@ from .frames import JsonText, SharedFrame
 from .info import FINISHED, PLAYING, RoomInfo
 from .ports import FrameSink, TableHost
 from .views import (account_titles, deal_result_frame, game_summary, rebuild_deal_result, received_cards,
-                    view_for)
+                    view_for, view_text)
 
 log = logging.getLogger("guandan.server.tables")
 
@@ -121,6 +121,8 @@ class Table:
         self.resume_deadline: tuple[int, float] | None = None
         #: per seat (None: spectators): ``(game, key, view, JsonText)`` of the last state frame (:meth:`_state`)
         self._views: dict[int | None, tuple[Any, Any, dict[str, Any] | None, JsonText | None]] = {}
+        #: ``(game, number of events)`` and what the seats' views of that position share (:func:`view_for`)
+        self._shared: tuple[Any, dict[str, Any]] = (None, {})
         info.public_url = manager.public_url
 
     # -- queries ---------------------------------------------------------------------------
@@ -186,14 +188,20 @@ class Table:
         if hit is not None and key is not None and hit[0] is game and hit[1] == key:
             view, text = hit[2], hit[3]
         else:
-            view = None if game is None else view_for(game, seat, names)
+            shared = None
+            if game is not None:
+                at = self._shared[0]
+                if at is None or at[0] is not game or at[1] != len(game.events):
+                    self._shared = ((game, len(game.events)), {})
+                shared = self._shared[1]
+            view = None if game is None else view_for(game, seat, names, shared)
             if delayed:
                 view = competition.spectator_view(game, names)
             if view is not None and not view.get("delayed"):
                 view["received"] = received_cards(view["tribute_events"], seat)
             if view is not None and self.between is not None and not view.get("delayed"):
                 view["legal_actions"] = []  # nothing can be played before the next deal starts
-            text = None if view is None else JsonText(view)
+            text = None if view is None or game is None else view_text(view, game.rules, shared)
             self._views[seat] = (game, key, view, text)
         return {
             "type": "state",
@@ -241,14 +249,15 @@ class Table:
         """Send ``frames`` (common to everyone) then each connection's own state frame."""
         cache: dict[int | None, dict[str, Any]] = {}
         room = self.info.summary(self.connected()) if self.conns else None
+        room_text = None if room is None else JsonText(room)  # encoded once for the whole broadcast
         for c in list(self.conns):
             for f in frames or ():
                 c.send(f)
             s = self.seat_of(c)
             if s not in cache:
-                frame, view_text = self._state(s, room)
+                frame, text = self._state(s, room)
                 cache[s] = SharedFrame(frame)  # serialised once per seat, its view once per position
-                cache[s].view_text = view_text
+                cache[s].parts = {k: t for k, t in (("view", text), ("room", room_text)) if t is not None}
             c.send(cache[s])
 
     # -- lifecycle -------------------------------------------------------------------------

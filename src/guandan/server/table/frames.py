@@ -45,21 +45,59 @@ def frame_json(frame: dict[str, Any]) -> str:
     return json.dumps(frame, ensure_ascii=False, separators=(",", ":"))
 
 
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _key(name: str) -> str:
+    # the keys spliced are the frames' own ASCII names ("view", "room", "history", "rules")
+    return f'"{name}":' if name.isascii() and name.isidentifier() else _dumps(name) + ":"
+
+
+def spliced_json(value: dict[str, Any], parts: dict[str, JsonText] | None) -> str:
+    """Compact JSON text of the dict ``value``, taking the text of each key ``k`` of ``parts`` from
+    ``parts[k]`` (made once, shared by many frames) instead of encoding ``value[k]`` again.
+
+    A part is used only when ``value[k] is parts[k].value`` (the same object); any other key is
+    encoded as usual, so the text always parses to ``value``. The spliced keys come last (JSON
+    objects are unordered)."""
+    used = {k: t for k, t in (parts or {}).items() if k in value and value[k] is t.value}
+    if not used:
+        return _dumps(value)
+    head = _dumps({k: v for k, v in value.items() if k not in used})
+    tail = ",".join(_key(k) + t.text() for k, t in used.items())
+    return head[:-1] + ("," if len(head) > 2 else "") + tail + "}"
+
+
 class JsonText:
     """A JSON value whose compact text is made once, when first asked, and shared by every frame
-    that embeds it (:attr:`SharedFrame.view_text`). Do not change ``value`` once made."""
+    that embeds it (:attr:`SharedFrame.parts`). Do not change ``value`` once made.
 
-    __slots__ = ("_text", "value")
+    Args:
+        value: the value.
+        parts: for a dict ``value``, pre-encoded values of some of its keys (:func:`spliced_json`):
+            a seat's view takes the deal's history and the rule options from texts made once per
+            position and once per rule set.
+        text: the value's text when the caller already has it (it must encode ``value``).
+    """
 
-    def __init__(self, value: Any) -> None:
+    __slots__ = ("_parts", "_text", "value")
+
+    def __init__(self, value: Any, parts: dict[str, JsonText] | None = None, text: str | None = None) -> None:
         self.value = value
+        self._parts = parts
+        if text is not None:
+            self._text = text
 
     def text(self) -> str:
         """The compact JSON text of :attr:`value` (cached)."""
         try:
             return self._text
         except AttributeError:
-            self._text: str = json.dumps(self.value, ensure_ascii=False, separators=(",", ":"))
+            if self._parts and isinstance(self.value, dict):
+                self._text: str = spliced_json(self.value, self._parts)
+            else:
+                self._text = _dumps(self.value)
             return self._text
 
 
@@ -68,23 +106,18 @@ class SharedFrame(dict):  # type: ignore[type-arg]
     JSON text is made once, when the first writer sends it, not once per connection. Do not change
     it after queueing.
 
-    ``view_text`` (optional): a :class:`JsonText` of the frame's ``"view"`` value, whose text is
-    then reused instead of encoding the view again (a table re-sends an unchanged position on every
-    connect and disconnect; a first lead's view with its legal actions is 20-100 KB of JSON). The
-    frame's text then ends with the ``"view"`` key (JSON objects are unordered)."""
+    ``parts`` (optional): :class:`JsonText` of some of the frame's values, whose texts are then
+    reused instead of encoding those values again (:func:`spliced_json`): the ``"view"`` of a
+    seat (a table re-sends an unchanged position on every connect and disconnect; a first lead's
+    view with its legal actions is 20-100 KB of JSON) and the ``"room"`` summary, which every
+    frame of one broadcast shares."""
 
-    __slots__ = ("_text", "view_text")
+    __slots__ = ("_text", "parts")
 
     def text(self) -> str:
         """The compact JSON text (cached)."""
         try:
             return self._text
         except AttributeError:
-            view = getattr(self, "view_text", None)
-            if view is None or "view" not in self:
-                self._text: str = json.dumps(self, ensure_ascii=False, separators=(",", ":"))
-            else:
-                head = json.dumps({k: v for k, v in self.items() if k != "view"}, ensure_ascii=False,
-                                  separators=(",", ":"))
-                self._text = head[:-1] + ("," if len(head) > 2 else "") + '"view":' + view.text() + "}"
+            self._text: str = spliced_json(self, getattr(self, "parts", None))
             return self._text

@@ -23,6 +23,8 @@ from guandan.core.scoring import anhui_title
 from guandan.core.views import seat_view
 from guandan.records import replay_lines
 
+from .frames import JsonText
+
 log = logging.getLogger("guandan.server.tables")
 
 #: Result codes in words (docs/rules.md AMB-23): 1-2 双下, 1-3 单下, 1-4 平下.
@@ -47,6 +49,12 @@ def _action_json(act: PlayT) -> list[Any]:
     return action_to_json(act)
 
 
+@functools.lru_cache(maxsize=8192)
+def _action_text(act: PlayT) -> str:
+    # the compact JSON text of one action, made once: a deal's history is joined from these
+    return json.dumps(_action_json(act), ensure_ascii=False, separators=(",", ":"))
+
+
 @functools.lru_cache(maxsize=64)
 def _rules_json(rules: RuleSet) -> dict[str, Any]:
     # RuleSet is frozen and hashable; to_dict (dataclasses.asdict, a deep copy) was a large part
@@ -54,18 +62,61 @@ def _rules_json(rules: RuleSet) -> dict[str, Any]:
     return rules.to_dict()
 
 
-def _seat_json(game: Game, seat: int) -> dict[str, Any]:
+@functools.lru_cache(maxsize=64)
+def _rules_text(rules: RuleSet) -> JsonText:
+    # the rule options' text, made once per rule set and spliced into every view (frames.spliced_json)
+    return JsonText(_rules_json(rules))
+
+
+def _shared_history(shared: dict[str, Any]) -> Any:
+    """A ``history_json`` for :meth:`SeatView.to_json` that makes the history list (and its text,
+    joined from each action's cached text) once and keeps it in ``shared``."""
+    def convert(history: tuple[tuple[int, PlayT], ...]) -> Any:
+        hit = shared.get("history")
+        if hit is not None and hit.value_source == history:
+            return hit.value
+        value = [[s, _action_json(a)] for s, a in history]
+        text = "[" + ",".join(f"[{s},{_action_text(a)}]" for s, a in history) + "]"
+        part = JsonText(value, text=text)
+        shared["history"] = _HistoryPart(part, history)
+        return value
+    return convert
+
+
+class _HistoryPart:
+    __slots__ = ("part", "value", "value_source")
+
+    def __init__(self, part: JsonText, source: tuple[tuple[int, PlayT], ...]) -> None:
+        self.part, self.value, self.value_source = part, part.value, source
+
+
+def _seat_json(game: Game, seat: int, shared: dict[str, Any] | None = None) -> dict[str, Any]:
     """``seat_view(game, seat).to_json()`` with cached converters: each action is converted once
     and the rule options dict is made once per rule set (the default converters spent most of a
-    state frame's time copying dataclasses)."""
-    return seat_view(game, seat).to_json(action_json=_action_json, rules_json=_rules_json)
+    state frame's time copying dataclasses). With ``shared`` (a dict the caller keeps for one
+    position of one game and empties when the position changes) the deal's history list is made
+    once for every seat that sees the same history (:func:`view_text` then encodes it once)."""
+    sv = seat_view(game, seat)
+    return sv.to_json(action_json=_action_json, rules_json=_rules_json,
+                      history_json=None if shared is None else _shared_history(shared))
 
 
-def public_view(game: Game) -> dict[str, Any]:
+def view_text(view: dict[str, Any], rules: RuleSet, shared: dict[str, Any] | None = None) -> JsonText:
+    """The :class:`JsonText` of a view made by :func:`view_for`, taking the text of its rule options
+    (made once per rule set) and of its history (made once per position, with ``shared`` as
+    passed to :func:`view_for`) instead of encoding them for every seat; it parses to ``view``."""
+    parts: dict[str, JsonText] = {"rules": _rules_text(rules)}
+    hist = None if shared is None else shared.get("history")
+    if hist is not None:
+        parts["history"] = hist.part
+    return JsonText(view, parts=parts)
+
+
+def public_view(game: Game, shared: dict[str, Any] | None = None) -> dict[str, Any]:
     """The spectators' view: the shape of ``seat_view(...).to_json()`` with ``seat: None``, no hand,
     no legal actions, tribute and return actions hidden until revealed (R50) and card counts above
     10 hidden under ``card_counts = le10`` (R32, AMB-24)."""
-    v = _seat_json(game, 0)
+    v = _seat_json(game, 0, shared)
     d = game.deal
     v["seat"] = None
     v["hand"] = []
@@ -117,12 +168,14 @@ def turned_card(game: Game) -> dict[str, Any] | None:
     return {"seat": seat, "card": card_text(face)}
 
 
-def view_for(game: Game, seat: int | None, names: list[str]) -> dict[str, Any]:
+def view_for(game: Game, seat: int | None, names: list[str], shared: dict[str, Any] | None = None) -> dict[str, Any]:
     """The ``view`` of a state frame: :func:`seat_view` of ``seat`` (or :func:`public_view` when
     ``seat`` is ``None``) plus ``wilds`` (the level's heart, R8), ``seat_names``, ``last_actions``
     (each seat's latest action in the current trick, or ``None``), ``owed_to`` (:func:`owed_to`) and
-    ``turned_card`` (:func:`turned_card`)."""
-    v = public_view(game) if seat is None else _seat_json(game, seat)
+    ``turned_card`` (:func:`turned_card`). ``shared``: a dict the caller keeps for one position of
+    one game (empty it when the position changes), through which the seats' views share their
+    history (:func:`view_text`)."""
+    v = public_view(game, shared) if seat is None else _seat_json(game, seat, shared)
     v["wilds"] = [card_text(wild_face(game.deal.level))]
     v["seat_names"] = list(names)
     v["last_actions"] = _last_actions(game)
