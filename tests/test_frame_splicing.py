@@ -71,3 +71,70 @@ def test_views_sharing_a_history_equal_the_views_made_alone_in_every_phase():
                     spliced += 1
     assert {"play", "tribute", "return"} <= phases
     assert spliced > 1000
+
+
+def test_every_frame_a_table_sends_parses_to_its_dict_and_shows_each_seat_only_its_own_history():
+    """A table with four people and a spectator, played at random through several deals (tribute,
+    return and the pause between deals included): every queued frame's text parses to the frame,
+    each seat's history is the one made for that seat alone, and while tributes or returns are
+    pending nobody sees another seat's card (R50)."""
+    import asyncio
+
+    from test_server_security import _table
+
+    from guandan.server.connections import Conn
+
+    names = ["p0", "p1", "p2", "p3"]
+    seen = {"frames": 0, "hidden": 0, "between": 0}
+
+    def check(conns, spectator, game) -> None:
+        for c in [*conns, spectator]:
+            while not c.queue.empty():
+                f = c.queue.get_nowait()
+                if not isinstance(f, dict) or f.get("type") != "state":
+                    continue
+                parsed = json.loads(frame_json(f))
+                assert parsed == json.loads(json.dumps(dict(f), ensure_ascii=False))
+                seat = parsed["seat"]
+                alone = view_for(game, seat, names)
+                assert parsed["view"]["history"] == json.loads(json.dumps(alone["history"]))
+                assert parsed["room"]["id"] == "unit0001"
+                seen["frames"] += 1
+                seen["between"] += parsed["between"] is not None
+                if game.phase in ("tribute", "return"):
+                    private = [h for h in parsed["view"]["history"] if h[1][0] in ("tribute", "return")]
+                    assert all(s == seat for s, _ in private)  # only one's own card, before the reveal
+                    mine = [h for h in json.loads(json.dumps(view_for(game, 0, names)["history"]))
+                            if h[1][0] in ("tribute", "return")]
+                    if seat != 0 and mine:
+                        seen["hidden"] += 1
+                        assert not any(h in parsed["view"]["history"] for h in mine)
+
+    async def main() -> None:
+        table, conns = _table(None)  # type: ignore[arg-type]
+        table.game = Game(seed=7)
+        spectator = Conn(None, None)
+        table.conns.add(spectator)
+        rng = random.Random(7)
+        for _ in range(900):
+            game = table.game
+            if game.over:
+                break
+            if table.between is not None:
+                for c in conns:
+                    await table.ready(c)
+                for _ in range(200):  # everyone ready: the table starts the next deal in a task of its own
+                    if table.between is None:
+                        break
+                    await asyncio.sleep(0.01)
+                assert table.between is None
+                check(conns, spectator, table.game)
+                continue
+            seat = game.to_act()
+            legal = game.legal_actions()
+            table._apply(seat, legal[rng.randrange(len(legal))])
+            check(conns, spectator, table.game)
+
+    asyncio.run(main())
+    assert seen["frames"] > 3000 and seen["between"] > 0
+    assert seen["hidden"] > 0  # some frame went out while seat 0's own tribute or return card was hidden

@@ -56,16 +56,16 @@ def _action_text(act: PlayT) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _rules_json(rules: RuleSet) -> dict[str, Any]:
-    # RuleSet is frozen and hashable; to_dict (dataclasses.asdict, a deep copy) was a large part
-    # of every state frame. The dict is shared by frames: never change it.
-    return rules.to_dict()
-
-
-@functools.lru_cache(maxsize=64)
 def _rules_text(rules: RuleSet) -> JsonText:
-    # the rule options' text, made once per rule set and spliced into every view (frames.spliced_json)
-    return JsonText(_rules_json(rules))
+    # RuleSet is frozen and hashable; to_dict (dataclasses.asdict, a deep copy) was a large part
+    # of every state frame. The dict is shared by frames (never change it), and so is its text,
+    # made once per rule set and spliced into every view (frames.spliced_json).
+    return JsonText(rules.to_dict())
+
+
+def _rules_json(rules: RuleSet) -> dict[str, Any]:
+    # one cache for the dict and its text: the text is spliced only where the view holds this dict
+    return _rules_text(rules).value  # type: ignore[no-any-return]
 
 
 def _shared_history(shared: dict[str, Any]) -> Any:
@@ -116,12 +116,14 @@ def public_view(game: Game, shared: dict[str, Any] | None = None) -> dict[str, A
     """The spectators' view: the shape of ``seat_view(...).to_json()`` with ``seat: None``, no hand,
     no legal actions, tribute and return actions hidden until revealed (R50) and card counts above
     10 hidden under ``card_counts = le10`` (R32, AMB-24)."""
-    v = _seat_json(game, 0, shared)
     d = game.deal
+    # during tribute and return seat 0's history holds its own card, hidden from the others (R50):
+    # the spectators' history is then made below, and seat 0's never enters what the seats share
+    v = _seat_json(game, 0, shared if d.phase not in (TRIBUTE, RETURN) else None)
     v["seat"] = None
     v["hand"] = []
     v["legal_actions"] = []
-    if d.phase in ("tribute", "return"):
+    if d.phase in (TRIBUTE, RETURN):
         v["history"] = [[s, _action_json(a)] for s, a in d.history if a[0] not in ("tribute", "return")]
     if game.rules.card_counts == "le10":
         v["card_counts"] = [c if c <= 10 else None for c in d.n_cards]
