@@ -70,24 +70,15 @@ def _rules_json(rules: RuleSet) -> dict[str, Any]:
 
 def _shared_history(shared: dict[str, Any]) -> Any:
     """A ``history_json`` for :meth:`SeatView.to_json` that makes the history list (and its text,
-    joined from each action's cached text) once and keeps it in ``shared``."""
+    joined from each action's cached text) once and keeps ``(history, JsonText)`` in ``shared``."""
     def convert(history: tuple[tuple[int, PlayT], ...]) -> Any:
         hit = shared.get("history")
-        if hit is not None and hit.value_source == history:
-            return hit.value
-        value = [[s, _action_json(a)] for s, a in history]
+        if hit is not None and hit[0] == history:
+            return hit[1].value
         text = "[" + ",".join(f"[{s},{_action_text(a)}]" for s, a in history) + "]"
-        part = JsonText(value, text=text)
-        shared["history"] = _HistoryPart(part, history)
-        return value
+        shared["history"] = (history, JsonText([[s, _action_json(a)] for s, a in history], text=text))
+        return shared["history"][1].value
     return convert
-
-
-class _HistoryPart:
-    __slots__ = ("part", "value", "value_source")
-
-    def __init__(self, part: JsonText, source: tuple[tuple[int, PlayT], ...]) -> None:
-        self.part, self.value, self.value_source = part, part.value, source
 
 
 def _seat_json(game: Game, seat: int, shared: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -108,7 +99,7 @@ def view_text(view: dict[str, Any], rules: RuleSet, shared: dict[str, Any] | Non
     parts: dict[str, JsonText] = {"rules": _rules_text(rules)}
     hist = None if shared is None else shared.get("history")
     if hist is not None:
-        parts["history"] = hist.part
+        parts["history"] = hist[1]
     return JsonText(view, parts=parts)
 
 
