@@ -219,22 +219,84 @@ def test_game_over_players_link_to_profiles(open_page: Callable[..., Any], serve
     assert out["text"] == "Players: zoe, li lei" and out["alone"] is None
 
 
-def test_lobby_polls_friends_every_20_s_and_pauses_when_hidden(open_page: Callable[..., Any], server: Any) -> None:
-    """The lobby reads GET /api/friends every 20 s while the tab is visible, not while it is hidden,
-    and at once when it shows again (the page's clock is Playwright's fake clock). A poll's redraw
-    keeps a name half typed in the add form, and its focus (it used to rebuild the form: under load
-    the first answer wiped the name typed before the click)."""
+def test_lobby_listens_to_the_friends_stream_and_closes_it_when_hidden(open_page: Callable[..., Any],
+                                                                       server: Any) -> None:
+    """The lobby takes its friends panel from ``GET /api/friends/stream`` (server-sent events): a
+    friend request sent by another account shows without any ``GET /api/friends`` and without
+    waiting for a poll period; while the stream delivers, the 20 s timer asks nothing (the page's
+    clock is Playwright's fake clock); a hidden tab closes the stream and a shown one opens it again.
+    A pushed redraw keeps a name half typed in the add form, and its focus."""
+    page = open_page("stream", "en-US")
+    page.clock.install()
+    streams: list[str] = []
+    polls: list[str] = []
+    page.on("request", lambda r: streams.append(r.url) if r.url.endswith("/api/friends/stream")
+            else polls.append(r.url) if r.url.endswith("/api/friends") else None)
+    page.goto("/")
+    register(page, "streamy", PASSWORD)
+    tid(page, "friend-list").wait_for()
+    assert len(streams) == 1, streams
+    other = open_page("sender", "en-US")
+    other.goto("/")
+    register(other, "pusher", PASSWORD)
+    tid(page, "friend-add-name").fill("half-typ")
+    polls.clear()
+    answer = other.request.post(f"{server.base}/api/friends/requests", data={"name": "streamy"})
+    assert answer.status == 200 and answer.json() == {"outcome": "requested", "name": "streamy"}
+    page.locator('[data-testid=friend-request][data-name="pusher"]').wait_for()  # pushed: no poll, no period
+    assert polls == [], polls
+    assert tid(page, "friend-add-name").input_value() == "half-typ"
+    assert page.evaluate("document.activeElement && document.activeElement.dataset.testid") == "friend-add-name"
+    page.clock.run_for(20_500)
+    page.wait_for_timeout(300)
+    assert polls == [], polls  # the stream delivers: the timer asks nothing
+    open_before = server_streams(server)  # this page's and the sender's lobby (and no other test's)
+    assert open_before >= 2, open_before
+    page.evaluate("""() => { Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});
+                             document.dispatchEvent(new Event('visibilitychange')); }""")
+    end = time.monotonic() + 10
+    while server_streams(server) != open_before - 1:  # the server forgets the closed stream
+        assert time.monotonic() < end, "the hidden tab's stream stayed open"
+        page.wait_for_timeout(100)
+    page.clock.run_for(60_000)
+    page.wait_for_timeout(300)
+    assert polls == [] and len(streams) == 1, (polls, streams)  # hidden: nothing asked
+    page.evaluate("""() => { Object.defineProperty(document, 'hidden', {configurable: true, get: () => false});
+                             document.dispatchEvent(new Event('visibilitychange')); }""")
+    end = time.monotonic() + 10
+    while len(streams) < 2:
+        assert time.monotonic() < end, "the stream was not opened again"
+        page.wait_for_timeout(50)
+    page.locator('[data-testid=friend-request][data-name="pusher"]').wait_for()
+
+
+def server_streams(server: Any) -> int:
+    """Open friends streams of the live server (its ``/healthz``'s ``friends_streams``)."""
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{server.base}/healthz", timeout=10) as r:
+        return int(json.loads(r.read())["friends_streams"])
+
+
+def test_lobby_without_event_source_polls_every_20_s_and_pauses_when_hidden(open_page: Callable[..., Any],
+                                                                           server: Any) -> None:
+    """A browser without ``EventSource`` (taken out of the page here) polls ``GET /api/friends`` every
+    20 s while the tab is visible, not while it is hidden, and at once when it shows again. A poll's
+    redraw keeps a name half typed in the add form, and its focus (it used to rebuild the form: under
+    load the first answer wiped the name typed before the click)."""
     page = open_page("poll", "en-US")
+    page.add_init_script("delete window.EventSource;")
     page.clock.install()
     page.goto("/")
     register(page, "polly", PASSWORD)
     tid(page, "friend-list").wait_for()
     calls: list[str] = []
-    page.on("request", lambda r: calls.append(r.url) if r.url.endswith("/api/friends") else None)
+    page.on("request", lambda r: calls.append(r.url) if "/api/friends" in r.url else None)
     tid(page, "friend-add-name").fill("half-typ")  # a redraw by the poll keeps the text and the focus
     page.clock.run_for(20_500)
     page.wait_for_timeout(300)
-    assert len(calls) == 1, calls
+    assert len(calls) == 1 and calls[0].endswith("/api/friends"), calls
     assert tid(page, "friend-add-name").input_value() == "half-typ"
     assert page.evaluate("document.activeElement && document.activeElement.dataset.testid") == "friend-add-name"
     page.evaluate("""() => { Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});

@@ -162,7 +162,7 @@ with TestClient(app) as c:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     h_status, h, r_status, r, imported = json.loads(out.stdout.strip().splitlines()[-1])
-    assert h_status == 200 and h == {"status": "ok", "node": "solo"}
+    assert h_status == 200 and h == {"status": "ok", "node": "solo", "friends_streams": 0}
     assert r_status == 200 and r["status"] == "ready" and r["redis"] == "off" and r["migrations"] == "head"
     assert imported is False
 

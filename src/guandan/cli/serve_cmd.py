@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from .app import app
@@ -249,7 +251,16 @@ def serve_command(
         print(f"invite links use {settings.public_url}", flush=True)
     extra_cfg: dict[str, object] = {"log_config": None} if log_format != "text" else {}
     config = uvicorn.Config(application, log_level=log_level, **uvicorn_options(settings), **extra_cfg)
-    server = uvicorn.Server(config)
+    class Server(uvicorn.Server):
+        async def shutdown(self, sockets: Any = None) -> None:
+            # uvicorn waits for every open response before the app's own shutdown: end the lobbies'
+            # friends streams (long-lived responses) first, or a stop would wait for them forever
+            push = getattr(application.state, "friends_push", None)
+            if push is not None:
+                push.close_all()
+            await super().shutdown(sockets)
+
+    server = Server(config)
 
     def lock_lost(reason: str) -> None:  # the lock's watcher thread: store nothing more, then exit
         application.state.manager.writer.halt()

@@ -8,6 +8,10 @@ list or a profile page can add a friend by the name it shows.
 
 * ``GET /api/friends`` -> :func:`~guandan.server.friends_store.overview`'s ``{friends, incoming,
   outgoing, blocked, invitations, leaderboard}`` (the lobby polls it every 20 s while the tab is visible).
+* ``GET /api/friends/stream`` -> ``text/event-stream`` (server-sent events): an event ``friends`` whose
+  ``data`` is the same panel as ``GET /api/friends``, sent when the stream opens and whenever the panel
+  changes (:mod:`guandan.server.friends_push`); the open lobby listens to it instead of polling. Errors
+  (before the stream starts, as for ``GET /api/friends``): 401 ``login_required``, 403 ``guest_no_friends``.
 * ``POST /api/friends/requests {name}`` -> ``{outcome: "requested" | "accepted", name}`` (a request
   to someone who asked me first is accepted at once). Errors: 400 ``friend_self`` / ``guest_target``,
   404 ``no_user``, 409 ``already_friends`` / ``request_pending`` / ``you_blocked`` / ``too_many_friends``, 403 ``request_blocked``.
@@ -34,12 +38,11 @@ half and made the polls wait seconds; docs/friends.md).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.exc import IntegrityError
 
@@ -47,12 +50,13 @@ from guandan.server import friends_store as store
 from guandan.server.api_accounts import error, iso
 from guandan.server.account_calls import AccountCalls
 from guandan.server.process_calls import ProcessCalls
-from guandan.server.auth import RequiredUser
+from guandan.server.auth import COOKIE_NAME, RequiredUser, token_key
 from guandan.server.db import DbSession
-from guandan.server.friends import FriendError
+from guandan.server.friends import Account, FriendError, check_may_have_friends
+from guandan.server.friends_push import FriendsPush
 from guandan.server.models import utcnow
 
-__all__ = ["POLL_THREADS", "make_friends_router", "panel_json"]
+__all__ = ["POLL_THREADS", "STREAM_HEADERS", "make_friends_router", "panel_json", "stream_account"]
 
 
 class NameBody(BaseModel):
@@ -93,16 +97,36 @@ def panel_json(db: Any, me: Any) -> bytes:
     except FriendError as e:
         raise _refused(e) from None
     db.commit()
-    return json.dumps(out, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+    return store.panel_text(out)
 
 
-def make_friends_router(polls: AccountCalls | ProcessCalls | None = None) -> APIRouter:
+def stream_account(db: Any, me: Any) -> int:
+    """The account id a friends stream is opened for, once the session is checked (``db`` unused).
+
+    Raises:
+        HTTPException: 403 ``guest_no_friends`` (a guest account).
+    """
+    try:
+        check_may_have_friends(Account(me.id, me.name, bool(me.is_guest)))
+    except FriendError as e:
+        raise _refused(e) from None
+    return int(me.id)
+
+
+#: Headers of a friends stream: never cached, never buffered by a proxy (nginx reads the second).
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+
+
+def make_friends_router(polls: AccountCalls | ProcessCalls | None = None, push: FriendsPush | None = None) -> APIRouter:
     """The friends' routes (module docstring).
 
     Args:
         polls: the pool that answers ``GET /api/friends`` in one hand-off (at most its threads
             compete with the event loop for the interpreter and hold a database connection,
             however many pages poll at once; the others queue); default: :data:`POLL_THREADS` threads of its own.
+        push: the sweeps that feed ``GET /api/friends/stream`` and are told of this router's changes
+            (:class:`~guandan.server.friends_push.FriendsPush`, started by the app); ``None``: no
+            stream route (the pages poll).
     Returns:
         An ``APIRouter`` to include in the app.
     """
@@ -115,6 +139,23 @@ def make_friends_router(polls: AccountCalls | ProcessCalls | None = None) -> API
         body = await calls.run(request, panel_json)
         return Response(body, media_type="application/json")
 
+    if push is not None:
+        @router.get("/api/friends/stream")
+        async def friends_stream(request: Request) -> Response:
+            """My friends panel as server-sent events: now, and again whenever it changes."""
+            account_id = await calls.run(request, stream_account)
+            key = token_key(request.cookies.get(COOKIE_NAME) or "")
+            return StreamingResponse(push.events(key, account_id), media_type="text/event-stream",
+                                     headers=STREAM_HEADERS)
+
+    def changed(*account_ids: int) -> None:
+        """Friends of ``account_ids`` changed here: their open streams are read at the next sweep
+        (called from a handler's worker thread)."""
+        if push is not None:
+            from anyio.from_thread import run_sync
+
+            run_sync(push.nudge, set(account_ids))
+
     @router.post("/api/friends/requests")
     def friend_request(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
         """Ask the account ``name`` to be friends (accepted at once if they asked first)."""
@@ -122,6 +163,7 @@ def make_friends_router(polls: AccountCalls | ProcessCalls | None = None) -> API
             try:
                 outcome, other = store.send_request(db, user, body.name)
                 db.commit()
+                changed(user.id, other.id)
                 return {"outcome": outcome, "name": other.name}
             except FriendError as e:
                 db.rollback()
@@ -132,7 +174,7 @@ def make_friends_router(polls: AccountCalls | ProcessCalls | None = None) -> API
                     raise
         raise AssertionError("unreachable")
 
-    def act(db: Any, change: Callable[[], Any]) -> Any:
+    def act(db: Any, user: Any, change: Callable[[], Any]) -> Any:
         """Run one store change on the account named in the body: commit it and answer ``{ok, name}``,
         or roll it back and answer the refusal."""
         try:
@@ -141,32 +183,33 @@ def make_friends_router(polls: AccountCalls | ProcessCalls | None = None) -> API
             db.rollback()
             raise _refused(e) from None
         db.commit()
+        changed(user.id, other.id)
         return {"ok": True, "name": other.name}
 
     @router.post("/api/friends/accept")
     def accept_request(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
         """Accept the pending request from ``name``."""
-        return act(db, lambda: store.answer_request(db, user, body.name, True))
+        return act(db, user, lambda: store.answer_request(db, user, body.name, True))
 
     @router.post("/api/friends/decline")
     def decline_request(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
         """Decline (delete) the pending request from ``name``."""
-        return act(db, lambda: store.answer_request(db, user, body.name, False))
+        return act(db, user, lambda: store.answer_request(db, user, body.name, False))
 
     @router.post("/api/friends/remove")
     def remove(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
         """End the friendship with ``name``, or take back my request to them."""
-        return act(db, lambda: store.remove_friend(db, user, body.name))
+        return act(db, user, lambda: store.remove_friend(db, user, body.name))
 
     @router.post("/api/friends/block")
     def block(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
         """Block ``name``: no friend request either way until I unblock them."""
-        return act(db, lambda: store.block(db, user, body.name))
+        return act(db, user, lambda: store.block(db, user, body.name))
 
     @router.post("/api/friends/unblock")
     def unblock(body: NameBody, db: DbSession, user: RequiredUser) -> Any:
         """Lift my block of ``name``."""
-        return act(db, lambda: store.unblock(db, user, body.name))
+        return act(db, user, lambda: store.unblock(db, user, body.name))
 
     @router.post("/api/friends/invitations")
     def invite(body: InviteBody, db: DbSession, user: RequiredUser) -> Any:
@@ -181,6 +224,7 @@ def make_friends_router(polls: AccountCalls | ProcessCalls | None = None) -> API
             db.rollback()
             raise error(409, f"{body.name} is already invited to this room", "already_invited",
                         {"name": body.name[:40]}) from None
+        changed(user.id, row.to_id)
         return JSONResponse({"invitation": {"id": row.id, "to": body.name.strip(), "room_id": row.room_id,
                                             "expires_at": iso(row.expires_at)}}, status_code=201)
 
@@ -189,11 +233,12 @@ def make_friends_router(polls: AccountCalls | ProcessCalls | None = None) -> API
         """Dismiss an invitation addressed to me (or take back one I sent)."""
         iid = int(invite_id) if invite_id.isascii() and invite_id.isdigit() and len(invite_id) <= 9 else -1
         try:
-            store.dismiss(db, user, iid)
+            other = store.dismiss(db, user, iid)
         except FriendError as e:
             db.rollback()
             raise _refused(e) from None
         db.commit()
+        changed(user.id, other)
         return {"ok": True}
 
     return router

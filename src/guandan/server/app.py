@@ -43,7 +43,8 @@ from .api_tournaments import make_tournaments_router
 from .challenge_store import ChallengeStore
 from .teammatch_store import TeamMatchStore
 from .friends import PRESENCE_FLUSH_S
-from .friends_store import write_seen_with
+from .friends_push import FriendsPush
+from .friends_store import panels_json_with, write_seen_with
 from .hardening import GuardMiddleware, install_catch_all
 from .idle_close import DEFAULT_IDLE_CLOSE_S, run_idle_close
 from .presence import PresenceBatch
@@ -94,12 +95,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         for pool in app.state.call_pools:  # worker processes start now, not at the first poll
             if isinstance(pool, ProcessCalls):
                 pool.start()
+        app.state.friends_push.start()  # the lobbies' friends streams (issue 25)
         write_seen = functools.partial(manager.run_db, write_seen_with, session_factory)
         seen_task = asyncio.get_running_loop().create_task(app.state.presence.run(write_seen, PRESENCE_FLUSH_S))
         try:
             yield
         finally:
             idle.cancel()
+            await app.state.friends_push.stop()
             seen_task.cancel()
             try:  # a write in progress ends first, so that the flush below takes every account
                 await seen_task
@@ -155,7 +158,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.call_pools = [make_account_calls(int(getattr(settings, "friends_processes", 0)), POLL_THREADS,
                                                settings.db_url, "guandan-friends"),
                             AccountCalls(CALL_THREADS, "guandan-match")]
-    app.include_router(make_friends_router(app.state.call_pools[0]))
+    presence = app.state.presence
+
+    async def panels(keys: list[str], now: Any) -> Any:  # one sweep of the friends streams, in a database thread
+        return await manager.run_db(panels_json_with, session_factory, keys, now, presence)
+
+    app.state.friends_push = FriendsPush(panels)
+    manager.session_listeners.append(app.state.friends_push.revoke)  # logout ends the session's streams
+    app.include_router(make_friends_router(app.state.call_pools[0], app.state.friends_push))
     app.state.team_matches = TeamMatchService(TeamMatchStore(session_factory), manager,
                                               float(getattr(settings, "teammatch_start_grace_s", 20.0)))
     app.include_router(make_teammatch_router(app.state.team_matches))
@@ -203,7 +213,8 @@ def _health(app: FastAPI, settings: Settings, manager: TableManager) -> None:
     head_rev = head()
 
     async def healthz() -> dict[str, Any]:
-        return {"status": "ok", "node": node}
+        # friends_streams: the lobbies' open friends streams in this process (a count, nothing more)
+        return {"status": "ok", "node": node, "friends_streams": len(app.state.friends_push.hub.streams)}
 
     def readyz() -> JSONResponse:
         out: dict[str, Any] = {"status": "ready", "node": node, "db": "ok", "migrations": "head",

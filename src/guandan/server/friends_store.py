@@ -11,17 +11,18 @@ and status of the room a friend sits at, never a card, a hand or another player'
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import and_, bindparam, case, delete, exists, func, or_, select, update
+from sqlalchemy import and_, bindparam, delete, exists, func, or_, select, update
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from guandan.server import friends as rules
 from guandan.server.friends import FriendError
-from guandan.server.models import FriendInvite, FriendLink, Room, RoomSeat, User, utcnow
+from guandan.server.models import FriendInvite, FriendLink, Room, RoomSeat, User, UserSession, utcnow
 from guandan.server.presence import PresenceBatch
 from guandan.server.ratings import display_rating
 
@@ -229,17 +230,21 @@ def invite(db: Session, me: User, name: object, room_id: object, now: datetime) 
     return row
 
 
-def dismiss(db: Session, me: User, invite_id: int) -> None:
+def dismiss(db: Session, me: User, invite_id: int) -> int:
     """Delete invitation ``invite_id`` addressed to ``me`` (or sent by ``me``).
 
+    Returns:
+        The id of the invitation's other account (its sender, or the friend it was sent to).
     Raises:
         FriendError: 404 ``no_invitation``.
     """
     row = db.get(FriendInvite, invite_id)
     if row is None or me.id not in (row.to_id, row.from_id):
         raise FriendError(404, "no_invitation", "no such invitation", {"id": invite_id})
+    other = int(row.from_id if row.to_id == me.id else row.to_id)
     db.delete(row)
     db.flush()
+    return other
 
 
 def touch(db: Session, user: Any, now: datetime | None = None, batch: PresenceBatch | None = None) -> bool:
@@ -320,24 +325,31 @@ _LINKS = FriendLink.__table__
 _INVITES = FriendInvite.__table__
 _ROOMS = Room.__table__
 _SEATS = RoomSeat.__table__
+_SESSIONS = UserSession.__table__
 
 
-# The panel's reads, built once (a poll only binds its account: no statement construction per request)
-_ME = bindparam("me")
+# The panel's reads, built once (a call only binds its accounts: no statement construction per call).
+# Each takes many accounts at once (``ids``), so the friends stream's sweep reads the panels of a batch
+# of lobbies in one go (:func:`panels_json`); ``GET /api/friends`` reads one account the same way.
+_IDS = bindparam("ids", expanding=True)
+_ACCOUNTS_OF_KEYS = (select(_SESSIONS.c.token, _SESSIONS.c.expires_at, _USERS.c.id, _USERS.c.name, _USERS.c.is_guest,
+                            _USERS.c.rating_mu, _USERS.c.rating_sigma, _USERS.c.games_played, _USERS.c.last_seen_at)
+                     .join(_USERS, _USERS.c.id == _SESSIONS.c.user_id)
+                     .where(_SESSIONS.c.token.in_(bindparam("keys", expanding=True))))
+_LINKS_OF = (select(_LINKS.c.user_low, _LINKS.c.user_high, _LINKS.c.requester_id, _LINKS.c.status,
+                    _LINKS.c.created_at)
+             .where(or_(_LINKS.c.user_low.in_(_IDS), _LINKS.c.user_high.in_(bindparam("ids_too", expanding=True)))))
+_PEOPLE = (select(_USERS.c.id, _USERS.c.name, _USERS.c.rating_mu, _USERS.c.rating_sigma, _USERS.c.games_played,
+                  _USERS.c.last_seen_at).where(_USERS.c.id.in_(_IDS)))
 _TABLES_OF = (select(_SEATS.c.user_id, _ROOMS.c.id, _ROOMS.c.name, _ROOMS.c.status)
               .join(_ROOMS, _ROOMS.c.id == _SEATS.c.room_id)
-              .where(_SEATS.c.user_id.in_(bindparam("ids", expanding=True)),
-                     _ROOMS.c.status.in_(rules.TABLE_STATUSES)))
-_INVITATIONS_OF = (select(_INVITES.c.id, _INVITES.c.room_id, _INVITES.c.created_at, _INVITES.c.expires_at,
-                          _ROOMS.c.status, _ROOMS.c.name, _USERS.c.name,
-                          exists().where(_SEATS.c.room_id == _INVITES.c.room_id, _SEATS.c.user_id == _ME))
+              .where(_SEATS.c.user_id.in_(_IDS), _ROOMS.c.status.in_(rules.TABLE_STATUSES)))
+_INVITATIONS_OF = (select(_INVITES.c.to_id, _INVITES.c.id, _INVITES.c.room_id, _INVITES.c.created_at,
+                          _INVITES.c.expires_at, _ROOMS.c.status, _ROOMS.c.name, _USERS.c.name,
+                          exists().where(_SEATS.c.room_id == _INVITES.c.room_id, _SEATS.c.user_id == _INVITES.c.to_id))
                    .join(_ROOMS, _ROOMS.c.id == _INVITES.c.room_id)
                    .join(_USERS, _USERS.c.id == _INVITES.c.from_id)
-                   .where(_INVITES.c.to_id == _ME).order_by(_INVITES.c.created_at.desc()))
-_LINKS_OF = (select(_LINKS.c.requester_id, _LINKS.c.status, _LINKS.c.created_at, _USERS.c.id, _USERS.c.name,
-                    _USERS.c.rating_mu, _USERS.c.rating_sigma, _USERS.c.games_played, _USERS.c.last_seen_at)
-             .join(_USERS, _USERS.c.id == case((_LINKS.c.user_low == _ME, _LINKS.c.user_high), else_=_LINKS.c.user_low))
-             .where(or_(_LINKS.c.user_low == _ME, _LINKS.c.user_high == _ME)))
+                   .where(_INVITES.c.to_id.in_(_IDS)).order_by(_INVITES.c.created_at.desc(), _INVITES.c.id.desc()))
 
 
 def _tables_of(db: Session, user_ids: list[int]) -> dict[int, list[tuple[str, str, str]]]:
@@ -349,16 +361,17 @@ def _tables_of(db: Session, user_ids: list[int]) -> dict[int, list[tuple[str, st
     return out
 
 
-def _live_invitations(db: Session, me_id: int, now: datetime) -> list[dict[str, Any]]:
-    """Invitations addressed to ``me_id`` that are live, newest first; dead ones (expired, room
-    started or gone, me seated there already) are deleted. One query (Core, no ORM objects)."""
-    live: list[dict[str, Any]] = []
+def _live_invitations(db: Session, ids: list[int], now: datetime) -> dict[int, list[dict[str, Any]]]:
+    """Invitations addressed to each of the accounts ``ids`` that are live, newest first (``{account
+    id: [...]}``); dead ones (expired, room started or gone, the invited one seated there already)
+    are deleted. One query (Core, no ORM objects)."""
+    live: dict[int, list[dict[str, Any]]] = {}
     dead: list[int] = []
-    for iid, room_id, created, expires, status, room_name, sender, me_seated in db.execute(_INVITATIONS_OF,
-                                                                                          {"me": me_id}).all():
-        if rules.invitation_live(expires, status, bool(me_seated), now):
-            live.append({"id": iid, "from": sender, "room_id": room_id, "room_name": room_name,
-                         "sent_at": _iso(created), "expires_at": _iso(expires)})
+    for to_id, iid, room_id, created, expires, status, room_name, sender, seated in db.execute(
+            _INVITATIONS_OF, {"ids": ids}).all():
+        if rules.invitation_live(expires, status, bool(seated), now):
+            live.setdefault(to_id, []).append({"id": iid, "from": sender, "room_id": room_id, "room_name": room_name,
+                                               "sent_at": _iso(created), "expires_at": _iso(expires)})
         else:
             dead.append(iid)
     if dead:
@@ -382,12 +395,82 @@ def _iso(ts: datetime) -> str:
     return ts.replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
+def _panel(me: Any, links: list[tuple[Any, Any]], tables: dict[int, list[tuple[str, str, str]]],
+           invitations: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
+    """One account's panel (:func:`overview`) from its link rows paired with the other side's
+    account row, its friends' tables and its live invitations."""
+    friends: list[dict[str, Any]] = []
+    incoming: list[dict[str, Any]] = []
+    outgoing: list[dict[str, Any]] = []
+    blocked: list[dict[str, Any]] = []
+    for ln, other in links:
+        rating = display_rating(other.rating_mu, other.rating_sigma)
+        if ln.status in ("blocked", "blocked_both"):
+            if ln.status == "blocked_both" or ln.requester_id == me.id:  # the other's block is not shown to me
+                blocked.append({"name": other.name})
+        elif ln.status == "accepted":
+            online = rules.is_online(other.last_seen_at, now)
+            friends.append({"name": other.name, "rating": rating, "games_played": other.games_played,
+                            "online": online, "table": rules.visible_table(online, tables.get(other.id, []))})
+        elif ln.requester_id == me.id:
+            outgoing.append({"name": other.name, "sent_at": _iso(ln.created_at)})
+        else:
+            incoming.append({"name": other.name, "rating": rating, "sent_at": _iso(ln.created_at)})
+    friends.sort(key=lambda f: (not f["online"], f["name"].lower()))
+    incoming.sort(key=lambda f: f["sent_at"], reverse=True)
+    outgoing.sort(key=lambda f: f["name"].lower())
+    blocked.sort(key=lambda f: f["name"].lower())
+    board = rules.leaderboard(
+        [{"name": me.name, "rating": display_rating(me.rating_mu, me.rating_sigma), "games_played": me.games_played,
+          "me": True}]
+        + [{"name": f["name"], "rating": f["rating"], "games_played": f["games_played"], "me": False} for f in friends])
+    return {"friends": friends, "incoming": incoming, "outgoing": outgoing, "blocked": blocked,
+            "invitations": invitations, "leaderboard": board}
+
+
+def overviews(db: Session, accounts: list[Any], now: datetime) -> dict[int, dict[str, Any]]:
+    """The friends panels of several accounts at once (:func:`overview` of each), in five reads
+    whatever their number: the links of all of them, the other sides' accounts, the friends'
+    tables, the invitations (dead ones are deleted: the caller commits).
+
+    Args:
+        accounts: registered accounts (``User`` objects or rows with ``id``, ``name``, ``is_guest``,
+            ``rating_mu``, ``rating_sigma``, ``games_played``); the same account twice counts once.
+        now: the time of the presence test (aware UTC).
+    Returns:
+        ``{account id: panel}``, each as :func:`overview` returns it.
+    Raises:
+        FriendError: 403 ``guest_no_friends`` when one of ``accounts`` is a guest (nothing read).
+    """
+    for me in accounts:
+        rules.check_may_have_friends(_account(me))
+    mine = {me.id: me for me in accounts}
+    if not mine:
+        return {}
+    ids = list(mine)
+    link_rows = db.execute(_LINKS_OF, {"ids": ids, "ids_too": ids}).all()
+    others = {ln.user_high for ln in link_rows if ln.user_low in mine} | {ln.user_low for ln in link_rows
+                                                                           if ln.user_high in mine}
+    people = {p.id: p for p in db.execute(_PEOPLE, {"ids": sorted(others)}).all()} if others else {}
+    per: dict[int, list[tuple[Any, Any]]] = {uid: [] for uid in ids}
+    friend_ids: set[int] = set()
+    for ln in link_rows:  # a link between two of ``accounts`` belongs to both panels
+        for me_id, other_id in ((ln.user_low, ln.user_high), (ln.user_high, ln.user_low)):
+            if me_id in mine and other_id in people:
+                per[me_id].append((ln, people[other_id]))
+                if ln.status == "accepted":
+                    friend_ids.add(other_id)
+    tables = _tables_of(db, sorted(friend_ids))
+    invitations = _live_invitations(db, ids, now)
+    return {uid: _panel(mine[uid], per[uid], tables, invitations.get(uid, []), now) for uid in ids}
+
+
 def overview(db: Session, me: Any, now: datetime) -> dict[str, Any]:
     """Everything of the friends panel for ``me`` (a ``User``, or a row with ``id``, ``name``,
     ``is_guest``, ``rating_mu``, ``rating_sigma``, ``games_played``).
 
-    Three reads with Core (no ORM objects): my links with the other side's account, my friends'
-    tables, my invitations (dead ones are deleted: the caller commits).
+    Reads with Core (no ORM objects, :func:`overviews`): my links, the other sides' accounts, my
+    friends' tables, my invitations (dead ones are deleted: the caller commits).
 
     Returns:
         ``{friends: [{name, rating, games_played, online, table}], incoming: [{name, rating, sent_at}],
@@ -398,36 +481,59 @@ def overview(db: Session, me: Any, now: datetime) -> dict[str, Any]:
     Raises:
         FriendError: 403 ``guest_no_friends``.
     """
-    rules.check_may_have_friends(_account(me))
-    links = db.execute(_LINKS_OF, {"me": me.id}).all()
-    tables = _tables_of(db, [ln.id for ln in links if ln.status == "accepted"])
-    friends: list[dict[str, Any]] = []
-    incoming: list[dict[str, Any]] = []
-    outgoing: list[dict[str, Any]] = []
-    blocked: list[dict[str, Any]] = []
-    for ln in links:
-        rating = display_rating(ln.rating_mu, ln.rating_sigma)
-        if ln.status in ("blocked", "blocked_both"):
-            if ln.status == "blocked_both" or ln.requester_id == me.id:  # the other's block is not shown to me
-                blocked.append({"name": ln.name})
-        elif ln.status == "accepted":
-            online = rules.is_online(ln.last_seen_at, now)
-            friends.append({"name": ln.name, "rating": rating, "games_played": ln.games_played,
-                            "online": online, "table": rules.visible_table(online, tables.get(ln.id, []))})
-        elif ln.requester_id == me.id:
-            outgoing.append({"name": ln.name, "sent_at": _iso(ln.created_at)})
-        else:
-            incoming.append({"name": ln.name, "rating": rating, "sent_at": _iso(ln.created_at)})
-    friends.sort(key=lambda f: (not f["online"], f["name"].lower()))
-    incoming.sort(key=lambda f: f["sent_at"], reverse=True)
-    outgoing.sort(key=lambda f: f["name"].lower())
-    blocked.sort(key=lambda f: f["name"].lower())
-    board = rules.leaderboard(
-        [{"name": me.name, "rating": display_rating(me.rating_mu, me.rating_sigma), "games_played": me.games_played,
-          "me": True}]
-        + [{"name": f["name"], "rating": f["rating"], "games_played": f["games_played"], "me": False} for f in friends])
-    return {"friends": friends, "incoming": incoming, "outgoing": outgoing, "blocked": blocked,
-            "invitations": _live_invitations(db, me.id, now), "leaderboard": board}
+    return overviews(db, [me], now)[me.id]
+
+
+def panel_text(panel: dict[str, Any]) -> bytes:
+    """A panel (:func:`overview`) as the compact JSON (UTF-8) that ``GET /api/friends`` and the
+    friends stream send."""
+    return json.dumps(panel, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+def panels_json(db: Session, keys: list[str], now: datetime,
+                batch: PresenceBatch | None = None) -> tuple[dict[str, int | None], dict[int, bytes]]:
+    """The work of one sweep of the friends stream (:mod:`guandan.server.friends_push`): for the
+    login sessions ``keys`` (``auth.token_key`` of their tokens) of open lobbies, check each session,
+    mark its account seen (presence, as an authenticated request does: :func:`touch` with
+    ``batch``), and read the panels of their accounts at once (:func:`overviews`); commits.
+
+    Returns:
+        ``(accounts, texts)``: ``accounts`` maps every key to its account id, or to ``None`` when
+        the session is gone (logged out, expired, suspended: its stream is to be closed) or is a
+        guest's; ``texts`` maps each live account id to its panel's JSON (:func:`panel_text`).
+    Raises:
+        sqlalchemy.exc.SQLAlchemyError: a read failed (rolled back; the sweep tries again later).
+    """
+    accounts: dict[str, int | None] = dict.fromkeys(keys)
+    if not keys:
+        return accounts, {}
+    try:
+        rows = db.execute(_ACCOUNTS_OF_KEYS, {"keys": sorted(set(keys))}).all()
+        live = {r.token: r for r in rows if r.expires_at > now and not r.is_guest}
+        wrote = False
+        seen: set[int] = set()
+        for key, row in live.items():
+            accounts[key] = row.id
+            if row.id not in seen:
+                seen.add(row.id)
+                wrote = touch(db, row, now, batch) or wrote
+        if wrote:
+            db.commit()
+        unique = {r.id: r for r in live.values()}
+        panels = overviews(db, list(unique.values()), now)
+        db.commit()  # dead invitations deleted
+    except BaseException:
+        db.rollback()
+        raise
+    return accounts, {uid: panel_text(p) for uid, p in panels.items()}
+
+
+def panels_json_with(session_factory: Any, keys: list[str], now: datetime,
+                     batch: PresenceBatch | None = None) -> tuple[dict[str, int | None], dict[int, bytes]]:
+    """:func:`panels_json` in a session of its own (blocking: the friends stream's sweep runs it in
+    the manager's database thread pool)."""
+    with session_factory() as db:
+        return panels_json(db, keys, now, batch)
 
 
 def mark_seen(session_factory: Any, user_id: int) -> None:
@@ -480,6 +586,7 @@ class SocketSeen:
         task.add_done_callback(self.tasks.discard)
 
 
-__all__ = ["SocketSeen", "answer_request", "block", "dismiss", "invite", "mark_seen", "overview", "purge_invitations",
+__all__ = ["SocketSeen", "answer_request", "block", "dismiss", "invite", "mark_seen", "overview", "overviews", "panel_text",
+           "panels_json", "panels_json_with", "purge_invitations",
            "relation_of", "remove_friend", "send_request", "touch", "touch_id", "unblock", "user_by_name",
            "write_seen", "write_seen_with"]

@@ -100,6 +100,9 @@ class TableManager:
         #: ``f(table)`` called (on the event loop, must not block) when a game has been stored: the team
         #: matches' service (:mod:`guandan.server.api_teammatch`) starts the table's next board
         self.finish_hooks: list[Any] = []
+        #: ``f(session_key) -> int`` called by :meth:`revoke_session` (on the event loop): other
+        #: long-lived connections of a login session, such as the lobby's friends stream, end too
+        self.session_listeners: list[Callable[[str], int]] = []
 
     def attach_cluster(self, node: Any) -> None:
         """Cluster mode: ``node`` (a :class:`guandan.server.cluster.ClusterNode` built over this
@@ -333,13 +336,14 @@ class TableManager:
 
     def revoke_session(self, session_key: str) -> int:
         """Close every websocket opened with the login session ``session_key`` (``auth.token_key``
-        of its token) with code 4401 ``logged out``; call on the event loop (logout does).
+        of its token) with code 4401 ``logged out``, and tell :attr:`session_listeners`; call on the
+        event loop (logout does).
 
         Returns:
-            The number of connections closed (in a cluster: those of this process; the other
+            The number of connections closed (the listeners' counts included) (in a cluster: those of this process; the other
             processes close theirs when they hear of it).
         """
-        n = 0
+        n = sum(listener(session_key) for listener in self.session_listeners)
         if self.cluster is not None:
             for proxy in list(self.cluster.proxies.values()):
                 for c in list(proxy.conns):

@@ -4,8 +4,11 @@
 // and the profile links of a finished game's players. Server: GET /api/friends and the POSTs of
 // src/guandan/server/api_friends.py; rules in src/guandan/server/friends.py.
 //
-// The panel polls GET /api/friends every POLL_MS while the tab is visible (paused when hidden,
-// refreshed at once when it shows again). Guests see a line saying that friends need an account.
+// While the tab is visible the panel listens to GET /api/friends/stream (server-sent events: the
+// panel now and whenever it changes; src/guandan/server/friends_push.py) and closes it when the tab
+// is hidden. Without the stream (a browser without EventSource, a proxy that holds the events back,
+// a stream that failed) it polls GET /api/friends every POLL_MS instead, and tries the stream again
+// after STREAM_RETRY_MS. Guests see a line saying that friends need an account.
 
 import { h, link, replaceChildren, toast } from "./dom.js";
 import { get, post, roomTitle } from "./api.js";
@@ -13,6 +16,8 @@ import { getLang, t } from "./i18n.js";
 import { errText } from "./auth.js";
 
 export const POLL_MS = 20000;
+/** After a stream that failed for good (the browser stopped reconnecting), wait this long before opening it again. */
+export const STREAM_RETRY_MS = 60000;
 
 const enc = encodeURIComponent;
 
@@ -50,6 +55,9 @@ export function friendsPanel(ctx) {
   let data = null;
   let timer = null;
   let destroyed = false;
+  let stream = null; // the EventSource while one is open or reconnecting
+  let streaming = false; // the stream has delivered a panel since it last failed: no polling
+  let retryTimer = null;
   const guest = !ctx.me || ctx.me.is_guest;
 
   async function load() {
@@ -65,6 +73,46 @@ export function friendsPanel(ctx) {
   }
 
   const refresh = () => load();
+
+  /** Listen to the panel's stream (nothing for guests, hidden tabs, or browsers without EventSource). */
+  function openStream() {
+    if (destroyed || guest || document.hidden || stream || typeof window.EventSource !== "function") return;
+    const es = new window.EventSource("/api/friends/stream");
+    stream = es;
+    es.addEventListener("friends", (e) => {
+      if (destroyed || stream !== es) return;
+      try {
+        data = JSON.parse(e.data);
+      } catch (_err) {
+        return;
+      }
+      streaming = true;
+      draw();
+    });
+    es.onerror = () => {
+      if (stream !== es) return;
+      streaming = false; // poll until the stream delivers again
+      if (es.readyState === window.EventSource.CLOSED) {
+        // refused (logged out, a guest, an error page) or not a stream: poll, try again later
+        stream = null;
+        load();
+        clearTimeout(retryTimer);
+        retryTimer = setTimeout(openStream, STREAM_RETRY_MS);
+      }
+    };
+  }
+
+  function closeStream() {
+    if (stream) stream.close();
+    stream = null;
+    streaming = false;
+    clearTimeout(retryTimer);
+  }
+
+  /** The timer's poll: only while no stream delivers. */
+  function poll() {
+    if (!streaming) load();
+  }
 
   // made once and never taken out of the page: a redraw (every poll) keeps what is being typed and the focus
   const addFormEl = addForm();
@@ -267,13 +315,19 @@ export function friendsPanel(ctx) {
   }
 
   function onVisible() {
-    if (!document.hidden) load();
+    if (document.hidden) {
+      closeStream();
+      return;
+    }
+    if (typeof window.EventSource === "function") openStream();
+    else load();
   }
 
   draw();
   if (!guest) {
-    load();
-    timer = setInterval(load, POLL_MS);
+    if (typeof window.EventSource === "function") openStream();
+    else load();
+    timer = setInterval(poll, POLL_MS);
     document.addEventListener("visibilitychange", onVisible);
   }
   return {
@@ -284,6 +338,7 @@ export function friendsPanel(ctx) {
     destroy() {
       destroyed = true;
       clearInterval(timer);
+      closeStream();
       document.removeEventListener("visibilitychange", onVisible);
     },
   };
