@@ -44,6 +44,13 @@ test after the first so that the starts alternate between the kinds from the fir
 p99 over its windows, and, per pair of windows (presence, then control), the presence window's p99
 minus the control window's, with how many pairs are above zero.
 
+``--path /api/friends/stream`` measures what the lobby does since 2026-12-07: each page opens the friends
+stream (server-sent events, ``server/friends_push.py``) at a random point of the first ``--poll-s``
+seconds and listens until the run ends; the server reads the panels of the open streams in batches
+and sends only changes. Runs alternate baseline and presence (``--repeats``; not with
+``--interleave``). Every sequential run also reports ``steady_p99_ms``, the p99 without its first
+``--skip-start`` seconds (the start burst), and the summary its rise (``steady_presence_rise_ms``).
+
 Usage: ``PYTHONPATH=src python scripts/bench_presence.py [--players 1000] [--friends 6] [--tables 200]
 [--deals 1] [--poll-s 20] [--repeats 2] [--control | --interleave W [--margin 2] [--skip-start 5]]
 [--path /api/friends]
@@ -149,22 +156,37 @@ def arm_order(arms: list[str], repeat: int) -> list[str]:
     return arms[k:] + arms[:k]
 
 
-def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
+def summarise(runs: list[dict[str, Any]], key: str = "p99_ms", prefix: str = "") -> dict[str, Any]:
     """The rise of each polling kind's p99 over the baseline of the same repeat (ms), and, with a
     control, the presence runs' p99 minus the control runs' of the same repeat: per repeat, mean,
-    and how many repeats are above zero."""
+    and how many repeats are above zero. ``key``: the runs' figure compared (``p99_ms``: the whole
+    load test; ``steady_p99_ms``: without its first ``--skip-start`` seconds); ``prefix`` goes
+    before each name of the result."""
     by: dict[int, dict[str, float]] = {}
     for r in runs:
-        if r.get("p99_ms") is not None:
-            by.setdefault(r["repeat"], {})[r["run"]] = r["p99_ms"]
+        if r.get(key) is not None:
+            by.setdefault(r["repeat"], {})[r["run"]] = r[key]
     out: dict[str, Any] = {}
-    for name, (a, b) in {"presence_rise_ms": ("presence", "baseline"), "control_rise_ms": ("control", "baseline"),
-                         "presence_minus_control_ms": ("presence", "control")}.items():
+    for name, (a, b) in {f"{prefix}presence_rise_ms": ("presence", "baseline"),
+                         f"{prefix}control_rise_ms": ("control", "baseline"),
+                         f"{prefix}presence_minus_control_ms": ("presence", "control")}.items():
         diffs = [round(v[a] - v[b], 2) for _, v in sorted(by.items()) if a in v and b in v]
         if diffs:
             out[name] = {"each": diffs, "mean": round(sum(diffs) / len(diffs), 2),
                          "above_zero": sum(d > 0 for d in diffs), "of": len(diffs)}
     return out
+
+
+def steady_p99(samples: list[tuple[float, float]], skip_s: float) -> float | None:
+    """The p99 (ms) of a load test's latency samples ``(arrived, ms)`` without those of its first
+    ``skip_s`` seconds (its start burst: :data:`START_S`); ``None`` when none is left."""
+    from guandan.server.loadtest import percentile
+
+    if not samples:
+        return None
+    first = min(at for at, _ in samples)
+    p = percentile([ms for at, ms in samples if at - first >= skip_s], 0.99)
+    return None if p is None else round(p, 2)
 
 
 def alternating(spec: str) -> tuple[float, float] | None:
@@ -225,9 +247,60 @@ def interleaved_p99(samples: list[tuple[float, float]], t0: float, window_s: flo
     return out
 
 
+#: ``--path`` of the lobbies that listen to the friends stream instead of polling
+STREAM_PATH = "/api/friends/stream"
+
+
+async def _listen(url: str, tokens: list[str], poll_s: float, stop: Path, seed: int) -> dict[str, Any]:
+    """``--path /api/friends/stream``: each page opens the friends stream at a random point of the first
+    ``poll_s`` seconds (as pages open over time) and reads it until ``stop`` exists. Returns the streams
+    opened (by status), the panels and keepalives received, and the time to the first panel (ms)."""
+    import httpx
+
+    from guandan.server.loadtest import percentile
+
+    rng = random.Random(seed)
+    statuses: dict[str, int] = {}
+    counts = {"panels": 0, "keepalives": 0, "ended": 0}
+    first: list[float] = []
+    limits = httpx.Limits(max_connections=None, max_keepalive_connections=None)
+    async with httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(30, read=None), limits=limits) as http:
+
+        async def page(token: str) -> None:
+            await asyncio.sleep(rng.uniform(0, poll_s))
+            t = time.monotonic()
+            try:
+                async with http.stream("GET", STREAM_PATH, headers={"cookie": f"gd_session={token}"}) as r:
+                    statuses[str(r.status_code)] = statuses.get(str(r.status_code), 0) + 1
+                    got = False
+                    async for line in r.aiter_lines():
+                        if line.startswith("data: "):
+                            if not got:
+                                first.append((time.monotonic() - t) * 1000.0)
+                                got = True
+                            counts["panels"] += 1
+                        elif line.startswith(":"):
+                            counts["keepalives"] += 1
+                    counts["ended"] += 1
+            except httpx.HTTPError as e:
+                statuses[type(e).__name__] = statuses.get(type(e).__name__, 0) + 1
+
+        tasks = [asyncio.ensure_future(page(tok)) for tok in tokens]
+        while not stop.exists():
+            await asyncio.sleep(0.5)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+    return {"streams": statuses, **counts, "first_panel_p50_ms": round(percentile(first, 0.5) or 0, 2),
+            "first_panel_p99_ms": round(percentile(first, 0.99) or 0, 2)}
+
+
 async def _poll(url: str, tokens: list[str], poll_s: float, stop: Path, seed: int,
                 path: str = "/api/friends") -> dict[str, Any]:
     import httpx
+
+    if path == STREAM_PATH:
+        return await _listen(url, tokens, poll_s, stop, seed)
 
     rng = random.Random(seed)
     statuses: dict[str, int] = {}
@@ -355,15 +428,16 @@ def main() -> None:
     ap.add_argument("--margin", type=float, default=MARGIN_S,
                     help=f"with --interleave: seconds left out at the start of each window ({MARGIN_S:g})")
     ap.add_argument("--skip-start", type=float, default=START_S,
-                    help=f"with --interleave: seconds at each load test's start compared apart, by the kind of "
-                         f"window they fell in, not in the windows ({START_S:g}; 0: counted in the windows)")
+                    help=f"seconds at each load test's start left out of its steady p99 (steady_p99_ms); with "
+                         f"--interleave compared apart, by the kind of window they fell in ({START_S:g}; 0: counted)")
     ap.add_argument("--friends-processes", type=int, default=None,
                     help="the server's --friends-processes (default: guandan serve's, 2; 0: the panel in "
                          "threads of the server process, as before 2026-12-07)")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--path", default="/api/friends",
                     help="what the pages poll (a control: /healthz costs the server almost nothing, so "
-                         "its runs measure the poller and the HTTP traffic alone)")
+                         f"its runs measure the poller and the HTTP traffic alone); {STREAM_PATH}: each page "
+                         "opens the friends stream once and listens, as the lobby does since 2026-12-07")
     ap.add_argument("--poller", nargs=6, metavar=("URL", "TOKENS", "POLL_S", "STOP", "OUT", "PATH"),
                     help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -376,8 +450,11 @@ def main() -> None:
     if args.players < 2 or args.tables < 1 or args.repeats < 1 or args.poll_s <= 0 or args.deals < 1:
         raise SystemExit("--players >= 2, --tables >= 1, --repeats >= 1, --deals >= 1 and --poll-s > 0")
     if args.interleave is not None and (args.control or args.margin < 0 or args.interleave <= 2 * args.margin
-                                        or args.skip_start < 0):
-        raise SystemExit("--interleave W takes W > 2 x --margin (>= 0) and --skip-start >= 0, without --control")
+                                        or args.skip_start < 0 or args.path == STREAM_PATH):
+        raise SystemExit("--interleave W takes W > 2 x --margin (>= 0) and --skip-start >= 0, without --control "
+                         f"and without --path {STREAM_PATH}")
+    if args.skip_start < 0:
+        raise SystemExit("--skip-start >= 0")
     arms = ["baseline", "presence"] + (["control"] if args.control else [])
     paths = {**ARM_PATHS, "presence": args.path}
     tmp = tempfile.TemporaryDirectory(prefix="guandan-presence-")
@@ -402,9 +479,11 @@ def main() -> None:
                     poller = subprocess.Popen([sys.executable, __file__, "--poller", url, tokens_file, str(args.poll_s),
                                                stop, out, paths[kind]])
                     time.sleep(args.poll_s)  # every page has polled once: the load is at its steady rate
-                report = run_loadtest(url, args.tables, args.deals)
+                samples = os.path.join(tmp.name, f"samples{k}{kind}.csv")
+                report = run_loadtest(url, args.tables, args.deals, samples)
                 row: dict[str, Any] = {"repeat": k, "run": kind, "path": paths.get(kind), **{
-                    key: report[key] for key in ("actions_per_s", "p50_ms", "p99_ms", "max_ms", "n_errors")}}
+                    key: report[key] for key in ("actions_per_s", "p50_ms", "p99_ms", "max_ms", "n_errors")},
+                    "steady_p99_ms": steady_p99(read_samples(samples), args.skip_start)}
                 if poller is not None:
                     Path(stop).touch()
                     poller.wait(timeout=args.poll_s + 60)
@@ -412,7 +491,8 @@ def main() -> None:
                 runs.append(row)
                 print(json.dumps(row), flush=True)
     print(f"load average after: {os.getloadavg()}", flush=True)
-    summary = summarise(runs) if args.interleave is None else summarise_interleaved(runs)
+    summary = ({**summarise(runs), **summarise(runs, "steady_p99_ms", "steady_")} if args.interleave is None
+               else summarise_interleaved(runs))
     print(json.dumps({"summary": summary}), flush=True)
     result = {"players": args.players, "friends": args.friends, "tables": args.tables, "deals": args.deals,
               "friends_processes": args.friends_processes, "interleave_s": args.interleave,

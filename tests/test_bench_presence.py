@@ -113,3 +113,15 @@ def test_the_bench_waits_so_that_a_load_test_starts_mid_window_of_the_kind_wante
                 first = now + wait + setup  # when the load test's first sample comes
                 assert bench_presence.window_of(first, t0, w) % 2 == kind
                 assert abs((first - t0) % w - w / 2) < 1e-6  # mid-window
+
+
+def test_the_steady_p99_leaves_out_the_start_burst_and_is_summarised_per_repeat() -> None:
+    samples = [(100.0 + i * 0.01, 50.0) for i in range(300)]  # the first 3 s: a burst of 50 ms
+    samples += [(106.0 + i * 0.01, float(1 + i % 10)) for i in range(1000)]  # then 1-10 ms
+    assert bench_presence.steady_p99(samples, 5.0) == 10.0
+    assert bench_presence.steady_p99(samples, 0.0) == 50.0
+    assert bench_presence.steady_p99([], 5.0) is None
+    runs = [{"repeat": 0, "run": "baseline", "p99_ms": 30.0, "steady_p99_ms": 10.0},
+            {"repeat": 0, "run": "presence", "p99_ms": 28.0, "steady_p99_ms": 10.5}]
+    assert bench_presence.summarise(runs, "steady_p99_ms", "steady_") == {
+        "steady_presence_rise_ms": {"each": [0.5], "mean": 0.5, "above_zero": 1, "of": 1}}

@@ -285,3 +285,44 @@ def test_guandan_serve_starts_two_workers_and_stops_them(tmp_path: Any) -> None:
         p.wait(timeout=30)
     time.sleep(0.5)
     assert not any(alive(w) for w in workers)
+
+
+def names_and_seen(db: Any, ids: list[int], batch: Any) -> list[str]:
+    """A plain call's work (``ProcessCalls.call``): the names of ``ids``, each account noted seen in ``batch``."""
+    from datetime import UTC, datetime
+
+    from sqlalchemy import select
+
+    from guandan.server.models import User
+
+    rows = db.execute(select(User.id, User.name).where(User.id.in_(ids)).order_by(User.id)).all()
+    for uid, _ in rows:
+        batch.note(uid, datetime(2026, 12, 7, 22, 0, tzinfo=UTC))
+    return [name for _, name in rows]
+
+
+def test_a_plain_call_runs_without_a_session_on_both_pools_and_brings_its_presence_notes_back(
+        tmp_path: Any) -> None:
+    """``call(factory, batch, fn, *args)``: the friends streams' sweeps run ``fn(db, *args, batch)``
+    with no session to check, in a worker process (its notes added to the server's batch when the
+    answer comes) or in a thread of the server."""
+    from datetime import UTC, datetime
+
+    from guandan.server.presence import PresenceBatch
+
+    url = f"sqlite:///{tmp_path / 'gd.db'}"
+    application = create_app(Settings(db_url=url, bot_delay_s=0.0))
+    with TestClient(application):
+        ids = [person(application, n).get("/api/me").json()["user"]["id"] for n in ("ann", "bob")]
+    factory = application.state.session_factory
+
+    async def scenario() -> None:
+        for pool in (ProcessCalls(1, url), AccountCalls(1, "t")):
+            if isinstance(pool, ProcessCalls):
+                pool.start()
+            batch = PresenceBatch()
+            assert await pool.call(factory, batch, names_and_seen, ids) == ["ann", "bob"]
+            assert batch.take() == dict.fromkeys(ids, datetime(2026, 12, 7, 22, 0, tzinfo=UTC))
+            await pool.aclose()
+
+    asyncio.run(scenario())

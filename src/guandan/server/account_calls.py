@@ -44,7 +44,7 @@ from guandan.server.auth import COOKIE_NAME, account_of_token, login_required
 from guandan.server.friends_store import touch
 from guandan.server.models import utcnow
 
-__all__ = ["BUSY_RETRY_S", "MAX_WAITING", "AccountCalls", "busy", "call_as_account", "validated"]
+__all__ = ["BUSY_RETRY_S", "MAX_WAITING", "AccountCalls", "busy", "call_as_account", "call_plain", "validated"]
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -89,6 +89,13 @@ def call_as_account(factory: Callable[[], Any], token: str | None, batch: Any, f
         if touch(db, me, utcnow(), batch):
             db.commit()
         return fn(db, me, *args)
+
+
+def call_plain(factory: Callable[[], Any], batch: Any, fn: Callable[..., T], args: tuple[Any, ...]) -> T:
+    """``fn(db, *args, batch)`` in a session of its own (closed after it; ``fn`` commits what it
+    keeps): a pool's work with no session to check (:meth:`AccountCalls.call`)."""
+    with factory() as db:
+        return fn(db, *args, batch)
 
 
 def validated(model: type[M], data: Any) -> M:
@@ -151,6 +158,23 @@ class AccountCalls:
         self._in_flight += 1
         try:
             return await loop.run_in_executor(self._pool, call_as_account, factory, token, batch, fn, args)
+        finally:
+            self._in_flight -= 1
+
+    async def call(self, factory: Callable[[], Any], batch: Any, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(db, *args, batch)`` in one thread of the pool with a session from ``factory``, and
+        no session to check: work of the server's own, such as a sweep of the friends streams.
+
+        Raises:
+            HTTPException: 503 ``temporarily_unavailable`` when the pool holds as many calls as it may.
+            Exception: whatever ``fn`` raised.
+        """
+        if self._in_flight >= self.threads + self.max_waiting:
+            raise busy()
+        loop = asyncio.get_running_loop()
+        self._in_flight += 1
+        try:
+            return await loop.run_in_executor(self._pool, call_plain, factory, batch, fn, args)
         finally:
             self._in_flight -= 1
 

@@ -44,7 +44,7 @@ from .challenge_store import ChallengeStore
 from .teammatch_store import TeamMatchStore
 from .friends import PRESENCE_FLUSH_S
 from .friends_push import FriendsPush
-from .friends_store import panels_json_with, write_seen_with
+from .friends_store import panels_json, write_seen_with
 from .hardening import GuardMiddleware, install_catch_all
 from .idle_close import DEFAULT_IDLE_CLOSE_S, run_idle_close
 from .presence import PresenceBatch
@@ -158,10 +158,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.call_pools = [make_account_calls(int(getattr(settings, "friends_processes", 0)), POLL_THREADS,
                                                settings.db_url, "guandan-friends"),
                             AccountCalls(CALL_THREADS, "guandan-match")]
-    presence = app.state.presence
+    presence, friends_pool = app.state.presence, app.state.call_pools[0]
 
-    async def panels(keys: list[str], now: Any) -> Any:  # one sweep of the friends streams, in a database thread
-        return await manager.run_db(panels_json_with, session_factory, keys, now, presence)
+    async def panels(keys: list[str], now: Any) -> Any:  # one sweep of the friends streams, in the friends' pool
+        return await friends_pool.call(session_factory, presence, panels_json, keys, now)
 
     app.state.friends_push = FriendsPush(panels)
     manager.session_listeners.append(app.state.friends_push.revoke)  # logout ends the session's streams

@@ -528,14 +528,6 @@ def panels_json(db: Session, keys: list[str], now: datetime,
     return accounts, {uid: panel_text(p) for uid, p in panels.items()}
 
 
-def panels_json_with(session_factory: Any, keys: list[str], now: datetime,
-                     batch: PresenceBatch | None = None) -> tuple[dict[str, int | None], dict[int, bytes]]:
-    """:func:`panels_json` in a session of its own (blocking: the friends stream's sweep runs it in
-    the manager's database thread pool)."""
-    with session_factory() as db:
-        return panels_json(db, keys, now, batch)
-
-
 def mark_seen(session_factory: Any, user_id: int) -> None:
     """:func:`touch_id` in a session of its own (blocking: an open table socket's account, run in
     the manager's database thread pool)."""
@@ -587,6 +579,6 @@ class SocketSeen:
 
 
 __all__ = ["SocketSeen", "answer_request", "block", "dismiss", "invite", "mark_seen", "overview", "overviews", "panel_text",
-           "panels_json", "panels_json_with", "purge_invitations",
+           "panels_json", "purge_invitations",
            "relation_of", "remove_friend", "send_request", "touch", "touch_id", "unblock", "user_by_name",
            "write_seen", "write_seen_with"]

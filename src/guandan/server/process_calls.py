@@ -64,7 +64,7 @@ from fastapi import HTTPException, Request
 from sqlalchemy.engine import make_url
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from guandan.server.account_calls import MAX_WAITING, AccountCalls, busy, call_as_account
+from guandan.server.account_calls import MAX_WAITING, AccountCalls, busy, call_as_account, call_plain
 from guandan.server.auth import COOKIE_NAME
 from guandan.server.db import make_engine, make_session_factory, normalize_url
 from guandan.server.presence import PresenceBatch
@@ -100,24 +100,27 @@ def _worker_main(conn: Connection, db_url: str) -> None:
     try:
         while True:
             try:
-                token, batched, fn, args = pickle.loads(conn.recv_bytes())
+                token, batched, fn, args, plain = pickle.loads(conn.recv_bytes())
             except (EOFError, OSError):
                 return
-            conn.send_bytes(_answer_of(factory, token, batched, fn, args))
+            conn.send_bytes(_answer_of(factory, token, batched, fn, args, plain))
     except OSError:
         return
     finally:
         engine.dispose()
 
 
-def _answer_of(factory: Any, token: str | None, batched: bool, fn: Callable[..., Any], args: tuple[Any, ...]) -> bytes:
+def _answer_of(factory: Any, token: str | None, batched: bool, fn: Callable[..., Any], args: tuple[Any, ...],
+               plain: bool = False) -> bytes:
     """One request's answer, pickled: ``("ok", result, noted)``, ``("error", (status, detail,
     headers), noted)`` or ``("raised", exception, noted)``. An answer that would not come back
     whole in the server (it does not pickle, or does not unpickle: an exception class with
-    required keyword arguments) becomes a ``RuntimeError`` naming it."""
+    required keyword arguments) becomes a ``RuntimeError`` naming it. ``plain``: no session to
+    check, ``fn(db, *args, batch)`` (:meth:`ProcessCalls.call`)."""
     batch = PresenceBatch() if batched else None
     try:
-        out: tuple[str, Any] = ("ok", call_as_account(factory, token, batch, fn, args))
+        out: tuple[str, Any] = ("ok", call_plain(factory, batch, fn, args) if plain
+                                else call_as_account(factory, token, batch, fn, args))
     except StarletteHTTPException as e:  # FastAPI's HTTPException is one
         out = ("error", (e.status_code, e.detail, dict(e.headers) if e.headers else None))
     except Exception as e:  # noqa: BLE001 - given to the server, which raises it again
@@ -355,10 +358,40 @@ class ProcessCalls:
         if asyncio.get_running_loop() is not self._loop:
             # another event loop's request (a test client's own loop): the pool's state stays on its loop
             return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(self.run(request, fn, *args), self._loop))
+        batch = getattr(request.app.state, "presence", None)
+        return await self._submit((request.cookies.get(COOKIE_NAME), batch is not None, fn, args, False), batch)
+
+    async def call(self, factory: Any, batch: PresenceBatch | None, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(db, *args, presence)`` in a worker process, with no session to check: work of the
+        server's own, such as a sweep of the friends streams.
+
+        Args:
+            factory: unused (the worker has its own engine on the same database); there for the
+                same signature as :meth:`AccountCalls.call <guandan.server.account_calls.AccountCalls.call>`.
+            batch: the app's :class:`~guandan.server.presence.PresenceBatch`; ``fn`` gets the
+                worker's own, whose notes are added to ``batch`` when the answer comes (``None``:
+                ``fn`` gets ``None``).
+            fn: a module-level function (pickled by reference); ``args`` and its result must pickle.
+        Returns:
+            What ``fn`` returned.
+        Raises:
+            HTTPException: 503 ``temporarily_unavailable`` as for :meth:`run`.
+            RuntimeError: the pool was never started or is closed.
+            Exception: whatever ``fn`` raised.
+        """
+        if self._loop is None or self._closed:
+            raise RuntimeError("this ProcessCalls pool is not running")
+        if asyncio.get_running_loop() is not self._loop:
+            return await asyncio.wrap_future(asyncio.run_coroutine_threadsafe(
+                self.call(factory, batch, fn, *args), self._loop))
+        return await self._submit((None, batch is not None, fn, args, True), batch)
+
+    async def _submit(self, request: tuple[Any, ...], batch: Any) -> Any:
+        """Queue one pickled call and wait for its answer (:meth:`run`, :meth:`call`)."""
+        assert self._loop is not None
         if self._in_flight >= self.processes * DEPTH + self.max_waiting or not self._workers:
             raise busy()
-        batch = getattr(request.app.state, "presence", None)
-        message = pickle.dumps((request.cookies.get(COOKIE_NAME), batch is not None, fn, args))
+        message = pickle.dumps(request)
         answer: asyncio.Future[_Answer] = self._loop.create_future()
         self._in_flight += 1
         try:
