@@ -132,6 +132,26 @@ class FriendsHub:
     keepalive_s: float = KEEPALIVE_S
     streams: set[Stream] = field(default_factory=set)
     _seq: Any = field(default_factory=itertools.count)
+    #: the open streams by login session and by account (what :meth:`settle` looks up)
+    _by_key: dict[str, set[Stream]] = field(default_factory=dict)
+    _by_account: dict[int, set[Stream]] = field(default_factory=dict)
+
+    def _add(self, s: Stream) -> None:
+        self.streams.add(s)
+        self._by_key.setdefault(s.key, set()).add(s)
+        self._by_account.setdefault(s.account_id, set()).add(s)
+
+    def _drop(self, s: Stream) -> None:
+        if s not in self.streams:
+            return
+        self.streams.discard(s)
+        same_key, same_account = self._by_key[s.key], self._by_account[s.account_id]
+        same_key.discard(s)
+        same_account.discard(s)
+        if not same_key:
+            del self._by_key[s.key]
+        if not same_account:
+            del self._by_account[s.account_id]
 
     def open(self, key: str, account_id: int, now: float) -> tuple[Stream, list[Stream]]:
         """Register a stream of session ``key`` and account ``account_id``, due at once.
@@ -141,16 +161,16 @@ class FriendsHub:
             :data:`MAX_STREAMS_PER_SESSION` (taken out: the caller closes them).
         """
         stream = Stream(key, account_id, Mailbox(), next(self._seq))
-        self.streams.add(stream)
-        same = sorted((s for s in self.streams if s.key == key), key=lambda s: s.seq)
+        self._add(stream)
+        same = sorted(self._by_key[key], key=lambda s: s.seq)
         evicted = same[:-MAX_STREAMS_PER_SESSION] if len(same) > MAX_STREAMS_PER_SESSION else []
         for s in evicted:
-            self.streams.discard(s)
+            self._drop(s)
         return stream, evicted
 
     def close(self, stream: Stream) -> None:
         """Forget ``stream`` (its response ended)."""
-        self.streams.discard(stream)
+        self._drop(stream)
 
     def due(self, now: float) -> list[str]:
         """The session keys to read now: those of the streams due at ``now``, the longest overdue
@@ -166,9 +186,8 @@ class FriendsHub:
 
     def postpone(self, keys: list[str], until: float) -> None:
         """The read of ``keys`` failed: try their streams again at ``until`` at the earliest."""
-        wanted = set(keys)
-        for s in self.streams:
-            if s.key in wanted:
+        for key in keys:
+            for s in self._by_key.get(key, ()):
                 s.due = max(s.due, until)
 
     def settle(self, accounts: dict[str, int | None], texts: dict[int, bytes],
@@ -185,21 +204,20 @@ class FriendsHub:
             :data:`KEEPALIVE` for an unchanged one silent for :attr:`keepalive_s`.
         """
         out: list[tuple[Stream, bytes]] = []
-        for s in list(self.streams):
-            if s.key in accounts and accounts[s.key] is None:
-                self.streams.discard(s)
-                out.append((s, CLOSE))
-                continue
-            text = texts.get(s.account_id)
-            if text is None:
-                continue
-            s.due = now + self.period_s
-            if text != s.sent:
-                s.sent, s.sent_at = text, now
-                out.append((s, event(text)))
-            elif now - s.sent_at >= self.keepalive_s:
-                s.sent_at = now
-                out.append((s, KEEPALIVE))
+        for key, account in accounts.items():
+            if account is None:
+                for s in sorted(self._by_key.get(key, ()), key=lambda s: s.seq):
+                    self._drop(s)
+                    out.append((s, CLOSE))
+        for account_id, text in texts.items():
+            for s in sorted(self._by_account.get(account_id, ()), key=lambda s: s.seq):
+                s.due = now + self.period_s
+                if text != s.sent:
+                    s.sent, s.sent_at = text, now
+                    out.append((s, event(text)))
+                elif now - s.sent_at >= self.keepalive_s:
+                    s.sent_at = now
+                    out.append((s, KEEPALIVE))
         return out
 
     def nudge(self, account_ids: set[int], now: float) -> int:
@@ -209,17 +227,18 @@ class FriendsHub:
             How many streams were moved forward.
         """
         n = 0
-        for s in self.streams:
-            if s.account_id in account_ids and s.due > now:
-                s.due = now
-                n += 1
+        for account_id in account_ids:
+            for s in self._by_account.get(account_id, ()):
+                if s.due > now:
+                    s.due = now
+                    n += 1
         return n
 
     def revoke(self, key: str) -> list[Stream]:
         """Take out every stream of the login session ``key`` (logout) and return them (to close)."""
-        gone = [s for s in self.streams if s.key == key]
+        gone = sorted(self._by_key.get(key, ()), key=lambda s: s.seq)
         for s in gone:
-            self.streams.discard(s)
+            self._drop(s)
         return gone
 
 
