@@ -326,3 +326,12 @@ def test_a_plain_call_runs_without_a_session_on_both_pools_and_brings_its_presen
             await pool.aclose()
 
     asyncio.run(scenario())
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="SCHED_BATCH is Linux's")
+def test_the_workers_run_as_background_work_for_the_scheduler(app: Any) -> None:
+    """A worker woken by a request must not preempt the event loop on its core (``background``:
+    SCHED_BATCH); the server itself keeps the normal policy."""
+    for pid in worker_pids(app):
+        assert os.sched_getscheduler(pid) == os.SCHED_BATCH
+    assert os.sched_getscheduler(0) == os.SCHED_OTHER

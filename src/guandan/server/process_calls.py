@@ -69,7 +69,7 @@ from guandan.server.auth import COOKIE_NAME
 from guandan.server.db import make_engine, make_session_factory, normalize_url
 from guandan.server.presence import PresenceBatch
 
-__all__ = ["DEPTH", "ProcessCalls", "in_memory_url", "make_account_calls"]
+__all__ = ["DEPTH", "ProcessCalls", "background", "in_memory_url", "make_account_calls"]
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -88,6 +88,22 @@ def in_memory_url(url: str) -> bool:
     return not u.database or ":memory:" in u.database or u.query.get("mode") == "memory"
 
 
+def background() -> bool:
+    """Make this process background work for the CPU scheduler (Linux ``SCHED_BATCH``): a worker
+    woken by a request in its pipe then does not preempt the server's event loop on its core.
+    Measured with a stack sampler on a loaded 2-core machine: the server's writes of the friends
+    streams' sweeps into a worker's pipe took about 2 ms each (the writer preempted by the woken
+    worker), 0.4 % of the event loop's time. Returns whether the policy was set (not on other
+    systems, nor where it is refused)."""
+    if not hasattr(os, "sched_setscheduler") or not hasattr(os, "SCHED_BATCH"):
+        return False
+    try:
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+    except OSError:
+        return False
+    return True
+
+
 def _worker_main(conn: Connection, db_url: str) -> None:
     """A worker process: its own engine (one connection: one request at a time) and session
     factory, then requests from ``conn`` until the server closes its end (module docstring).
@@ -95,6 +111,7 @@ def _worker_main(conn: Connection, db_url: str) -> None:
     the whole process group must not end a worker while the server drains; it ends with its pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    background()
     engine = make_engine(db_url, pool_size=1, max_overflow=1)
     factory = make_session_factory(engine)
     try:
