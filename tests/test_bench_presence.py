@@ -125,3 +125,15 @@ def test_the_steady_p99_leaves_out_the_start_burst_and_is_summarised_per_repeat(
             {"repeat": 0, "run": "presence", "p99_ms": 28.0, "steady_p99_ms": 10.5}]
     assert bench_presence.summarise(runs, "steady_p99_ms", "steady_") == {
         "steady_presence_rise_ms": {"each": [0.5], "mean": 0.5, "above_zero": 1, "of": 1}}
+
+
+def test_profile_presence_counts_the_samples_through_the_presence_code() -> None:
+    spec = importlib.util.spec_from_file_location(
+        "profile_presence", Path(__file__).resolve().parents[1] / "scripts" / "profile_presence.py")
+    assert spec is not None and spec.loader is not None
+    profile = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(profile)
+    raw = ("run (asyncio/base_events.py:607);sweep (guandan/server/friends_push.py:321) 7\n"
+           "run (asyncio/base_events.py:607);broadcast (guandan/server/table/flow.py:90) 90\n"
+           "_feed (guandan/server/process_calls.py:264) 3\n\nnot a line\n")
+    assert profile.presence_share(raw) == (100, 10)
