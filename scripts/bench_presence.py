@@ -129,6 +129,19 @@ def seed_database(db_url: str, players: int, friends: int) -> list[str]:
     return tokens
 
 
+def settle_s(path: str, poll_s: float) -> float:
+    """Seconds a presence run's pages are online before its load test starts (``--settle``'s default).
+
+    Polling pages (``/api/friends``, ``/healthz``) are at their steady rate once each has polled once:
+    ``poll_s``. Streams (:data:`STREAM_PATH`) come online at random in the first ``poll_s``; each marks
+    its account seen at its first sweep, and the friends' panels show it at their next check, up to
+    ``poll_s`` later (``friends_push.PERIOD_S``), so only after ``2 * poll_s`` plus a few sweeps is
+    nothing left of 1,000 accounts coming online at once (until 2026-12-08 the bench waited ``poll_s``
+    and that burst fell in the load test).
+    """
+    return 2 * poll_s + 5.0 if path == STREAM_PATH else poll_s
+
+
 def run_loadtest(url: str, tables: int, deals: int = 1, samples: str | None = None) -> dict[str, Any]:
     """One ``guandan loadtest`` of ``tables`` tables and ``deals`` deals against ``url``; its JSON report
     (with ``samples``: its latency samples also written to that CSV file, ``--samples``)."""
@@ -433,6 +446,9 @@ def main() -> None:
     ap.add_argument("--friends-processes", type=int, default=None,
                     help="the server's --friends-processes (default: guandan serve's, 2; 0: the panel in "
                          "threads of the server process, as before 2026-12-07)")
+    ap.add_argument("--settle", type=float, default=None, metavar="S",
+                    help="seconds the pages are online before each presence run's load test (default: --poll-s for "
+                         f"polls; 2 x --poll-s + 5 for {STREAM_PATH}, see settle_s)")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--path", default="/api/friends",
                     help="what the pages poll (a control: /healthz costs the server almost nothing, so "
@@ -456,6 +472,9 @@ def main() -> None:
     if args.skip_start < 0:
         raise SystemExit("--skip-start >= 0")
     arms = ["baseline", "presence"] + (["control"] if args.control else [])
+    settle = settle_s(args.path, args.poll_s) if args.settle is None else args.settle
+    if settle < 0:
+        raise SystemExit("--settle >= 0")
     paths = {**ARM_PATHS, "presence": args.path}
     tmp = tempfile.TemporaryDirectory(prefix="guandan-presence-")
     db_url = f"sqlite:///{os.path.join(tmp.name, 'presence.db')}"
@@ -478,7 +497,7 @@ def main() -> None:
                 if kind != "baseline":
                     poller = subprocess.Popen([sys.executable, __file__, "--poller", url, tokens_file, str(args.poll_s),
                                                stop, out, paths[kind]])
-                    time.sleep(args.poll_s)  # every page has polled once: the load is at its steady rate
+                    time.sleep(settle)  # every page is online and its friends' panels say so: the steady load
                 samples = os.path.join(tmp.name, f"samples{k}{kind}.csv")
                 report = run_loadtest(url, args.tables, args.deals, samples)
                 row: dict[str, Any] = {"repeat": k, "run": kind, "path": paths.get(kind), **{

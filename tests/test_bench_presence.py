@@ -137,3 +137,11 @@ def test_profile_presence_counts_the_samples_through_the_presence_code() -> None
            "run (asyncio/base_events.py:607);broadcast (guandan/server/table/flow.py:90) 90\n"
            "_feed (guandan/server/process_calls.py:264) 3\n\nnot a line\n")
     assert profile.presence_share(raw) == (100, 10)
+
+
+def test_streams_settle_for_two_periods_before_the_load_test() -> None:
+    """A stream's account is seen at its first sweep and its friends' panels show it one period
+    (20 s) later: a presence run waits two periods and a few sweeps; polls one period."""
+    assert bench_presence.settle_s("/api/friends/stream", 20.0) == 45.0
+    assert bench_presence.settle_s("/api/friends", 20.0) == 20.0
+    assert bench_presence.settle_s("/healthz", 10.0) == 10.0

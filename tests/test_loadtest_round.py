@@ -14,8 +14,8 @@ from test_server_hardening import AppServer, fast_hashing, serve  # noqa: F401 (
 from typer.testing import CliRunner
 
 from guandan.cli import app
-from guandan.server.loadtest import LoadTestError, _Shared
-from guandan.server.loadtest_round import _SecondSeat, run_round_load
+from guandan.server.loadtest import LoadTestError, _SecondSeat, _Shared
+from guandan.server.loadtest_round import run_round_load
 
 
 def test_a_round_of_three_tables_is_played_by_two_people_against_a_bot_pair_at_each(serve, fast_hashing):  # noqa: F811

@@ -10,7 +10,7 @@ from .output import error_text
 
 @app.command("loadtest")
 def loadtest_command(
-    tables: int = typer.Option(..., "--tables", "-n", help="Concurrent tables (3 heuristic bots + 1 scripted websocket player each)."),
+    tables: int = typer.Option(..., "--tables", "-n", help="Concurrent tables (3 heuristic bots + 1 scripted websocket player each; see --people)."),
     url: list[str] = typer.Option(
         None, "--url", metavar="URL",
         help="A running server on this machine; repeat it or separate URLs with commas to spread the tables over "
@@ -23,13 +23,18 @@ def loadtest_command(
     timeout: float = typer.Option(300.0, "--timeout", help="Deadline of the whole run in seconds."),
     seed: int = typer.Option(0, "--seed", help="Seed of the scripted players' choices."),
     replay_check: bool = typer.Option(
-        True, "--replay-check/--no-replay-check", help="Download and replay every stored game of the run at the end (not with --round: a match goes on after its deals)."
+        True, "--replay-check/--no-replay-check", help="Download and replay every stored game of the run at the end (not with --round or --people 2: those games go on after their deals)."
     ),
     json_out: bool = typer.Option(False, "--json", help="Print the report as JSON."),
     samples: str = typer.Option(
         None, "--samples", metavar="FILE",
         help="Also write every latency sample to FILE as CSV (arrived_monotonic_s,latency_ms: the arrival on "
              "the machine's monotonic clock, for setting the samples beside what another process did then).",
+    ),
+    people: int = typer.Option(
+        None, "--people", min=1, max=2, show_default="1",
+        help="Scripted people per table: 1 (seat 0, three bots) or 2 (seats 0 and 2, partners, two bots: the "
+             "load of an online round's table, where every action reaches two people). --round always has 2.",
     ),
     round_: bool = typer.Option(
         False, "--round",
@@ -64,6 +69,9 @@ def loadtest_command(
     if not 0 <= spectators <= 8:
         err.print(error_text("--spectators must be between 0 and 8"))
         raise typer.Exit(2)
+    if round_ and people == 1:
+        err.print(error_text("--round plays both people of a pair at every table: --people 2 (the default there)"))
+        raise typer.Exit(2)
     if round_ and spectators:
         err.print(error_text("--round plays without spectators (a tournament table's spectators see it delayed)"))
         raise typer.Exit(2)
@@ -77,8 +85,10 @@ def loadtest_command(
                 pass
         except OSError as e:
             raise unwritable(e) from None
-    if round_:
-        replay_check = False  # a round's games go on after D deals: no record is complete
+    if round_ or people == 2:
+        # a round's games go on after D deals, and a game two people play cannot be abandoned
+        # (409 abandon_not_alone): no record is complete
+        replay_check = False
     try:
         urls = split_urls(url) if url else None
         with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -96,7 +106,8 @@ def loadtest_command(
                                             progress=progress)
             else:
                 report = run_loadtest(tables, url=urls, deals=deals, timeout_s=timeout, seed=seed,
-                                      spectators=spectators, check_replay=replay_check, progress=progress)
+                                      spectators=spectators, check_replay=replay_check, progress=progress,
+                                      people=people or 1)
     except LoadTestError as e:
         err.print(error_text(e))
         raise typer.Exit(2) from None
@@ -111,7 +122,7 @@ def loadtest_command(
         print(json.dumps(report.to_json()))
     else:
         where = report.urls[0] if len(report.urls) == 1 else f"{len(report.urls)} servers"
-        kind = "online tournament round" if round_ else "load test"
+        kind = "online tournament round" if round_ else "load test" + (", 2 people per table" if people == 2 else "")
         t = Table(title=f"{kind}: {report.tables} tables x {report.deals} deal(s) at {where}")
         t.add_column("measure")
         t.add_column("value", justify="right")

@@ -36,6 +36,7 @@ loopback port with a fresh SQLite file in a temporary directory) and stopped aft
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import json
 import os
@@ -105,6 +106,8 @@ class LoadReport:
     deals: int
     urls: list[str] = field(default_factory=list)
     spectators: int = 0
+    #: scripted people per table (1: seat 0; 2: seats 0 and 2)
+    people: int = 1
     tables_done: int = 0
     duration_s: float = 0.0
     actions: int = 0
@@ -352,35 +355,74 @@ class _Shared:
             self.errors.append(text)
 
 
+async def _guest(http: Any, i: int) -> str:
+    """A new guest account's session token (``POST /api/guest``)."""
+    r = await http.post("/api/guest", json={})
+    token = r.cookies.get("gd_session")
+    if r.status_code != 200 or not token:
+        raise LoadTestError(f"table {i}: guest login failed ({r.status_code})")
+    http.cookies.clear()  # each call names its session in its own header
+    return token
+
+
+class _SecondSeat:
+    """What the second person of a table shares with the run: everything but the action counts
+    (both people of a table see every action of it; only the first one counts them)."""
+
+    def __init__(self, shared: _Shared) -> None:
+        object.__setattr__(self, "_shared", shared)
+        self.actions = 0
+        self.start_actions = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._shared, name)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in ("actions", "start_actions"):
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._shared, name, value)
+
+
 async def _table(i: int, urls: Sequence[str], deals: int, spectators: int, shared: _Shared, rng: random.Random,
-                 setup: asyncio.Semaphore, starts: asyncio.Semaphore) -> None:
+                 setup: asyncio.Semaphore, starts: asyncio.Semaphore, people: int = 1) -> None:
     import httpx
     from websockets.asyncio.client import connect
 
     n = len(urls)
     home = urls[i % n]
-    async with setup, httpx.AsyncClient(base_url=home, timeout=60, verify=_tls()) as http:  # a guest, a room, bots
-        r = await http.post("/api/guest", json={})
-        token = r.cookies.get("gd_session")
-        if r.status_code != 200 or not token:
-            raise LoadTestError(f"table {i}: guest login failed ({r.status_code})")
+    async with setup, httpx.AsyncClient(base_url=home, timeout=60, verify=_tls()) as http:  # guests, a room, bots
+        token = await _guest(http, i)
         headers = {"cookie": f"gd_session={token}"}
         r = await http.post("/api/rooms", json={"preset": "official", "name": f"loadtest {i}"}, headers=headers)
         if r.status_code != 200:
             raise LoadTestError(f"table {i}: creating the room failed: {r.text[:200]}")
         room_id = r.json()["room"]["id"]
         shared.rooms.append((room_id, token, home))
+        tokens = [token]
+        if people == 2:  # the owner's partner (seat 2, R2) is a second scripted person
+            partner = await _guest(http, i)
+            r = await http.post(f"/api/rooms/{room_id}/seat", json={"seat": 2},
+                                headers={"cookie": f"gd_session={partner}"})
+            if r.status_code != 200:
+                raise LoadTestError(f"table {i}: the second person could not sit: {r.text[:200]}")
+            tokens.append(partner)
         r = await http.post(f"/api/rooms/{room_id}/bots", json={"bot": "normal"}, headers=headers)
         if r.status_code != 200:
             raise LoadTestError(f"table {i}: adding bots failed: {r.text[:200]}")
-    player_url = urls[(i + 1) % n]
     tstate = _TableState()
-    watchers = [asyncio.create_task(_spectate(i, "ws" + urls[(i + 2 + k) % n][4:], room_id, shared, tstate))
+    watchers = [asyncio.create_task(_spectate(i, "ws" + urls[(i + 1 + people + k) % n][4:], room_id, shared, tstate))
                 for k in range(spectators)]
     try:
-        async with connect(f"ws{player_url[4:]}/ws/rooms/{room_id}", additional_headers={"Cookie": f"gd_session={token}"},
-                           max_size=None, open_timeout=60, create_connection=stamped_connection()) as ws:
-            await asyncio.wait_for(recv(ws), 60)  # the waiting room's state
+        async with contextlib.AsyncExitStack() as stack:
+            sockets = []
+            for k, tok in enumerate(tokens):  # the k-th person's socket goes to the URL after the room's
+                player_url = urls[(i + 1 + k) % n]
+                sockets.append(await stack.enter_async_context(connect(
+                    f"ws{player_url[4:]}/ws/rooms/{room_id}", additional_headers={"Cookie": f"gd_session={tok}"},
+                    max_size=None, open_timeout=60, create_connection=stamped_connection())))
+            for ws in sockets:
+                await asyncio.wait_for(recv(ws), 60)  # the waiting room's state
             # every table is set up before any game starts: the run measures play, not set-up
             shared.set_up += 1
             shared.check_go()
@@ -392,7 +434,12 @@ async def _table(i: int, urls: Sequence[str], deals: int, spectators: int, share
             shared.started.append(time.monotonic())
             if len(shared.started) >= shared.expected:
                 shared.all_started.set()
-            if await _play(i, ws, room_id, deals, shared, rng, tstate):
+            # the first person counts the table's actions; each person's own acts are timed
+            played = await asyncio.gather(*(
+                _play(i, ws, room_id, deals, shared if k == 0 else _SecondSeat(shared),
+                      random.Random(rng.random()) if k else rng, tstate)
+                for k, ws in enumerate(sockets)))
+            if all(played):
                 shared.finished.append(time.monotonic())
                 shared.done += 1
                 if shared.done >= shared.expected:
@@ -406,6 +453,19 @@ async def _table(i: int, urls: Sequence[str], deals: int, spectators: int, share
         for w in watchers:
             w.cancel()
         await asyncio.gather(*watchers, return_exceptions=True)
+
+
+async def _pace(sent: deque[float]) -> None:
+    """Wait until one more message keeps the last second's messages (``sent``: their
+    ``time.monotonic()``) within :data:`CLIENT_RATE`; drops the times older than a second."""
+    now = time.monotonic()
+    while sent and now - sent[0] >= 1.0:
+        sent.popleft()
+    while len(sent) >= CLIENT_RATE:
+        await asyncio.sleep(1.0 - (now - sent[0]) + 0.001)
+        now = time.monotonic()
+        while sent and now - sent[0] >= 1.0:
+            sent.popleft()
 
 
 async def _play(i: int, ws: Any, room_id: str, deals: int, shared: _Shared, rng: random.Random,
@@ -429,7 +489,10 @@ async def _play(i: int, ws: Any, room_id: str, deals: int, shared: _Shared, rng:
             deals_done += 1
             if deals_done >= deals:
                 return True
-            # the table pauses between deals until its people are ready (contract section 6)
+            # the table pauses between deals until its people are ready (contract section 6); the
+            # message counts towards the server's limit like an act
+            await _pace(sent)
+            sent.append(time.monotonic())
             await ws.send(json.dumps({"type": "ready"}))
         elif t == "game_over":
             if isinstance(f.get("game_id"), int):
@@ -466,12 +529,7 @@ async def _play(i: int, ws: Any, room_id: str, deals: int, shared: _Shared, rng:
                         await asyncio.wait_for(shared.all_started.wait(), max(0.0, shared.deadline - time.monotonic()))
                     except TimeoutError:
                         return False
-                    now = time.monotonic()
-                while len(sent) >= CLIENT_RATE and now - sent[0] < 1.0:
-                    await asyncio.sleep(1.0 - (now - sent[0]) + 0.001)
-                    now = time.monotonic()
-                    while sent and now - sent[0] >= 1.0:
-                        sent.popleft()
+                await _pace(sent)
                 action = rng.choice(v["legal_actions"])
                 now = time.monotonic()
                 sent.append(now)
@@ -595,7 +653,7 @@ Progress = Callable[[int, int, int], None]
 
 async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeout_s: float = 300.0, seed: int = 0,
                    setup_concurrency: int = 16, spectators: int = 0, check_replay: bool = True,
-                   progress: Progress | None = None) -> LoadReport:
+                   progress: Progress | None = None, people: int = 1) -> LoadReport:
     """Play ``tables`` tables of ``deals`` deals each against the server(s) at ``url`` (see the
     module docstring) and measure them.
 
@@ -608,8 +666,12 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
         seed: seed of the scripted players' random choices.
         setup_concurrency: tables being set up at once (HTTP calls).
         spectators: spectator websockets per table (0-8), on the URLs after the player's.
-        check_replay: download and replay every stored game of the run at the end.
+        check_replay: download and replay every stored game of the run at the end (with one person
+            per table only: a game other people play cannot be abandoned, 409 ``abandon_not_alone``,
+            so with two the games stay unfinished on the server and no record is complete).
         progress: called with ``(tables done, tables, actions so far)`` about every 0.5 s.
+        people: scripted people per table: 1 (seat 0) or 2 (seats 0 and 2, partners; as at a table of
+            an online round, ``guandan loadtest --round``, where each action reaches two people).
     Returns:
         A :class:`LoadReport`.
     Raises:
@@ -618,6 +680,8 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
     urls = split_urls(url)
     if tables < 1 or deals < 1:
         raise LoadTestError("--tables and --deals must be at least 1")
+    if people not in (1, 2):
+        raise LoadTestError("--people must be 1 or 2")
     if not 0 <= spectators <= 8:
         raise LoadTestError("--spectators must be between 0 and 8")
     await check_reachable(urls)
@@ -628,7 +692,7 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
 
     async def guarded(i: int) -> None:
         try:
-            await _table(i, urls, deals, spectators, shared, random.Random(master.random()), setup, starts)
+            await _table(i, urls, deals, spectators, shared, random.Random(master.random()), setup, starts, people)
         except Exception as e:  # noqa: BLE001 - one failing table is reported, the others go on
             shared.error(f"table {i}: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
             shared.expected -= 1
@@ -654,7 +718,7 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
         await abandon_rooms(urls, shared.rooms)
     if progress is not None:
         progress(shared.done, tables, shared.actions + shared.start_actions)
-    if check_replay and shared.rooms:
+    if check_replay and shared.rooms and people == 1:
         checked, ok = await check_records(urls, shared.rooms, shared.game_ids, shared)
     first = min(shared.started) if shared.started else t0
     start = max(shared.started) if shared.started else t0  # the measured window: every game going
@@ -665,6 +729,7 @@ async def run_load(url: str | Sequence[str], tables: int, deals: int = 1, timeou
         tables=tables,
         deals=deals,
         spectators=spectators,
+        people=people,
         tables_done=shared.done,
         duration_s=round(duration, 3),
         actions=shared.actions,
@@ -710,7 +775,7 @@ def _r(x: float | None) -> float | None:
 
 def run_loadtest(tables: int, url: str | Sequence[str] | None = None, deals: int = 1, timeout_s: float = 300.0,
                  seed: int = 0, bot_delay_s: float = 0.0, spectators: int = 0, check_replay: bool = True,
-                 progress: Progress | None = None) -> LoadReport:
+                 progress: Progress | None = None, people: int = 1) -> LoadReport:
     """Run a load test; start a local server for it when ``url`` is ``None`` (or empty).
 
     Args:
@@ -718,14 +783,15 @@ def run_loadtest(tables: int, url: str | Sequence[str] | None = None, deals: int
             comma-separated URLs or a list), or ``None``.
         deals: deals per table; ``timeout_s``: deadline of the whole run in seconds.
         seed: seed of the scripted players; ``bot_delay_s``: bot delay of the started server (s).
-        spectators, check_replay, progress: see :func:`run_load`.
+        spectators, check_replay, progress, people: see :func:`run_load`.
     Returns:
         A :class:`LoadReport`.
     Raises:
         LoadTestError: bad arguments, a non-loopback or unreachable URL, or a server that does
             not start.
     """
-    kwargs: dict[str, Any] = {"spectators": spectators, "check_replay": check_replay, "progress": progress}
+    kwargs: dict[str, Any] = {"spectators": spectators, "check_replay": check_replay, "progress": progress,
+                              "people": people}
     if url:
         return run_measured(run_load(url, tables, deals, timeout_s, seed, **kwargs))
     with spawn_server(bot_delay_s) as started:

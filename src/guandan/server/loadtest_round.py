@@ -42,6 +42,7 @@ from .loadtest import (
     Progress,
     _play,
     _r,
+    _SecondSeat,
     _Shared,
     _TableState,
     _tls,
@@ -136,25 +137,6 @@ async def _set_up_round(url: str, tables: int, concurrency: int) -> tuple[list[t
             raise LoadTestError(f"table {m['table']} is not one pair of people against a bot pair: {m}")
         seats += [(room_of[m["table"]], tokens[name], m["table"]) for name in players_of[people[0]]]
     return seats, tid
-
-
-class _SecondSeat:
-    """What the second person of a table shares with the run: everything but the action counts
-    (both people of a table see every action of it; only the first one counts them)."""
-
-    def __init__(self, shared: _Shared) -> None:
-        object.__setattr__(self, "_shared", shared)
-        self.actions = 0
-        self.start_actions = 0
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._shared, name)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name in ("actions", "start_actions"):
-            object.__setattr__(self, name, value)
-        else:
-            setattr(self._shared, name, value)
 
 
 class _Replayed:
@@ -263,7 +245,7 @@ async def run_round_load(url: str | Sequence[str], tables: int, deals: int = 1, 
     if progress is not None:
         progress(shared.done // 2, tables, shared.actions + shared.start_actions)
     return LoadReport(
-        url=",".join(urls), urls=urls, tables=tables, deals=deals, spectators=0,
+        url=",".join(urls), urls=urls, tables=tables, deals=deals, spectators=0, people=2,
         tables_done=min(tables, shared.done // 2),
         duration_s=round(duration, 3), actions=shared.actions, person_actions=len(shared.latencies),
         actions_per_s=round(shared.actions / duration, 1),

@@ -32,24 +32,23 @@ timeouts per pair); this module creates the rooms, stores what must survive a re
 from __future__ import annotations
 
 import asyncio
-import json
+import functools
 import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import bindparam, select, update
 
 from guandan.core.rules import RuleSet
 from guandan.tournament.director import find_match
-from guandan.tournament.errors import TournamentError
-from guandan.tournament.model import LEVEL_MIN, Tournament, from_json, result_from_dict, result_to_dict
-from guandan.tournament.online import (decision_of, enter_online_result, forfeit_result, late_minutes,
+from guandan.tournament.model import LEVEL_MIN, Tournament, from_json
+from guandan.tournament.online import (decision_of, forfeit_result, late_minutes,
                                        match_minutes, result_of_game, seating)
 
 from . import models
+from .tournament_entries import Entry, ResultQueue, enter_many
 from .tournament_parsed import ParsedStates
 from .table import competition
 from .table.bots import bot_agent
@@ -181,6 +180,8 @@ class OnlineRounds:
         self._watcher: asyncio.Task[None] | None = None
         #: the last state each tournament's result entry wrote, kept parsed (tournament_parsed)
         self.parsed = ParsedStates()
+        #: finished games' results, entered several in one write (tournament_entries)
+        self.results = ResultQueue(manager.run_db, functools.partial(enter_many, session_factory, self.parsed))
 
     # -- a round starts ------------------------------------------------------------------------
     def open_round(self, tournament_id: int, round_no: int) -> list[str]:
@@ -346,7 +347,7 @@ class OnlineRounds:
             result = self._result(game, comp, live)
             ends = [e for e in game.events if e["type"] == "deal_end"]
             head = "ab"[ends[-1]["finish_order"][0] % 2] if ends else None  # 头游's team (R58 extra deal)
-            got, decision = await self.manager.run_db(self._enter_decided, table.id, result, table.game_id, head)
+            got, decision = await self.results.enter(Entry(table.id, result, table.game_id, head))
             if got == "extra":
                 await self._extra_deal(table.id)
             elif got in ("entered", "already"):
@@ -380,65 +381,10 @@ class OnlineRounds:
         """:meth:`_enter`, and the match's :func:`~guandan.tournament.online.decision_of` read from the
         state just written (``entered``, or ``already`` when the organiser had typed the same result),
         else None: the game-over panel then needs no second read of the whole tournament (a 400-pair
-        event's state is 0.4 MB of JSON, parsed in about 15 ms while holding the interpreter lock)."""
-        from .tournament_store import _summary_values, now_iso, state_text
-
-        TR, TT = models.TournamentRow, models.TournamentTableRow
-        with self.session_factory() as db:
-            tid = db.scalars(select(TT.tournament_id).where(TT.room_id == room_id)).first()
-        if tid is None:
-            return "already", None
-        with self.parsed.entering(tid):  # one entry of this tournament at a time in this process
-            for _attempt in range(20):
-                with self.session_factory() as db:
-                    tt = db.scalars(select(TT).where(TT.room_id == room_id)).first()
-                    if tt is None or tt.state != "playing":
-                        return "already", None
-                    version = db.scalars(select(TR.version).where(TR.id == tid)).one()
-                    t = self.parsed.take(tid, version)
-                    if t is None:
-                        t = from_json(db.scalars(select(TR.state).where(TR.id == tid)).one())
-                    if tt.pending is not None and state == "entered":
-                        result = result_from_dict(json.loads(tt.pending))
-                        result.extra_deal = head
-                    try:
-                        if not enter_online_result(t, tt.round, tt.table_no, result, at=now_iso(), game_id=game_id):
-                            tt.state, tt.game_id = state, game_id  # the organiser typed this same result already
-                            db.commit()
-                            decided = decision_of(t, tt.round, tt.table_no)
-                            self.parsed.keep(tid, version, t)  # unchanged
-                            return "already", decided
-                    except TournamentError as e:
-                        if e.params.get("reason") == "extra_deal_needed" and tt.pending is None:
-                            tt.pending, tt.game_id, tt.note = json.dumps(result_to_dict(result)), game_id, "extra_deal"
-                            db.commit()
-                            return "extra", None
-                        tt.state, tt.game_id, tt.note = "held", game_id, f"{e.code}: {e}"[:200]
-                        db.commit()
-                        log.warning("room %s: the result waits for the organiser: %s", room_id, e)
-                        return "held", None
-                    stamp = datetime.now(UTC)
-                    done = db.execute(update(TR).where(TR.id == tid, TR.version == version).values(
-                        state=state_text(t), version=version + 1, updated_at=stamp, **_summary_values(t))
-                        .execution_options(synchronize_session=False))
-                    if done.rowcount != 1:  # type: ignore[attr-defined]
-                        db.rollback()  # an organiser (or another process) wrote meanwhile: read again
-                        continue
-                    mine = db.execute(update(TT).where(TT.id == tt.id, TT.state == "playing")
-                                      .values(state=state, game_id=game_id).execution_options(synchronize_session=False))
-                    if mine.rowcount != 1:  # type: ignore[attr-defined]
-                        db.rollback()
-                        return "already", None
-                    entry = t.log[-1]
-                    db.add(models.TournamentAuditRow(tournament_id=tid, user_id=None, operation="result",
-                                                     version=version + 1, before=None, at=stamp,
-                                                     after={"round": entry.round, "table": entry.table,
-                                                            "value": entry.after, "reason": "online"}))
-                    db.commit()
-                    decided = decision_of(t, tt.round, tt.table_no)
-                    self.parsed.keep(tid, version + 1, t)
-                    return "entered", decided
-        raise RuntimeError(f"room {room_id}: the tournament kept changing; the result was not entered")
+        event's state is 0.4 MB of JSON, parsed in about 15 ms while holding the interpreter lock).
+        One result alone through :func:`~guandan.server.tournament_entries.enter_many`; finished games
+        go through :attr:`results`, which enters those that end together in one write."""
+        return enter_many(self.session_factory, self.parsed, [Entry(room_id, result, game_id, head, state)])[0]
 
     async def _show_decision(self, room_id: str, decision: dict[str, Any] | None = None) -> None:
         """Put the tournament's decision of the table's match into its state frames (the game-over panel
@@ -625,6 +571,7 @@ class OnlineRounds:
         for task in [*self._tasks.values(), *([self._watcher] if self._watcher else [])]:
             task.cancel()
         self._tasks.clear()
+        self.results.close()
 
     # -- reading -------------------------------------------------------------------------------
     def tables_json(self, db: Any, tournament_id: int) -> list[dict[str, Any]]:
