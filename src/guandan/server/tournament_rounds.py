@@ -22,7 +22,8 @@ timeouts per pair); this module creates the rooms, stores what must survive a re
 * When the game is stored, its result (levels reached, A passed, time called, timeouts, minutes late) is
   entered through :func:`guandan.tournament.online.enter_online_result`: the tournament state is written
   only over the version it was read at and the table's row moves from ``playing`` to ``entered`` in the
-  same transaction, so a repeated event or a restart never enters it twice.
+  same transaction, so a repeated event or a restart never enters it twice. The results of games that
+  end within half a second of each other are entered in one write (:mod:`.tournament_entries`).
 * A drawn knock-out match (R58) is settled by one extra deal at level 2 in a new room with the same
   seats (``pending`` keeps the drawn result meanwhile); the team that takes 头游 wins.
 * :meth:`start` (application startup): every table still ``playing`` is registered again with its stored
