@@ -5,8 +5,6 @@ database (a fresh SQLite file, and a fresh PostgreSQL database when one runs).""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,8 +12,9 @@ from sqlalchemy import select, update
 
 pytest.importorskip("sqlalchemy")
 
+from test_tournament_web_store import factory  # noqa: F401 (fixture: a fresh SQLite / PostgreSQL database)
+
 from guandan.server import tournament_store as store
-from guandan.server.db import make_engine, make_session_factory, migrate
 from guandan.server.models import TournamentAuditRow, TournamentRow, TournamentTableRow, User
 from guandan.server.tournament_entries import Entry, ResultQueue, enter_many
 from guandan.server.tournament_parsed import ParsedStates
@@ -24,32 +23,9 @@ from guandan.tournament.director import enter_result, find_match
 from guandan.tournament.online import result_of_game
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def factory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
-    from contextlib import ExitStack
-
-    with ExitStack() as stack:
-        if request.param == "sqlite":
-            url = f"sqlite:///{tmp_path / 't.db'}"
-        else:
-            from test_tournament_web_api import _postgres_url
-
-            if _postgres_url() is None:
-                pytest.skip("PostgreSQL is not reachable (GUANDAN_TEST_POSTGRES_URL)")
-            from cluster_helpers import fresh_database
-
-            url = stack.enter_context(fresh_database())
-        engine = make_engine(url)
-        migrate(engine)
-        try:
-            yield make_session_factory(engine)
-        finally:
-            engine.dispose()
-
-
-def _round_of_four_tables(factory: Any) -> tuple[int, int]:
+def _round_of_four_tables(sessions: Any) -> tuple[int, int]:
     """A tournament of 8 pairs with round 1 paired (4 tables, rooms r1..r4 playing): (id, version)."""
-    with factory() as db:
+    with sessions() as db:
         alice = User(name="alice", password_hash=None, is_guest=False)
         db.add(alice)
         db.commit()
@@ -65,14 +41,14 @@ def _round_of_four_tables(factory: Any) -> tuple[int, int]:
         return row.id, row.version
 
 
-def _state(factory: Any, tid: int) -> tuple[int, Tournament]:
-    with factory() as db:
+def _state(sessions: Any, tid: int) -> tuple[int, Tournament]:
+    with sessions() as db:
         row = db.scalars(select(TournamentRow).where(TournamentRow.id == tid)).one()
         return row.version, from_json(row.state)
 
 
-def _rows(factory: Any) -> dict[str, tuple[str, int | None, str | None]]:
-    with factory() as db:
+def _rows(sessions: Any) -> dict[str, tuple[str, int | None, str | None]]:
+    with sessions() as db:
         return {r.room_id: (r.state, r.game_id, r.note) for r in db.scalars(select(TournamentTableRow))}
 
 
@@ -81,7 +57,7 @@ B_AHEAD = result_of_game((7, 11), None, True)  # time called, side b ahead (R58)
 LEVEL = result_of_game((8, 8), None, True)  # time called, equal levels: a draw in Swiss (R58)
 
 
-def test_results_of_several_tables_are_entered_in_one_write(factory: Any) -> None:
+def test_results_of_several_tables_are_entered_in_one_write(factory: Any) -> None:  # noqa: F811
     tid, v0 = _round_of_four_tables(factory)
     parsed = ParsedStates()
     out = enter_many(factory, parsed, [Entry("r1", A_WINS, 11), Entry("r2", B_AHEAD, 12), Entry("r3", LEVEL, 13),
@@ -113,7 +89,7 @@ def test_results_of_several_tables_are_entered_in_one_write(factory: Any) -> Non
     assert again == [("already", None), ("already", None)] and _state(factory, tid)[0] == v0 + 1
 
 
-def test_each_result_of_a_batch_keeps_its_own_outcome(factory: Any) -> None:
+def test_each_result_of_a_batch_keeps_its_own_outcome(factory: Any) -> None:  # noqa: F811
     """The organiser typed a result for table 2 (the same as the game's) and another one for table 3:
     table 2 is ``already`` with its decision, table 3 ``held`` with the engine's reason, table 1 entered."""
     tid, _ = _round_of_four_tables(factory)
@@ -141,21 +117,21 @@ def test_each_result_of_a_batch_keeps_its_own_outcome(factory: Any) -> None:
 class _Racing(ParsedStates):
     """Parsed states whose first ``take`` lets an organiser write the tournament meanwhile."""
 
-    def __init__(self, factory: Any, tid: int) -> None:
+    def __init__(self, sessions: Any, tid: int) -> None:
         super().__init__()
-        self.factory, self.tid, self.takes = factory, tid, 0
+        self.sessions, self.tid, self.takes = sessions, tid, 0
 
     def take(self, tournament_id: int, version: int) -> Any:
         self.takes += 1
         if self.takes == 1:
-            with self.factory() as db:
+            with self.sessions() as db:
                 db.execute(update(TournamentRow).where(TournamentRow.id == self.tid)
                            .values(version=TournamentRow.version + 1))
                 db.commit()
         return super().take(tournament_id, version)
 
 
-def test_a_write_that_loses_the_version_race_is_rolled_back_and_tried_again(factory: Any) -> None:
+def test_a_write_that_loses_the_version_race_is_rolled_back_and_tried_again(factory: Any) -> None:  # noqa: F811
     tid, v0 = _round_of_four_tables(factory)
     racing = _Racing(factory, tid)
     out = enter_many(factory, racing, [Entry("r1", A_WINS, 31), Entry("r4", LEVEL, 34)])
