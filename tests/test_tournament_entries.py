@@ -173,3 +173,72 @@ def test_the_queue_enters_what_arrives_together_in_one_call() -> None:
     asyncio.run(main())
     with pytest.raises(ValueError):
         ResultQueue(run_db, enter, wait_s=-1)
+
+
+def test_each_caller_gets_its_own_outcome_or_error_and_close_stops_a_batch_being_entered() -> None:
+    import threading
+
+    release = threading.Event()
+
+    def enter(entries: Any) -> list[Any]:
+        if entries[0].room_id == "slow":
+            release.wait(5)
+        return [RuntimeError(f"{e.room_id} failed") if e.room_id.startswith("x") else ("entered", None)
+                for e in entries]
+
+    async def run_db(fn: Any, *args: Any) -> Any:
+        return await asyncio.to_thread(fn, *args)
+
+    async def main() -> None:
+        q = ResultQueue(run_db, enter, wait_s=0.01)
+        got = await asyncio.gather(q.enter(Entry("r1", A_WINS, 1)), q.enter(Entry("x2", A_WINS, 2)),
+                                   return_exceptions=True)
+        assert got[0] == ("entered", None) and isinstance(got[1], RuntimeError) and str(got[1]) == "x2 failed"
+        slow = asyncio.ensure_future(q.enter(Entry("slow", A_WINS, 3)))
+        await asyncio.sleep(0.2)  # the batch is in the database thread
+        q.close()
+        release.set()
+        with pytest.raises(asyncio.CancelledError):
+            await slow
+
+    asyncio.run(main())
+
+
+def test_a_tournament_whose_write_fails_does_not_take_the_others_with_it(factory: Any) -> None:  # noqa: F811
+    t1, v1 = _round_of_four_tables(factory)
+    with factory() as db:  # a second tournament, its tables in rooms s1..s4
+        t = from_json(db.scalars(select(TournamentRow.state).where(TournamentRow.id == t1)).one())
+        alice = db.scalars(select(User).where(User.name == "alice")).one()
+        t2 = store.create(db, t, alice).id
+        for m in t.played[0].matches:
+            db.add(TournamentTableRow(tournament_id=t2, round=1, table_no=m.table, room_id=f"s{m.table}",
+                                      started_at=0.0, deadline=None, state="playing"))
+        db.commit()
+
+    class Broken(ParsedStates):
+        def take(self, tournament_id: int, version: int) -> Any:
+            if tournament_id == t2:
+                raise OSError("disk full")
+            return super().take(tournament_id, version)
+
+    out = enter_many(factory, Broken(), [Entry("s1", A_WINS, 1), Entry("r1", A_WINS, 2), Entry("s2", LEVEL, 3)])
+    assert isinstance(out[0], OSError) and out[2] is out[0]
+    assert out[1][0] == "entered" and out[1][1]["winner"] == "a"
+    assert _state(factory, t1)[0] == v1 + 1 and _rows(factory)["r1"] == ("entered", 2, None)
+    assert _rows(factory)["s1"] == ("playing", None, None)  # nothing of tournament 2 was written
+
+
+def test_the_drawn_game_entered_again_is_still_waiting_for_its_extra_deal(factory: Any) -> None:  # noqa: F811
+    """R58: a drawn knock-out keeps its result in ``pending`` until the extra deal is played. A restart
+    that finds the drawn game again (before the extra deal's room was opened) must not enter the draw
+    with that game's 头游: it is ``extra`` again and nothing changes."""
+    from guandan.tournament.model import result_to_dict
+    import json
+
+    tid, v0 = _round_of_four_tables(factory)
+    with factory() as db:
+        db.execute(update(TournamentTableRow).where(TournamentTableRow.room_id == "r1")
+                   .values(pending=json.dumps(result_to_dict(LEVEL)), game_id=55, note="extra_deal"))
+        db.commit()
+    assert enter_many(factory, ParsedStates(), [Entry("r1", LEVEL, 55, head="a")]) == [("extra", None)]
+    assert _state(factory, tid)[0] == v0 and _rows(factory)["r1"] == ("playing", 55, "extra_deal")

@@ -440,10 +440,14 @@ async def _table(i: int, urls: Sequence[str], deals: int, spectators: int, share
             if len(shared.started) >= shared.expected:
                 shared.all_started.set()
             # the first person counts the table's actions; each person's own acts are timed
-            played = await asyncio.gather(*(
-                _play(i, ws, room_id, deals, shared if k == 0 else _SecondSeat(shared),
-                      random.Random(rng.random()) if k else rng, tstate)
-                for k, ws in enumerate(sockets)))
+            players = [asyncio.ensure_future(_play(i, ws, room_id, deals, shared if k == 0 else _SecondSeat(shared),
+                                                   random.Random(rng.random()) if k else rng, tstate))
+                       for k, ws in enumerate(sockets)]
+            try:
+                played = await asyncio.gather(*players)
+            finally:  # one person failing stops the other (its error is the table's)
+                for p in players:
+                    p.cancel()
             if all(played):
                 shared.finished.append(time.monotonic())
                 shared.done += 1

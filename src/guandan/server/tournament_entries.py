@@ -79,7 +79,8 @@ class Entry:
     state: str = "entered"
 
 
-def enter_many(session_factory: Callable[[], Any], parsed: ParsedStates, entries: Sequence[Entry]) -> list[Outcome]:
+def enter_many(session_factory: Callable[[], Any], parsed: ParsedStates,
+               entries: Sequence[Entry]) -> list[Outcome | Exception]:
     """Enter ``entries``, each exactly once, one write per tournament (module docstring).
 
     Args:
@@ -88,15 +89,18 @@ def enter_many(session_factory: Callable[[], Any], parsed: ParsedStates, entries
     Returns:
         One :data:`Outcome` per entry, in order: ``entered``; ``already`` (the row is not ``playing``
         any more, or the organiser typed this same result: then with the decision); ``extra`` (a drawn
-        knock-out match, R58: the result is kept in ``pending`` for the extra deal); ``held`` (the
-        engine refused it: the row keeps the reason for the organiser). When the row has a ``pending``
-        result the game was its extra deal and ``head`` wins it.
+        knock-out match, R58: the result is kept in ``pending`` for the extra deal, or was kept already
+        and this is the drawn game again: the extra deal is still to be played); ``held`` (the engine
+        refused it: the row keeps the reason for the organiser). When the row has a ``pending`` result
+        and the game is another one, the game was the extra deal and ``head`` wins it. In place of an
+        outcome, the exception that stopped the entry's tournament: a ``RuntimeError`` when its
+        version changed under :data:`ATTEMPTS` tries in a row, a database error; nothing of that
+        tournament's group was written, and the other tournaments' groups are not affected.
     Raises:
-        RuntimeError: a tournament's version changed under :data:`ATTEMPTS` tries in a row (nothing of
-            that tournament's group was written); SQLAlchemy errors of the database.
+        SQLAlchemy errors of the first read (which tournament each room belongs to).
     """
     TT = models.TournamentTableRow
-    out: list[Outcome] = [("already", None)] * len(entries)
+    out: list[Outcome | Exception] = [("already", None)] * len(entries)
     first: dict[str, int] = {}
     for k, e in enumerate(entries):
         first.setdefault(e.room_id, k)
@@ -109,17 +113,26 @@ def enter_many(session_factory: Callable[[], Any], parsed: ParsedStates, entries
         if room_id in tid_of:
             groups.setdefault(tid_of[room_id], []).append(k)
     for tid, ks in groups.items():
-        with parsed.entering(tid):  # one entry of this tournament at a time in this process
-            for _attempt in range(ATTEMPTS):
-                with session_factory() as db:
-                    got = _try_group(db, parsed, tid, [entries[k] for k in ks])
-                if got is not None:
-                    break
-            else:
-                raise RuntimeError(f"tournament {tid}: the tournament kept changing; {len(ks)} result(s) not entered")
+        try:
+            got: list[Outcome | Exception] = list(_enter_group(session_factory, parsed, tid, [entries[k] for k in ks]))
+        except Exception as err:  # noqa: BLE001 - this group's callers get it; the other groups stand
+            log.exception("tournament %s: %d result(s) not entered", tid, len(ks))
+            got = [err] * len(ks)
         for k, outcome in zip(ks, got):
             out[k] = outcome
     return out
+
+
+def _enter_group(session_factory: Callable[[], Any], parsed: ParsedStates, tid: int,
+                 entries: list[Entry]) -> list[Outcome]:
+    """The entries of tournament ``tid`` (distinct rooms), tried until a try's write holds."""
+    with parsed.entering(tid):  # one entry of this tournament at a time in this process
+        for _attempt in range(ATTEMPTS):
+            with session_factory() as db:
+                got = _try_group(db, parsed, tid, entries)
+            if got is not None:
+                return got
+    raise RuntimeError(f"tournament {tid}: the tournament kept changing; {len(entries)} result(s) not entered")
 
 
 def _try_group(db: Any, parsed: ParsedStates, tid: int, entries: list[Entry]) -> list[Outcome] | None:
@@ -143,6 +156,11 @@ def _try_group(db: Any, parsed: ParsedStates, tid: int, entries: list[Entry]) ->
             continue
         result = e.result
         if tt.pending is not None and e.state == "entered":
+            if e.game_id is not None and e.game_id == tt.game_id:
+                # the drawn game itself again (a restart before its extra deal's room was opened):
+                # the extra deal is still to be played (R58), its 头游 is not this game's
+                outcomes.append("extra")
+                continue
             result = result_from_dict(json.loads(tt.pending))
             result.extra_deal = e.head
         try:
@@ -205,13 +223,15 @@ class ResultQueue:
         wait_s: :data:`BATCH_WAIT_S`. batch_max: :data:`BATCH_MAX`.
     """
 
-    def __init__(self, run_db: Callable[..., Awaitable[Any]], enter: Callable[[Sequence[Entry]], list[Outcome]],
+    def __init__(self, run_db: Callable[..., Awaitable[Any]],
+                 enter: Callable[[Sequence[Entry]], list[Outcome | Exception]],
                  wait_s: float = BATCH_WAIT_S, batch_max: int = BATCH_MAX) -> None:
         if wait_s < 0 or batch_max < 1:
             raise ValueError("wait_s >= 0 and batch_max >= 1")
         self.run_db, self.enter_fn = run_db, enter
         self.wait_s, self.batch_max = wait_s, batch_max
         self._waiting: list[tuple[Entry, asyncio.Future[Outcome]]] = []
+        self._entering: list[tuple[Entry, asyncio.Future[Outcome]]] = []
         self._task: asyncio.Task[None] | None = None
         #: calls of ``enter`` made and results they carried (for the benchmark and tests)
         self.calls = 0
@@ -221,7 +241,8 @@ class ResultQueue:
         """Enter ``entry`` with the others that arrive within ``wait_s``; its :data:`Outcome`.
 
         Raises:
-            What :func:`enter_many` raised for the batch it was in.
+            What stopped the entry (:func:`enter_many`: the exception of its tournament's group, or
+            of the whole call); ``asyncio.CancelledError`` when the queue was closed first.
         """
         loop = asyncio.get_running_loop()
         fut: asyncio.Future[Outcome] = loop.create_future()
@@ -234,27 +255,33 @@ class ResultQueue:
         while self._waiting:
             await asyncio.sleep(self.wait_s)
             batch, self._waiting = self._waiting[:self.batch_max], self._waiting[self.batch_max:]
+            self._entering = batch
             self.calls += 1
             self.entered += len(batch)
             try:
-                outs = await self.run_db(self.enter_fn, [e for e, _ in batch])
+                outs: list[Any] = await self.run_db(self.enter_fn, [e for e, _ in batch])
             except Exception as err:  # noqa: BLE001 - each caller gets it (game_stored logs it)
-                for _, fut in batch:
-                    if not fut.done():
-                        fut.set_exception(err)
-                continue
+                outs = [err] * len(batch)
+            finally:
+                self._entering = []
             for (_, fut), outcome in zip(batch, outs):
-                if not fut.done():
+                if fut.done():
+                    continue
+                if isinstance(outcome, Exception):
+                    fut.set_exception(outcome)
+                else:
                     fut.set_result(outcome)
 
     def close(self) -> None:
-        """Stop at shutdown: the results still waiting are not entered (the restart enters them from
-        the stored games: their rows are still ``playing``)."""
+        """Stop at shutdown: the callers still waiting, and those of a batch being entered, get
+        ``asyncio.CancelledError``. What was not written is entered by the restart from the stored
+        games (their rows are still ``playing``); what the database thread still writes is final, and
+        a drawn game entered again there is ``extra`` again (:func:`enter_many`)."""
         if self._task is not None:
             self._task.cancel()
-        for _, fut in self._waiting:
+        for _, fut in [*self._entering, *self._waiting]:
             fut.cancel()
-        self._waiting = []
+        self._waiting, self._entering = [], []
 
 
 __all__ = ["ATTEMPTS", "BATCH_MAX", "BATCH_WAIT_S", "Entry", "Outcome", "ResultQueue", "enter_many"]

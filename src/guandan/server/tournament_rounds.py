@@ -385,7 +385,10 @@ class OnlineRounds:
         event's state is 0.4 MB of JSON, parsed in about 15 ms while holding the interpreter lock).
         One result alone through :func:`~guandan.server.tournament_entries.enter_many`; finished games
         go through :attr:`results`, which enters those that end together in one write."""
-        return enter_many(self.session_factory, self.parsed, [Entry(room_id, result, game_id, head, state)])[0]
+        got = enter_many(self.session_factory, self.parsed, [Entry(room_id, result, game_id, head, state)])[0]
+        if isinstance(got, Exception):
+            raise got
+        return got
 
     async def _show_decision(self, room_id: str, decision: dict[str, Any] | None = None) -> None:
         """Put the tournament's decision of the table's match into its state frames (the game-over panel
@@ -530,6 +533,7 @@ class OnlineRounds:
                 await self.start_rooms(made)
         rows = await self.manager.run_db(self._playing_rooms)
         n = 0
+        ended: list[Any] = []
         for room_id, status in rows:
             if not await self._register(room_id):
                 continue
@@ -537,7 +541,7 @@ class OnlineRounds:
                 table = self.manager.tables.get(room_id) or await self.manager.open(room_id)
                 if table is not None and table.game is not None and table.game.over:
                     table.game_id = table.game_id or await self.manager.run_db(self.manager.store.game_id_of, room_id)
-                    await self.game_stored(table)
+                    ended.append(table)
                 continue
             table = self.manager.tables.get(room_id) or await self.manager.open(room_id)
             comp = self.manager.competitions.get(room_id)
@@ -546,6 +550,8 @@ class OnlineRounds:
                     if not table.game.time_called:
                         competition.call_time(table, play_deal=True)
             n += 1
+        # the games that ended while the server was down, entered together (one write per tournament)
+        await asyncio.gather(*(self.game_stored(table) for table in ended))
         self._ensure_watcher()
         return n
 
